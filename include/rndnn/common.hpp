@@ -1,0 +1,94 @@
+/// @file
+/// Data types, status codes, the error type, argument ids and the stream.
+#ifndef RNDNN_COMMON_HPP
+#define RNDNN_COMMON_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rndnn {
+
+/// Signed 64-bit count of elements, dims, strides and offsets.
+using dim_t = std::int64_t;
+/// A list of dims or strides, outermost first.
+using dims = std::vector<dim_t>;
+
+/// Most dims a memory descriptor may have.
+constexpr int max_ndims = 8;
+
+/// Element data types.
+///
+/// `bit` is the 1-bit mask type: element k of a dense bit tensor is bit
+/// (k % 8) of byte (k / 8), least significant bit first (NumPy
+/// `packbits(bitorder='little')`).
+enum class data_type { undef, f32, bf16, f16, s8, u8, s32, u32, s64, bit };
+using dt = data_type;
+
+/// @returns the name of @p adt ("f32", "bit", ...).
+const char *dt2str(data_type adt);
+/// @returns the data type named @p name.
+/// @throws error (invalid_arguments) naming @p name if it names none.
+data_type str2dt(const std::string &name);
+/// @returns the size of one element of @p adt in bits (1 for bit, 0 for
+/// undef).
+std::size_t dt_bits(data_type adt);
+
+/// Outcome of a library call.
+enum class status {
+    success,
+    invalid_arguments, ///< a value or a combination of values is wrong
+    unimplemented, ///< valid, but no implementation supports it
+    out_of_memory,
+    runtime_error, ///< anything else (I/O, a dependency failed)
+};
+/// @returns the name of @p s ("invalid_arguments", ...).
+const char *status2str(status s);
+
+/// The exception every public call throws; what() names the bad value.
+class error : public std::runtime_error {
+public:
+    error(rndnn::status s, const std::string &message)
+        : std::runtime_error(message), status_(s) {}
+    rndnn::status status() const { return status_; }
+
+private:
+    rndnn::status status_;
+};
+
+/// An execution context: how many OpenMP threads a primitive may use.
+/// Results never depend on the thread count.
+class stream {
+public:
+    /// @param nthreads threads to use, >= 1; 0 picks OpenMP's default
+    ///     (omp_get_max_threads()).
+    /// @throws error (invalid_arguments) if @p nthreads is negative.
+    explicit stream(int nthreads = 0);
+    /// @returns the thread count, >= 1.
+    int get_nthreads() const { return nthreads_; }
+
+private:
+    int nthreads_;
+};
+
+} // namespace rndnn
+
+/// Execution argument ids (keys of the argument map of execute()).
+inline constexpr int RNDNN_ARG_SRC = 1;
+inline constexpr int RNDNN_ARG_SRC_1 = 2;
+inline constexpr int RNDNN_ARG_DST = 17;
+/// Seed: s32 or s64 (chosen at creation), a host scalar or a one-element
+/// memory (chosen at creation).
+inline constexpr int RNDNN_ARG_SEED = 33;
+/// Offset of the first element in the stream, s64 >= 0.
+inline constexpr int RNDNN_ARG_OFFSET = 34;
+/// Stream (subsequence) id: an s64 whose bits are read as u64.
+inline constexpr int RNDNN_ARG_STREAM = 35;
+/// Bernoulli probability when given at execution: f32 in [0, 1].
+inline constexpr int RNDNN_ARG_P = 36;
+/// Output: offset + elements generated, a one-element s64 memory.
+inline constexpr int RNDNN_ARG_NEXT_OFFSET = 37;
+
+#endif

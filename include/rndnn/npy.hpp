@@ -1,0 +1,57 @@
+/// @file
+/// NumPy .npy files (format 1.0, little-endian, C order).
+///
+/// Type mapping: f32 <f4, f16 <f2, bf16 <u2 (the raw bf16 bits; NumPy has no
+/// bf16), s8 |i1, u8 |u1, s32 <i4, u32 <u4, s64 <i8. A bit tensor of n
+/// elements is written as its packed bytes: |u1 of shape [ceil(n/8)], LSB
+/// first, so np.unpackbits(a, bitorder='little')[:n] recovers it.
+#ifndef RNDNN_NPY_HPP
+#define RNDNN_NPY_HPP
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "rndnn/memory.hpp"
+
+namespace rndnn {
+namespace npy {
+
+/// @returns the complete .npy header (magic to newline, padded to 64
+///     bytes) for a dense tensor of @p md's shape and type.
+std::string header(const memory::desc &md);
+
+/// Writes @p mem as a .npy file: header(), then save_raw()'s bytes.
+/// @throws as save_raw().
+void save(std::ostream &os, const memory &mem);
+
+/// Writes the data of @p mem with no header: little-endian, packed. The
+/// unused high bits of a bit tensor's last byte are written as 0, whatever
+/// the buffer holds there (kernels never write them).
+/// @throws error (invalid_arguments) if @p mem is not dense with a zero
+///     first-element offset; (runtime_error) if the stream fails.
+void save_raw(std::ostream &os, const memory &mem);
+
+/// A loaded array: its type, shape and little-endian C-order data.
+struct array {
+    data_type dt = data_type::undef;
+    dims shape;
+    std::vector<unsigned char> data;
+    /// @returns the dense descriptor of the array.
+    memory::desc md() const { return memory::desc(shape, dt); }
+};
+
+/// Reads a .npy file of one of the types above.
+/// @throws error (invalid_arguments) naming the problem: not a .npy
+///     file, an unsupported dtype or version, Fortran order, a malformed
+///     header, truncated data.
+array load(std::istream &is);
+/// Reads the .npy file at @p path.
+/// @throws error (runtime_error) if the file cannot be opened, and as
+///     load().
+array load_file(const std::string &path);
+
+} // namespace npy
+} // namespace rndnn
+
+#endif

@@ -1,0 +1,167 @@
+// Distribution post-ops: the one definition of how words become values.
+// Reference and JIT kernels compute exactly these operations, in this
+// order, in f32 without contraction, so every ISA gives the same bits
+// (docs/semantics.md states the formulas).
+#ifndef RNDNN_RNG_DISTRIBUTIONS_HPP
+#define RNDNN_RNG_DISTRIBUTIONS_HPP
+
+#include <cmath>
+#include <cstdint>
+
+#include "src/utils.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// --- Bernoulli ------------------------------------------------------------
+
+// threshold32: 1 iff W < t, t = ceil(p * 2^32) in [0, 2^32] (p * 2^32 is
+// exact in double).
+inline uint64_t bernoulli_threshold32(double p) {
+    return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
+}
+
+// mcg31m1 words are in [1, m - 1]: 1 iff W < p * m, decided exactly as
+// W < ceil(p * m), with p * m formed in 128-bit integers.
+inline uint64_t bernoulli_threshold_mcg31(double p) {
+    constexpr uint64_t m = (1ull << 31) - 1;
+    if (p <= 0.0) return 0;
+    int e;
+    const double f = std::frexp(p, &e); // p = f * 2^e, f in [0.5, 1)
+    const auto mant = static_cast<uint64_t>(std::ldexp(f, 53)); // exact
+    const int shift = 53 - e; // p * m = mant * m / 2^shift, shift >= 52
+    const uint128_t num = static_cast<uint128_t>(mant) * m;
+    if (shift >= 128) return 1; // 0 < p * m < 1
+    const uint128_t q = num >> shift;
+    const bool exact = (q << shift) == num;
+    return static_cast<uint64_t>(q) + (exact ? 0 : 1);
+}
+
+// bitsliced(b): p rounded to the nearest multiple of 2^-b, ties to even;
+// returns that multiple times 2^b, in [0, 2^b].
+inline uint64_t bitsliced_level(double p, int b) {
+    const double x = std::ldexp(p, b); // exact
+    double r = std::floor(x);
+    const double frac = x - r;
+    if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
+    return static_cast<uint64_t>(r);
+}
+
+// 32 bitsliced decisions. Lane l's b-bit uniform U has bit j (j = 0 most
+// significant) equal to bit l of w[j]; bit l of the result is U < level.
+inline uint32_t bitsliced_decide(const uint32_t *w, int b, uint64_t level) {
+    if (level >> b) return ~0u; // level == 2^b: always
+    uint32_t lt = 0, eq = ~0u;
+    for (int j = 0; j < b; ++j) {
+        if ((level >> (b - 1 - j)) & 1u) {
+            lt |= eq & ~w[j];
+            eq &= w[j];
+        } else {
+            eq &= ~w[j];
+        }
+    }
+    return lt;
+}
+
+// --- Uniform --------------------------------------------------------------
+
+// Words carry 32 random bits (31 for mcg31m1): drop the low ones to keep 24.
+inline int u24_shift(bool mcg31) { return mcg31 ? 7 : 8; }
+
+// u = (W >> shift) * 2^-24 in [0, 1); dst = fma(u, b - a, a) rounded once.
+inline float uniform_value(uint32_t w, int shift, float a, float b_minus_a) {
+    const float u = static_cast<float>(w >> shift) * 0x1p-24f;
+    return std::fma(u, b_minus_a, a);
+}
+
+// --- Normal ---------------------------------------------------------------
+// Box-Muller on the word pair (W(g & ~1), W(g | 1)) with shared f32
+// approximations of ln, sin and cos built from +, -, *, / and sqrt only
+// (every one correctly rounded on every ISA).
+
+// Named constants of the approximations.
+constexpr float ln2_hi = 0.693359375f; // 355/512: e * ln2_hi is exact
+constexpr float ln2_lo = -2.12194440e-4f; // ln 2 - ln2_hi
+constexpr uint32_t sqrt_half_bits = 0x3f3504f3u; // sqrt(0.5)
+// ln m = 2 atanh(s), s = (m - 1) / (m + 1): 2 * (s + s^3/3 + ... + s^11/11).
+constexpr float atanh_c3 = 1.f / 3, atanh_c5 = 1.f / 5, atanh_c7 = 1.f / 7,
+                atanh_c9 = 1.f / 9, atanh_c11 = 1.f / 11;
+// sin(pi/2 t) = t * (s1 + t^2 (s3 + ...)), cos(pi/2 t) = c0 + t^2 (c2 + ...)
+// for |t| <= 1/2: the Taylor coefficients of (pi/2)^k / k!, rounded to f32.
+constexpr float sin_c1 = 1.57079632679f, sin_c3 = -0.645964097506f,
+                sin_c5 = 0.0796926262462f, sin_c7 = -0.00468175413532f,
+                sin_c9 = 0.000160441184758f, sin_c11 = -3.59884323521e-6f;
+constexpr float cos_c0 = 1.f, cos_c2 = -1.23370055014f,
+                cos_c4 = 0.253669507901f, cos_c6 = -0.0208634807634f,
+                cos_c8 = 0.000919260274839f, cos_c10 = -2.52020423731e-5f;
+
+// ln x for x = k * 2^-24, k in [1, 2^24] (x in (0, 1]). x = m * 2^e with m
+// in [sqrt(0.5), sqrt(2)); error under 2 ulp over that domain.
+inline float ln_approx(float x) {
+    const uint32_t bits = float_bits(x);
+    // Exponent relative to [sqrt(0.5), sqrt(2)): bring m to [0.5, 1) first,
+    // then double it if it is below sqrt(0.5).
+    int32_t e = static_cast<int32_t>(bits >> 23) - 126;
+    uint32_t mbits = (bits & 0x007fffffu) | 0x3f000000u; // in [0.5, 1)
+    if (mbits < sqrt_half_bits) {
+        mbits += 0x00800000u; // m * 2
+        e -= 1;
+    }
+    const float m = bits_float(mbits);
+    const float s = (m - 1.f) / (m + 1.f);
+    const float s2 = s * s;
+    float q = atanh_c11;
+    q = q * s2 + atanh_c9;
+    q = q * s2 + atanh_c7;
+    q = q * s2 + atanh_c5;
+    q = q * s2 + atanh_c3;
+    q = q * s2;
+    const float ln_m = (s + s * q) * 2.f;
+    const float fe = static_cast<float>(e);
+    return (fe * ln2_lo + ln_m) + fe * ln2_hi;
+}
+
+// sin and cos of 2 pi u for u = k * 2^-24, k in [0, 2^24): the quadrant
+// and the remainder t in [-1/2, 1/2) come from k's bits exactly.
+inline void sincos_2pi(uint32_t k, float *sin_out, float *cos_out) {
+    const uint32_t j = k + (1u << 21); // round to the nearest quarter turn
+    const uint32_t quadrant = (j >> 22) & 3u;
+    const int32_t rem = static_cast<int32_t>(j & ((1u << 22) - 1)) - (1 << 21);
+    const float t = static_cast<float>(rem) * 0x1p-22f;
+    const float t2 = t * t;
+    float sp = sin_c11;
+    sp = sp * t2 + sin_c9;
+    sp = sp * t2 + sin_c7;
+    sp = sp * t2 + sin_c5;
+    sp = sp * t2 + sin_c3;
+    sp = sp * t2 + sin_c1;
+    const float s = sp * t;
+    float c = cos_c10;
+    c = c * t2 + cos_c8;
+    c = c * t2 + cos_c6;
+    c = c * t2 + cos_c4;
+    c = c * t2 + cos_c2;
+    c = c * t2 + cos_c0;
+    // Rotate by the quadrant: swap for odd quadrants, negate as needed.
+    const bool odd = quadrant & 1u;
+    const float sn = odd ? c : s, cs = odd ? s : c;
+    *sin_out = (quadrant == 2 || quadrant == 3) ? -sn : sn;
+    *cos_out = (quadrant == 1 || quadrant == 2) ? -cs : cs;
+}
+
+// The two normal values of a word pair: z0 for the even element, z1 for
+// the odd one, then scaled: value = mean + stddev * z (two roundings).
+inline void normal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
+        float stddev, float *v0, float *v1) {
+    const float u1 = static_cast<float>((w0 >> shift) + 1u) * 0x1p-24f;
+    const float r = std::sqrt(ln_approx(u1) * -2.f);
+    float sn, cs;
+    sincos_2pi(w1 >> shift, &sn, &cs);
+    *v0 = mean + stddev * (r * cs);
+    *v1 = mean + stddev * (r * sn);
+}
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

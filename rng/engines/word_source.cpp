@@ -1,0 +1,157 @@
+#include "rng/engines/word_source.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "rng/engines/mcg31m1.hpp"
+#include "rng/engines/mt19937.hpp"
+#include "rng/engines/multfly.hpp"
+#include "rng/engines/philox.hpp"
+#include "rng/engines/threefry.hpp"
+
+namespace rndnn {
+namespace impl {
+
+namespace {
+
+inline uint32_t lo32(uint64_t v) { return uint32_t(v); }
+inline uint32_t hi32(uint64_t v) { return uint32_t(v >> 32); }
+
+// Streams whose words come in independent blocks of 4: W(g) is word g % 4
+// of block(g / 4). block_fn_t::operator()(uint64_t b, uint32_t out[4]).
+template <typename block_fn_t>
+class block4_source_t : public word_source_t {
+public:
+    explicit block4_source_t(const block_fn_t &fn) : fn_(fn) {}
+
+    void fill(uint64_t first, size_t n, uint32_t *out) override {
+        uint64_t b = first / 4;
+        uint32_t blk[4];
+        // Leading partial block.
+        const size_t head = size_t(first % 4);
+        if (head != 0 && n > 0) {
+            fn_(b++, blk);
+            const size_t k = std::min(n, 4 - head);
+            std::copy(blk + head, blk + head + k, out);
+            out += k;
+            n -= k;
+        }
+        // Whole blocks straight into the output.
+        for (; n >= 4; n -= 4, out += 4)
+            fn_(b++, out);
+        if (n > 0) {
+            fn_(b, blk);
+            std::copy(blk, blk + n, out);
+        }
+    }
+
+private:
+    block_fn_t fn_;
+};
+
+template <typename block_fn_t>
+std::unique_ptr<word_source_t> make_block4(const block_fn_t &fn) {
+    return std::unique_ptr<word_source_t>(new block4_source_t<block_fn_t>(fn));
+}
+
+// Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout.
+struct philox_fn_t {
+    uint32_t key[2];
+    uint32_t stream[2];
+    void operator()(uint64_t b, uint32_t out[4]) const {
+        const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
+        philox4x32_10(ctr, key, out);
+    }
+};
+
+// Counter {lo32(stream), hi32(stream), lo32(g & ~3), hi32(g & ~3)}: oneDNN's
+// layout, with g & ~3 == 4 * b.
+struct philox_onednn_fn_t {
+    uint32_t key[2];
+    uint32_t stream[2];
+    void operator()(uint64_t b, uint32_t out[4]) const {
+        const uint64_t g = b * 4;
+        const uint32_t ctr[4] = {stream[0], stream[1], lo32(g), hi32(g)};
+        philox4x32_10(ctr, key, out);
+    }
+};
+
+struct threefry_fn_t {
+    uint32_t key[4];
+    uint32_t stream[2];
+    void operator()(uint64_t b, uint32_t out[4]) const {
+        const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
+        threefry4x32_20(ctr, key, out);
+    }
+};
+
+struct multfly_fn_t {
+    uint32_t key[8];
+    void operator()(uint64_t b, uint32_t out[4]) const {
+        multfly_gen32(key, b, 0, out);
+    }
+};
+
+class mcg31m1_source_t : public word_source_t {
+public:
+    explicit mcg31m1_source_t(uint64_t seed) : s_(mcg31m1_state(seed)) {}
+
+    void fill(uint64_t first, size_t n, uint32_t *out) override {
+        if (n == 0) return;
+        // One jump for the start, then the recurrence.
+        uint32_t x = mcg31m1_mul(s_, mcg31m1_pow(mcg31m1_a, first));
+        out[0] = x;
+        for (size_t k = 1; k < n; ++k) {
+            x = mcg31m1_mul(x, mcg31m1_a);
+            out[k] = x;
+        }
+    }
+
+private:
+    uint32_t s_;
+};
+
+class mt19937_source_t : public word_source_t {
+public:
+    explicit mt19937_source_t(uint64_t seed) : gen_(seed) {}
+
+    void fill(uint64_t first, size_t n, uint32_t *out) override {
+        if (n == 0) return;
+        if (first != gen_.position()) gen_.seek(first);
+        gen_.generate(n, out);
+    }
+
+private:
+    mt19937_t gen_;
+};
+
+} // namespace
+
+std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
+        uint64_t stream, const std::string &name) {
+    switch (alg) {
+        case rng_alg::philox4x32_10:
+            return make_block4(philox_fn_t {
+                    {lo32(seed), hi32(seed)}, {lo32(stream), hi32(stream)}});
+        case rng_alg::philox4x32_10_onednn:
+            return make_block4(philox_onednn_fn_t {
+                    {lo32(seed), hi32(seed)}, {lo32(stream), hi32(stream)}});
+        case rng_alg::threefry4x32_20:
+            return make_block4(threefry_fn_t {{lo32(seed), hi32(seed), 0, 0},
+                    {lo32(stream), hi32(stream)}});
+        case rng_alg::mcg31m1:
+            return std::unique_ptr<word_source_t>(new mcg31m1_source_t(seed));
+        case rng_alg::mt19937:
+            return std::unique_ptr<word_source_t>(new mt19937_source_t(seed));
+        case rng_alg::multfly: {
+            multfly_fn_t fn;
+            multfly_initkey(reinterpret_cast<const uint8_t *>(name.data()),
+                    name.size(), seed, stream, fn.key);
+            return make_block4(fn);
+        }
+    }
+    throw std::invalid_argument("make_word_source: unknown rng_alg");
+}
+
+} // namespace impl
+} // namespace rndnn

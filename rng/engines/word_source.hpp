@@ -1,0 +1,33 @@
+// The per-algorithm 32-bit word streams of DESIGN.md ("Stream semantics").
+#ifndef RNDNN_RNG_ENGINES_WORD_SOURCE_HPP
+#define RNDNN_RNG_ENGINES_WORD_SOURCE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rndnn/rng.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// The 32-bit word stream W(seed, stream, index) of one algorithm (DESIGN.md).
+class word_source_t {
+public:
+    virtual ~word_source_t() = default;
+    // out[k] = W(first + k) for k in [0, n). Calls with increasing,
+    // contiguous `first` are cheapest (mt19937 continues instead of jumping).
+    virtual void fill(uint64_t first, size_t n, uint32_t *out) = 0;
+};
+
+// seed: the s64 seed reinterpreted as u64 (s32 seeds are sign-extended by
+// the caller). stream: u64. name: multfly key name (<= 32 bytes, else
+// std::invalid_argument; ignored by the other algorithms).
+std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
+        uint64_t stream, const std::string &name);
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

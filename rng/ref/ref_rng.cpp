@@ -1,0 +1,176 @@
+// The reference RNG kernel: plain C++ that defines the output bits. It
+// works on blocks of consecutive global indices g: fetch the words the block
+// needs, turn them into values (rng/distributions.hpp), store the values
+// through the layout.
+#include <algorithm>
+
+#include "rng/distributions.hpp"
+#include "rng/engines/word_source.hpp"
+#include "rng/rng_impl.hpp"
+#include "src/layout.hpp"
+#include "src/parallel.hpp"
+
+namespace rndnn {
+namespace impl {
+
+namespace {
+
+// Thread and block boundaries fall on multiples of this many global
+// indices, so no 4-word counter block, Box-Muller pair or 32-element
+// bitsliced group is split between two blocks.
+// Global indices are u64 so that rounding up near 2^63 cannot overflow.
+constexpr uint64_t align_elems = 64;
+constexpr uint64_t block_elems = 4096; // a multiple of align_elems
+// Fewer elements than this per thread are not worth a thread.
+constexpr dim_t min_elems_per_thread = 16384;
+
+class ref_rng_t : public rng_kernel_t {
+public:
+    explicit ref_rng_t(const rng_conf_t &conf)
+        : conf_(conf)
+        , layout_(conf.dst)
+        , shift_(u24_shift(conf.alg == rng_alg::mcg31m1))
+        , dst_dt_(conf.dst.get_data_type()) {}
+
+    void execute(const rng_run_t &run) const override {
+        const dim_t n = conf_.nelems;
+        if (n == 0) return;
+        const uint64_t g0 = run.offset, g1 = g0 + n; // <= 2^63 - 1
+        const uint64_t unit0 = g0 / align_elems;
+        const auto units = static_cast<dim_t>(
+                (g1 - 1) / align_elems + 1 - unit0);
+        const int nthr = static_cast<int>(std::min<dim_t>(
+                run.nthr, (n + min_elems_per_thread - 1) / min_elems_per_thread));
+        parallel(nthr, [&](int ithr, int nthr_) {
+            dim_t us, ue;
+            balance211(units, nthr_, ithr, us, ue);
+            if (us == ue) return;
+            const uint64_t gs = std::max(g0, (unit0 + us) * align_elems);
+            const uint64_t ge = std::min(g1, (unit0 + ue) * align_elems);
+            run_range(run, gs, ge);
+        });
+    }
+
+private:
+    void run_range(const rng_run_t &run, uint64_t gs, uint64_t ge) const;
+
+    rng_conf_t conf_;
+    layout_t layout_;
+    int shift_;
+    data_type dst_dt_;
+};
+
+void ref_rng_t::run_range(
+        const rng_run_t &run, uint64_t gs, uint64_t ge) const {
+    const auto source = make_word_source(
+            conf_.alg, run.seed, run.stream, conf_.name);
+    alignas(64) uint32_t words[block_elems + align_elems];
+    alignas(64) float values[block_elems];
+    alignas(64) uint8_t flags[block_elems];
+    alignas(64) unsigned char typed[block_elems * 4];
+
+    const bool mcg = conf_.alg == rng_alg::mcg31m1;
+    const uint64_t threshold = mcg ? bernoulli_threshold_mcg31(run.p)
+                                   : bernoulli_threshold32(run.p);
+    const uint64_t level = bitsliced_level(run.p, conf_.bits);
+    const int b = conf_.bits;
+    const float b_minus_a = conf_.b - conf_.a;
+
+    // Stores the block's 0/1 decisions in the dst type.
+    auto emit_flags = [&](dim_t i0, dim_t cnt) {
+        switch (dst_dt_) {
+            case data_type::bit:
+                layout_.store_bits(run.dst, i0, cnt, flags);
+                return;
+            case data_type::u8: layout_.store(run.dst, i0, cnt, flags); return;
+            case data_type::s32: {
+                auto *t = reinterpret_cast<int32_t *>(typed);
+                for (dim_t k = 0; k < cnt; ++k)
+                    t[k] = flags[k];
+                break;
+            }
+            default: { // f32
+                auto *t = reinterpret_cast<float *>(typed);
+                for (dim_t k = 0; k < cnt; ++k)
+                    t[k] = flags[k] ? 1.f : 0.f;
+                break;
+            }
+        }
+        layout_.store(run.dst, i0, cnt, typed);
+    };
+    // Stores the block's f32 values in the dst type, rounded once.
+    auto emit_values = [&](dim_t i0, dim_t cnt) {
+        if (dst_dt_ == data_type::f32) {
+            layout_.store(run.dst, i0, cnt, values);
+            return;
+        }
+        auto *t = reinterpret_cast<uint16_t *>(typed);
+        for (dim_t k = 0; k < cnt; ++k)
+            t[k] = dst_dt_ == data_type::bf16 ? f32_to_bf16(values[k])
+                                              : f32_to_f16(values[k]);
+        layout_.store(run.dst, i0, cnt, typed);
+    };
+
+    for (uint64_t gb = gs; gb < ge;) {
+        const uint64_t gn = std::min(ge, (gb / block_elems + 1) * block_elems);
+        const auto cnt = static_cast<dim_t>(gn - gb);
+        const auto i0 = static_cast<dim_t>(gb - run.offset);
+        switch (conf_.dist) {
+            case dist_t::bits:
+                source->fill(gb, cnt, words);
+                layout_.store(run.dst, i0, cnt, words);
+                break;
+            case dist_t::bernoulli:
+                if (conf_.method == bernoulli_method::threshold32) {
+                    source->fill(gb, cnt, words);
+                    for (dim_t k = 0; k < cnt; ++k)
+                        flags[k] = words[k] < threshold;
+                } else {
+                    const uint64_t grp0 = gb / 32, grp1 = (gn - 1) / 32 + 1;
+                    source->fill(grp0 * b, (grp1 - grp0) * b, words);
+                    for (uint64_t grp = grp0; grp < grp1; ++grp) {
+                        const uint32_t lt = bitsliced_decide(
+                                words + (grp - grp0) * b, b, level);
+                        const uint64_t lo = std::max(gb, grp * 32);
+                        const uint64_t hi = std::min(gn, grp * 32 + 32);
+                        for (uint64_t g = lo; g < hi; ++g)
+                            flags[g - gb] = (lt >> (g & 31)) & 1u;
+                    }
+                }
+                emit_flags(i0, cnt);
+                break;
+            case dist_t::uniform:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = uniform_value(
+                            words[k], shift_, conf_.a, b_minus_a);
+                emit_values(i0, cnt);
+                break;
+            case dist_t::normal: {
+                const uint64_t w0 = gb & ~uint64_t(1), w1 = ((gn - 1) | 1) + 1;
+                source->fill(w0, w1 - w0, words);
+                for (uint64_t g = w0; g < w1; g += 2) {
+                    float v[2];
+                    normal_pair(words[g - w0], words[g - w0 + 1], shift_,
+                            conf_.mean, conf_.stddev, &v[0], &v[1]);
+                    for (int j = 0; j < 2; ++j)
+                        if (g + j >= gb && g + j < gn) values[g + j - gb] = v[j];
+                }
+                emit_values(i0, cnt);
+                break;
+            }
+        }
+        gb = gn;
+    }
+}
+
+} // namespace
+
+bool init_ref_rng(const rng_conf_t &, std::string &) { return true; }
+
+std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf) {
+    return std::make_unique<ref_rng_t>(conf);
+}
+
+} // namespace impl
+} // namespace rndnn

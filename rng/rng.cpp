@@ -1,0 +1,423 @@
+// The public RNG primitive: validates problems and arguments, walks the
+// implementation list, and runs the chosen kernel.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "rng/rng_impl.hpp"
+#include "src/utils.hpp"
+#include "src/verbose.hpp"
+
+namespace rndnn {
+
+using impl::cat;
+using impl::fail;
+
+namespace {
+const struct {
+    rng_alg alg;
+    const char *name;
+} alg_table[] = {{rng_alg::philox4x32_10, "philox4x32_10"},
+        {rng_alg::philox4x32_10_onednn, "philox4x32_10_onednn"},
+        {rng_alg::threefry4x32_20, "threefry4x32_20"},
+        {rng_alg::mcg31m1, "mcg31m1"}, {rng_alg::mt19937, "mt19937"},
+        {rng_alg::multfly, "multfly"}};
+} // namespace
+
+const char *alg2str(rng_alg alg) {
+    for (const auto &e : alg_table)
+        if (e.alg == alg) return e.name;
+    return "unknown";
+}
+
+rng_alg str2alg(const std::string &name) {
+    std::string all;
+    for (const auto &e : alg_table) {
+        if (name == e.name) return e.alg;
+        all += cat(all.empty() ? "" : ", ", e.name);
+    }
+    fail(status::invalid_arguments,
+            cat("unknown algorithm '", name, "' (expected one of ", all, ")"));
+}
+
+// --- post-ops -------------------------------------------------------------
+
+bool post_ops::entry::operator==(const entry &o) const {
+    return k == o.k && p == o.p && method == o.method && bits == o.bits
+            && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev;
+}
+
+void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
+    entry e {kind::bernoulli};
+    e.p = p;
+    e.method = method;
+    e.bits = bits;
+    entries_.push_back(e);
+}
+
+void post_ops::append_uniform(float a, float b) {
+    entry e {kind::uniform};
+    e.a = a;
+    e.b = b;
+    entries_.push_back(e);
+}
+
+void post_ops::append_normal(float mean, float stddev) {
+    entry e {kind::normal};
+    e.mean = mean;
+    e.stddev = stddev;
+    entries_.push_back(e);
+}
+
+const post_ops::entry &post_ops::get(int index) const {
+    if (index < 0 || index >= len())
+        fail(status::invalid_arguments,
+                cat("post-op index ", index, " is outside [0, ", len(), ")"));
+    return entries_[index];
+}
+
+bool rng::desc::operator==(const desc &o) const {
+    return alg == o.alg && dst == o.dst && seed_dt == o.seed_dt
+            && with_offset == o.with_offset && runtime_p == o.runtime_p
+            && with_next_offset == o.with_next_offset && scalars == o.scalars
+            && name == o.name;
+}
+
+// --- primitive descriptor -------------------------------------------------
+
+namespace {
+
+bool p_ok(double p) { return p >= 0.0 && p <= 1.0; } // false for NaN
+
+const char *dist2str(impl::dist_t d) {
+    switch (d) {
+        case impl::dist_t::bits: return "bits";
+        case impl::dist_t::bernoulli: return "bernoulli";
+        case impl::dist_t::uniform: return "uniform";
+        case impl::dist_t::normal: return "normal";
+    }
+    return "unknown";
+}
+
+void check_dst_type(impl::dist_t dist, data_type t) {
+    using dt_list = std::initializer_list<data_type>;
+    const dt_list bits_ok {data_type::u32};
+    const dt_list bernoulli_ok {
+            data_type::bit, data_type::u8, data_type::s32, data_type::f32};
+    const dt_list real_ok {data_type::f32, data_type::bf16, data_type::f16};
+    const dt_list &ok = dist == impl::dist_t::bits
+            ? bits_ok
+            : (dist == impl::dist_t::bernoulli ? bernoulli_ok : real_ok);
+    std::string names;
+    for (data_type d : ok) {
+        if (d == t) return;
+        names += cat(names.empty() ? "" : ", ", dt2str(d));
+    }
+    fail(status::invalid_arguments,
+            cat("dist=", dist2str(dist), " cannot write dst type ", dt2str(t),
+                    " (supported: ", names, ")"));
+}
+
+impl::rng_conf_t make_conf(const rng::desc &d, const primitive_attr &attr) {
+    impl::rng_conf_t c;
+    c.alg = d.alg;
+    if (std::strcmp(alg2str(d.alg), "unknown") == 0)
+        fail(status::invalid_arguments,
+                cat("algorithm value ", static_cast<int>(d.alg),
+                        " is not an rng_alg"));
+    if (d.dst.is_zero())
+        fail(status::invalid_arguments, "dst memory descriptor is empty");
+    if (d.dst.is_host_scalar())
+        fail(status::invalid_arguments, "dst cannot be a host scalar");
+    c.dst = d.dst;
+    c.nelems = d.dst.nelems();
+    if (d.seed_dt != data_type::s32 && d.seed_dt != data_type::s64)
+        fail(status::invalid_arguments,
+                cat("seed type ", dt2str(d.seed_dt), " is not s32 or s64"));
+    if (d.name.size() > 32)
+        fail(status::invalid_arguments,
+                cat("key name '", d.name, "' has ", d.name.size(),
+                        " bytes; at most 32 are allowed"));
+    if (!d.name.empty() && d.alg != rng_alg::multfly)
+        fail(status::invalid_arguments,
+                cat("key name '", d.name, "' is only used by multfly, not ",
+                        alg2str(d.alg)));
+    c.name = d.name;
+
+    const post_ops &po = attr.get_post_ops();
+    if (po.len() > 1)
+        fail(status::invalid_arguments,
+                cat("at most one distribution post-op is allowed, got ",
+                        po.len()));
+    if (po.len() == 1) {
+        const post_ops::entry &e = po.get(0);
+        switch (e.k) {
+            case post_ops::kind::bernoulli:
+                c.dist = impl::dist_t::bernoulli;
+                c.p = e.p;
+                c.method = e.method;
+                c.bits = e.method == bernoulli_method::bitsliced ? e.bits : 1;
+                if (!d.runtime_p && !p_ok(e.p))
+                    fail(status::invalid_arguments,
+                            cat("bernoulli p=", e.p, " is outside [0, 1]"));
+                if (e.method == bernoulli_method::bitsliced) {
+                    if (e.bits < 1 || e.bits > 32)
+                        fail(status::invalid_arguments,
+                                cat("bitsliced b=", e.bits,
+                                        " is outside [1, 32]"));
+                    if (d.alg == rng_alg::mcg31m1)
+                        fail(status::invalid_arguments,
+                                "bitsliced bernoulli needs 32-bit words; "
+                                "mcg31m1 has 31 (use threshold32)");
+                }
+                break;
+            case post_ops::kind::uniform:
+                c.dist = impl::dist_t::uniform;
+                c.a = e.a;
+                c.b = e.b;
+                if (!std::isfinite(e.a) || !std::isfinite(e.b) || e.a > e.b
+                        || !std::isfinite(e.b - e.a))
+                    fail(status::invalid_arguments,
+                            cat("uniform range [", e.a, ", ", e.b,
+                                    ") is not a finite range with a <= b"));
+                break;
+            case post_ops::kind::normal:
+                c.dist = impl::dist_t::normal;
+                c.mean = e.mean;
+                c.stddev = e.stddev;
+                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
+                        || e.stddev < 0.f)
+                    fail(status::invalid_arguments,
+                            cat("normal mean=", e.mean, " stddev=", e.stddev,
+                                    " is not finite with stddev >= 0"));
+                break;
+        }
+    }
+    if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
+        fail(status::invalid_arguments,
+                "a runtime p needs a bernoulli post-op");
+    c.runtime_p = d.runtime_p;
+    check_dst_type(c.dist, d.dst.get_data_type());
+    return c;
+}
+
+} // namespace
+
+struct rng::primitive_desc::impl_t {
+    rng::desc desc;
+    primitive_attr attr;
+    impl::rng_conf_t conf;
+    const impl::rng_impl_t *chosen = nullptr;
+    std::string info;
+};
+
+rng::primitive_desc::primitive_desc(
+        const desc &adesc, const primitive_attr &attr)
+    : impl_(std::make_shared<impl_t>()) {
+    const double t0 = impl::now_ms();
+    impl_->desc = adesc;
+    impl_->attr = attr;
+    impl_->conf = make_conf(adesc, attr);
+
+    const impl::rng_conf_t &c = impl_->conf;
+    std::string dist = dist2str(c.dist);
+    if (c.dist == impl::dist_t::bernoulli)
+        dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
+    if (c.dist == impl::dist_t::bernoulli)
+        dist += c.method == bernoulli_method::threshold32
+                ? std::string(":threshold32")
+                : cat(":bitsliced:", c.bits);
+    if (c.dist == impl::dist_t::uniform) dist += cat(":", c.a, ":", c.b);
+    if (c.dist == impl::dist_t::normal)
+        dist += cat(":", c.mean, ":", c.stddev);
+    impl_->info = cat("alg=", alg2str(c.alg), ",dist=", dist,
+            ",dst=", c.dst.str(), c.name.empty() ? "" : ",name=", c.name);
+
+    for (const impl::rng_impl_t &entry : impl::rng_impl_list()) {
+        std::string why;
+        if (entry.init(c, why)) {
+            impl_->chosen = &entry;
+            break;
+        }
+        impl::verbose_print(impl::verbose_t::check, "check",
+                cat(entry.name, ",", impl_->info, ",declined: ", why));
+    }
+    if (!impl_->chosen)
+        fail(status::unimplemented,
+                cat("no implementation for ", impl_->info));
+    impl::verbose_print(impl::verbose_t::dispatch, "create",
+            cat(impl_->chosen->name, ",", impl_->info, ",",
+                    impl::now_ms() - t0, "ms"));
+}
+
+const char *rng::primitive_desc::impl_name() const {
+    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
+    return impl_->chosen->name;
+}
+
+const rng::desc &rng::primitive_desc::get_desc() const {
+    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
+    return impl_->desc;
+}
+
+const primitive_attr &rng::primitive_desc::get_attr() const {
+    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
+    return impl_->attr;
+}
+
+std::string rng::primitive_desc::info() const {
+    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
+    return impl_->info;
+}
+
+// --- primitive ------------------------------------------------------------
+
+struct rng::impl_t {
+    std::unique_ptr<impl::rng_kernel_t> kernel;
+};
+
+rng::rng(const primitive_desc &pd) : pd_(pd) {
+    if (!pd.impl())
+        fail(status::invalid_arguments, "empty primitive descriptor");
+    auto p = std::make_shared<impl_t>();
+    p->kernel = pd.impl()->chosen->create(pd.impl()->conf);
+    if (!p->kernel)
+        fail(status::runtime_error,
+                cat("could not create ", pd.impl()->chosen->name));
+    impl_ = p;
+}
+
+namespace {
+
+const char *arg2str(int id) {
+    switch (id) {
+        case RNDNN_ARG_DST: return "dst";
+        case RNDNN_ARG_SEED: return "seed";
+        case RNDNN_ARG_OFFSET: return "offset";
+        case RNDNN_ARG_STREAM: return "stream";
+        case RNDNN_ARG_P: return "p";
+        case RNDNN_ARG_NEXT_OFFSET: return "next_offset";
+    }
+    return "argument";
+}
+
+const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
+    const auto it = args.find(id);
+    return it == args.end() || !it->second ? nullptr : &it->second;
+}
+
+// Reads a scalar argument of type `want` passed as `kind`. Integers come
+// back in i, floats in f.
+void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
+        int64_t &i, double &f) {
+    const memory::desc &md = m.get_desc();
+    if (kind == scalar_kind::host && !md.is_host_scalar())
+        fail(status::invalid_arguments,
+                cat(arg2str(id), " must be a host scalar (memory::scalar), "
+                                 "got memory ", md.str()));
+    if (kind == scalar_kind::memory
+            && (md.is_host_scalar() || md.nelems() != 1))
+        fail(status::invalid_arguments,
+                cat(arg2str(id), " must be a one-element memory, got ",
+                        md.str()));
+    if (md.get_data_type() != want)
+        fail(status::invalid_arguments,
+                cat(arg2str(id), " has type ", dt2str(md.get_data_type()),
+                        "; expected ", dt2str(want)));
+    const void *h = m.get_data_handle();
+    if (!h) fail(status::invalid_arguments, cat(arg2str(id), " has no data"));
+    // A one-element memory may have a first-element offset.
+    const auto *p = static_cast<const unsigned char *>(h)
+            + md.get_offset0() * dt_bits(want) / 8;
+    if (want == data_type::s32) {
+        int32_t v;
+        std::memcpy(&v, p, sizeof(v));
+        i = v;
+    } else if (want == data_type::s64) {
+        std::memcpy(&i, p, sizeof(i));
+    } else {
+        float v;
+        std::memcpy(&v, p, sizeof(v));
+        f = v;
+    }
+}
+
+} // namespace
+
+void rng::execute(const stream &strm,
+        const std::unordered_map<int, memory> &args) const {
+    if (!impl_) fail(status::invalid_arguments, "empty rng primitive");
+    const double t0 = impl::now_ms();
+    const rng::desc &d = pd_.get_desc();
+    const impl::rng_conf_t &c = pd_.impl()->conf;
+    impl::rng_run_t run;
+    run.nthr = strm.get_nthreads();
+
+    const memory *dst = find_arg(args, RNDNN_ARG_DST);
+    if (!dst) fail(status::invalid_arguments, "dst argument is missing");
+    if (dst->get_desc() != d.dst)
+        fail(status::invalid_arguments,
+                cat("dst memory ", dst->get_desc().str(),
+                        " does not match the primitive's dst ", d.dst.str()));
+    run.dst = dst->get_data_handle();
+    if (!run.dst && d.dst.get_size() > 0)
+        fail(status::invalid_arguments, "dst memory has no data");
+
+    int64_t i = 0;
+    double f = 0;
+    const memory *seed = find_arg(args, RNDNN_ARG_SEED);
+    if (!seed) fail(status::invalid_arguments, "seed argument is missing");
+    read_scalar(*seed, RNDNN_ARG_SEED, d.scalars, d.seed_dt, i, f);
+    run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
+
+    if (d.with_offset) {
+        const memory *off = find_arg(args, RNDNN_ARG_OFFSET);
+        if (!off) fail(status::invalid_arguments, "offset argument is missing");
+        read_scalar(*off, RNDNN_ARG_OFFSET, d.scalars, data_type::s64, i, f);
+        if (i < 0)
+            fail(status::invalid_arguments,
+                    cat("offset=", i, " is negative"));
+        if (i > std::numeric_limits<int64_t>::max() - c.nelems)
+            fail(status::invalid_arguments,
+                    cat("offset=", i, " plus ", c.nelems,
+                            " elements passes 2^63 - 1"));
+        run.offset = i;
+    }
+    if (const memory *s = find_arg(args, RNDNN_ARG_STREAM)) {
+        read_scalar(*s, RNDNN_ARG_STREAM, d.scalars, data_type::s64, i, f);
+        run.stream = static_cast<uint64_t>(i);
+    }
+    run.p = c.p;
+    if (d.runtime_p) {
+        const memory *p = find_arg(args, RNDNN_ARG_P);
+        if (!p) fail(status::invalid_arguments, "p argument is missing");
+        read_scalar(*p, RNDNN_ARG_P, d.scalars, data_type::f32, i, f);
+        if (!p_ok(f))
+            fail(status::invalid_arguments,
+                    cat("bernoulli p=", f, " is outside [0, 1]"));
+        run.p = f;
+    }
+    int64_t *next = nullptr;
+    if (d.with_next_offset) {
+        const memory *n = find_arg(args, RNDNN_ARG_NEXT_OFFSET);
+        if (!n)
+            fail(status::invalid_arguments, "next_offset argument is missing");
+        const memory::desc &nmd = n->get_desc();
+        if (nmd.is_host_scalar() || nmd.get_data_type() != data_type::s64
+                || nmd.nelems() != 1 || !n->get_data_handle())
+            fail(status::invalid_arguments,
+                    cat("next_offset must be a one-element s64 memory, got ",
+                            nmd.str()));
+        next = n->data<int64_t>() + nmd.get_offset0();
+    }
+
+    impl_->kernel->execute(run);
+    if (next) *next = run.offset + c.nelems;
+
+    if (impl::verbose_on(impl::verbose_t::profile))
+        impl::verbose_print(impl::verbose_t::profile, "exec",
+                cat(pd_.impl_name(), ",", pd_.info(), ",nthr=", run.nthr, ",",
+                        impl::now_ms() - t0, "ms"));
+}
+
+} // namespace rndnn

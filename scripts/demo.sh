@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Fresh machine to demo: installs dependencies, builds, and runs the main
+# job (writes a Bernoulli bitmask and a normal tensor to out/*.npy and
+# prints their statistics).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+"$here/scripts/install-deps.sh"
+"$here/scripts/build.sh" "$here/build" -DRNDNN_BUILD_TESTS=OFF
+mkdir -p "$here/out"
+"$here/build/tools/rndnn-demo" --out-dir "$here/out"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs rndnn's build and test dependencies from Debian's packages.
+# Packages already present are skipped; nothing is downloaded at build time.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build
+    libdnnl-dev libxbyak-dev libboost-program-options-dev
+    libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
+    librandom123-dev
+    # Debian builds oneDNN with its OpenCL GPU runtime, so dnnl-config.cmake
+    # looks for OpenCL even though rndnn only uses the CPU engine.
+    ocl-icd-opencl-dev opencl-headers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null \
+            | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all dependencies present"
+    exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,71 @@
+// Internal helpers shared by the core, the kernels and the pipeline.
+#ifndef RNDNN_SRC_UTILS_HPP
+#define RNDNN_SRC_UTILS_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include "rndnn/common.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// 128-bit unsigned integers for exact products (a GNU extension).
+__extension__ typedef unsigned __int128 uint128_t;
+
+// Concatenates the stream representations of its arguments.
+template <typename... Ts>
+std::string cat(const Ts &...xs) {
+    std::ostringstream os;
+    (os << ... << xs);
+    return os.str();
+}
+
+// Throws rndnn::error; the message must name the bad value.
+[[noreturn]] inline void fail(status s, const std::string &message) {
+    throw error(s, message);
+}
+
+// "2x3x4" for a list of dims.
+std::string dims2str(const dims &d);
+
+// a + b and a * b for dims, false on overflow of s64.
+inline bool add_ok(dim_t a, dim_t b, dim_t &r) {
+    return !__builtin_add_overflow(a, b, &r);
+}
+inline bool mul_ok(dim_t a, dim_t b, dim_t &r) {
+    return !__builtin_mul_overflow(a, b, &r);
+}
+
+inline uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof(u));
+    return u;
+}
+inline float bits_float(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+// f32 -> bf16 and f32 -> f16, rounding to nearest even once. Inf and NaN
+// are kept (a NaN stays a quiet NaN).
+uint16_t f32_to_bf16(float f);
+uint16_t f32_to_f16(float f);
+float bf16_to_f32(uint16_t h);
+float f16_to_f32(uint16_t h);
+
+// Splits n items over nthr threads: thread ithr gets [start, end).
+inline void balance211(dim_t n, int nthr, int ithr, dim_t &start,
+        dim_t &end) {
+    const dim_t base = n / nthr, rem = n % nthr;
+    start = ithr * base + (ithr < rem ? ithr : rem);
+    end = start + base + (ithr < rem ? 1 : 0);
+}
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

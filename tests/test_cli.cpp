@@ -1,0 +1,499 @@
+// CLI tests: `rndnn gen|stream|verify` run as a child process in a fresh
+// directory. What the CLI writes must equal what the public API produces
+// for the same problem, bit for bit; every bad input must give exit status
+// 2, a message naming the bad value, and no file at all.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "rndnn/rndnn.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using args_t = std::vector<std::string>;
+using bytes_t = std::string;
+
+struct result_t {
+    int status = -1; // exit status, or -1 if the shell did not exit
+    bytes_t out; // stdout
+    std::string err; // stderr
+};
+
+bytes_t read_file(const fs::path &path) {
+    std::ifstream is(path, std::ios::binary);
+    return bytes_t(std::istreambuf_iterator<char>(is), {});
+}
+
+std::string quote(const std::string &s) {
+    std::string q = "'";
+    for (char c : s)
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string make_temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "rndnn_cli.XXXXXX");
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    return tmpl;
+}
+
+// One generation problem, run through the public API.
+struct problem_t {
+    rndnn::rng_alg alg = rndnn::rng_alg::philox4x32_10;
+    rndnn::post_ops ops;
+    rndnn::dims shape;
+    rndnn::data_type dt = rndnn::data_type::u32;
+    std::int64_t seed = 0, offset = 0, stream = 0;
+    std::string name;
+};
+
+// The dense bytes the API writes, with the unused bits of a bit tensor's
+// last byte zero (as the CLI defines them).
+bytes_t api_bytes(const problem_t &p) {
+    const rndnn::memory::desc md(p.shape, p.dt);
+    rndnn::rng::desc d(p.alg, md);
+    d.with_offset = true;
+    d.name = p.name;
+    rndnn::primitive_attr attr;
+    attr.set_post_ops(p.ops);
+    const rndnn::rng prim(rndnn::rng::primitive_desc(d, attr));
+    bytes_t buf(md.get_size(), '\0');
+    rndnn::memory dst(md, buf.data());
+    prim.execute(rndnn::stream(2),
+            {{RNDNN_ARG_DST, dst},
+                    {RNDNN_ARG_SEED, rndnn::memory::scalar(p.seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(p.offset)},
+                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(p.stream)}});
+    return buf;
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = make_temp_dir(); // where the CLI runs and writes
+        scratch_ = make_temp_dir(); // its captured stdout and stderr
+    }
+    void TearDown() override {
+        fs::remove_all(dir_);
+        fs::remove_all(scratch_);
+    }
+
+    // Runs a bash script in dir_; $RNDNN is the CLI.
+    result_t sh(const std::string &script) {
+        const fs::path file = scratch_ / "script.sh";
+        std::ofstream(file) << "set -o pipefail\nRNDNN="
+                            << quote(RNDNN_CLI_PATH) << "\ncd " << quote(dir_)
+                            << " || exit 99\n" << script << "\n";
+        const std::string cmd = "bash " + quote(file) + " >"
+                + quote(scratch_ / "out") + " 2>" + quote(scratch_ / "err");
+        const int rc = std::system(cmd.c_str());
+        result_t r;
+        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+        r.out = read_file(scratch_ / "out");
+        r.err = read_file(scratch_ / "err");
+        return r;
+    }
+
+    // Runs `rndnn args...` in dir_.
+    result_t run(const args_t &args) {
+        std::string line = "\"$RNDNN\"";
+        for (const std::string &a : args)
+            line += " " + quote(a);
+        return sh(line);
+    }
+
+    // Runs `rndnn args...`, expects success and returns the file @p out.
+    bytes_t gen_file(const args_t &args, const std::string &out) {
+        const result_t r = run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err, "");
+        return read_file(dir_ / out);
+    }
+
+    // Names of everything in dir_, sorted.
+    std::vector<std::string> files() const {
+        std::vector<std::string> names;
+        for (const auto &e : fs::directory_iterator(dir_))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+    fs::path dir_, scratch_;
+};
+
+// --- gen: the CLI equals the API -------------------------------------------
+
+struct gen_case_t {
+    const char *what;
+    args_t args; // after `gen`, without --out
+    problem_t problem;
+    rndnn::dims npy_shape; // the shape in the .npy header
+};
+
+std::vector<gen_case_t> gen_cases() {
+    using rndnn::data_type;
+    std::vector<gen_case_t> cases;
+    auto add = [&](const char *what, args_t args, problem_t p,
+                       rndnn::dims npy_shape = {}) {
+        if (npy_shape.empty()) npy_shape = p.shape;
+        cases.push_back({what, std::move(args), std::move(p), npy_shape});
+    };
+    problem_t p;
+
+    // Every seed, offset and stream bit reaches the library; stream
+    // 2^64 - 1 arrives as the s64 -1.
+    p = {};
+    p.shape = {3, 5, 7};
+    p.seed = -7;
+    p.offset = 13;
+    p.stream = -1;
+    add("bits u32",
+            {"--shape", "3x5x7", "--seed", "-7", "--offset", "13", "--stream",
+                    "18446744073709551615"},
+            p);
+
+    // 1001 elements: the last byte of the mask has 7 unused bits, zero.
+    for (const char *method : {"threshold32", "bitsliced:4"}) {
+        const bool sliced = std::strcmp(method, "bitsliced:4") == 0;
+        const auto m = sliced ? rndnn::bernoulli_method::bitsliced
+                              : rndnn::bernoulli_method::threshold32;
+        p = {};
+        p.shape = {7, 143};
+        p.dt = data_type::bit;
+        p.seed = 42;
+        p.ops.append_bernoulli(0.3, m, sliced ? 4 : 1);
+        add(sliced ? "bernoulli bit bitsliced:4" : "bernoulli bit threshold32",
+                {"--dist", "bernoulli", "--p", "0.3", "--method", method,
+                        "--shape", "7x143", "--seed", "42"},
+                p, {126});
+        p.dt = data_type::u8;
+        add(sliced ? "bernoulli u8 bitsliced:4" : "bernoulli u8 threshold32",
+                {"--dist", "bernoulli", "--p", "0.3", "--method", method,
+                        "--shape", "7x143", "--seed", "42", "--dtype", "u8"},
+                p);
+    }
+
+    for (const char *dt : {"f32", "bf16", "f16"}) {
+        p = {};
+        p.shape = {4, 257};
+        p.dt = rndnn::str2dt(dt);
+        p.seed = 5;
+        p.offset = 3;
+        p.ops.append_uniform(-2.f, 3.f);
+        add("uniform",
+                {"--dist", "uniform", "--a", "-2", "--b", "3", "--shape",
+                        "4x257", "--dtype", dt, "--seed", "5", "--offset",
+                        "3"},
+                p);
+    }
+
+    p = {};
+    p.shape = {1000};
+    p.dt = data_type::f32;
+    p.offset = 1; // an odd offset splits Box-Muller pairs
+    p.ops.append_normal(1.f, 2.f);
+    add("normal f32",
+            {"--dist", "normal", "--mean", "1", "--stddev", "2", "--shape",
+                    "1000", "--offset", "1"},
+            p);
+
+    p = {};
+    p.alg = rndnn::rng_alg::multfly;
+    p.name = "encoder.layer3.dropout";
+    p.shape = {100};
+    p.seed = 9;
+    add("multfly with a name",
+            {"--alg", "multfly", "--name", "encoder.layer3.dropout",
+                    "--shape", "100", "--seed", "9"},
+            p);
+
+    p = {};
+    p.alg = rndnn::rng_alg::mcg31m1;
+    p.shape = {2, 50};
+    p.dt = data_type::s32;
+    p.ops.append_bernoulli(0.75);
+    add("mcg31m1 bernoulli s32",
+            {"--alg", "mcg31m1", "--dist", "bernoulli", "--p", "0.75",
+                    "--dtype", "s32", "--shape", "2x50"},
+            p);
+
+    p = {};
+    p.shape = {0, 5};
+    add("empty", {"--shape", "0x5"}, p);
+    return cases;
+}
+
+TEST_F(Cli, GenEqualsApi) {
+    for (const gen_case_t &c : gen_cases()) {
+        SCOPED_TRACE(c.what);
+        args_t args = {"gen", "--out", "t.npy"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        ASSERT_EQ(run(args).status, 0);
+        const rndnn::npy::array a
+                = rndnn::npy::load_file((dir_ / "t.npy").string());
+        EXPECT_EQ(a.dt,
+                c.problem.dt == rndnn::data_type::bit ? rndnn::data_type::u8
+                                                      : c.problem.dt);
+        EXPECT_EQ(a.shape, c.npy_shape);
+        const bytes_t want = api_bytes(c.problem);
+        EXPECT_TRUE(bytes_t(a.data.begin(), a.data.end()) == want);
+        EXPECT_EQ(files(), std::vector<std::string> {"t.npy"});
+    }
+}
+
+// raw is the npy data without its header, whatever the name or the flag.
+TEST_F(Cli, RawAndNpyFormats) {
+    const args_t base = {"gen", "--dist", "normal", "--shape", "3x333"};
+    auto with = [&](args_t more) {
+        args_t a = base;
+        a.insert(a.end(), more.begin(), more.end());
+        return a;
+    };
+    const bytes_t raw = gen_file(with({"--out", "x.bin"}), "x.bin");
+    const bytes_t npy = gen_file(with({"--out", "x.npy"}), "x.npy");
+    const rndnn::memory::desc md({3, 333}, rndnn::data_type::f32);
+    ASSERT_EQ(raw.size(), md.get_size());
+    EXPECT_EQ(npy, rndnn::npy::header(md) + raw);
+    EXPECT_EQ(gen_file(with({"--out", "y.npy", "--format", "raw"}), "y.npy"),
+            raw);
+    EXPECT_EQ(gen_file(with({"--out", "y.bin", "--format", "npy"}), "y.bin"),
+            npy);
+
+    // stdout: raw unless --format npy says otherwise.
+    result_t r = run(with({"--out", "-"}));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out == raw);
+    r = run(with({"--out", "-", "--format", "npy"}));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out == npy);
+}
+
+TEST_F(Cli, ThreadCountDoesNotChangeOutput) {
+    for (const char *dist : {"bernoulli", "normal"}) {
+        SCOPED_TRACE(dist);
+        const args_t a = {"gen", "--dist", dist, "--shape", "3x100003",
+                "--offset", "5", "--out", "-"};
+        args_t a1 = a, a3 = a;
+        a1.insert(a1.end(), {"--threads", "1"});
+        a3.insert(a3.end(), {"--threads", "3"});
+        const result_t r1 = run(a1), r3 = run(a3);
+        ASSERT_EQ(r1.status, 0) << r1.err;
+        ASSERT_EQ(r3.status, 0) << r3.err;
+        EXPECT_TRUE(r1.out == r3.out);
+    }
+}
+
+TEST_F(Cli, ExistingFileIsReplaced) {
+    std::ofstream(dir_ / "t.bin") << "old contents";
+    const bytes_t raw = gen_file({"gen", "--shape", "10", "--out", "t.bin"},
+            "t.bin");
+    EXPECT_EQ(raw.size(), 40u);
+    EXPECT_EQ(files(), std::vector<std::string> {"t.bin"});
+}
+
+// --- stream ----------------------------------------------------------------
+
+TEST_F(Cli, StreamEqualsGenBits) {
+    const result_t s = run({"stream", "--count", "1000"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    const result_t g = run({"gen", "--dist", "bits", "--shape", "1000",
+            "--out", "-"});
+    ASSERT_EQ(g.status, 0) << g.err;
+    EXPECT_EQ(s.out.size(), 4000u);
+    EXPECT_TRUE(s.out == g.out);
+}
+
+// More than one 1 Mi-word chunk, with every parameter: the chunks must
+// join seamlessly and the tail chunk must continue the stream.
+TEST_F(Cli, StreamAcrossChunksEqualsApi) {
+    const std::int64_t n = (std::int64_t(1) << 20) + 3;
+    const result_t s = run({"stream", "--count", std::to_string(n), "--alg",
+            "threefry4x32_20", "--seed", "-3", "--offset", "11", "--stream",
+            "4"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    problem_t p;
+    p.alg = rndnn::rng_alg::threefry4x32_20;
+    p.shape = {n};
+    p.seed = -3;
+    p.offset = 11;
+    p.stream = 4;
+    EXPECT_TRUE(s.out == api_bytes(p));
+}
+
+TEST_F(Cli, StreamStopsQuietlyOnClosedPipe) {
+    const result_t r = sh("\"$RNDNN\" stream | head -c 4000");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    ASSERT_EQ(r.out.size(), 4000u);
+    const result_t g = run({"gen", "--shape", "1000", "--out", "-"});
+    EXPECT_TRUE(r.out == g.out);
+}
+
+// --- verify, help, usage ---------------------------------------------------
+
+TEST_F(Cli, VerifyPasses) {
+    const result_t r = run({"verify"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    std::istringstream is(r.out);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(is, line);)
+        lines.push_back(line);
+    ASSERT_GE(lines.size(), 2u);
+    for (size_t i = 0; i + 1 < lines.size(); ++i)
+        EXPECT_EQ(lines[i].rfind("PASS ", 0), 0u) << lines[i];
+    EXPECT_EQ(lines.back(),
+            std::to_string(lines.size() - 1) + " passed, 0 failed");
+}
+
+TEST_F(Cli, HelpExitsZero) {
+    for (const char *cmd : {"gen", "stream", "verify"}) {
+        SCOPED_TRACE(cmd);
+        const result_t r = run({cmd, "--help"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find(std::string("Usage: rndnn ") + cmd),
+                std::string::npos)
+                << r.out;
+        EXPECT_NE(r.out.find("--help"), std::string::npos);
+    }
+    const result_t r = run({"--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("gen"), std::string::npos);
+}
+
+TEST_F(Cli, NoOrUnknownCommandIsUsageError) {
+    result_t r = run({});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("Usage: rndnn"), std::string::npos);
+    r = run({"generate"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("rndnn: unknown command 'generate'"),
+            std::string::npos)
+            << r.err;
+}
+
+// --- bad input: exit 2, the value named, no file ---------------------------
+
+struct bad_case_t {
+    args_t args;
+    std::string named; // stderr must contain this
+};
+
+TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
+    const std::string long_name(33, 'n');
+    const std::vector<bad_case_t> cases = {
+            {{"--dist", "bernoulli", "--p", "1.5"}, "p=1.5"},
+            {{"--dist", "bernoulli", "--p", "-0.1"}, "p=-0.1"},
+            {{"--dist", "bernoulli", "--p", "0.5x"}, "0.5x"},
+            {{"--offset", "-5"}, "-5"},
+            {{"--shape", "12x"}, "12x"},
+            {{"--shape", "x3"}, "x3"},
+            {{"--shape", "0x-3"}, "-3"},
+            {{"--shape", "1.5"}, "1.5"},
+            {{"--shape", "1x1x1x1x1x1x1x1x1"}, "1x1x1x1x1x1x1x1x1"},
+            {{"--shape", "4294967296x4294967296"}, "4294967296x4294967296"},
+            {{"--shape", "99999999999999999999"}, "99999999999999999999"},
+            {{"--dist", "uniform", "--dtype", "u8"}, "u8"},
+            {{"--dtype", "f64"}, "f64"},
+            {{"--dist", "gaussian"}, "gaussian"},
+            {{"--alg", "nope"}, "nope"},
+            {{"--dist", "bernoulli", "--method", "bitsliced:0"}, "b=0"},
+            {{"--dist", "bernoulli", "--method", "bitsliced:33"}, "b=33"},
+            {{"--dist", "bernoulli", "--method", "bitsliced:x"},
+                    "bitsliced:x"},
+            {{"--dist", "bernoulli", "--method", "fast"}, "fast"},
+            {{"--dist", "bernoulli", "--method", "bitsliced:4", "--alg",
+                     "mcg31m1"},
+                    "mcg31m1"},
+            {{"--alg", "multfly", "--name", long_name}, long_name},
+            {{"--name", "layer1"}, "layer1"},
+            {{"--dist", "uniform", "--a", "2", "--b", "1"}, "[2, 1)"},
+            {{"--dist", "normal", "--stddev", "-1"}, "stddev=-1"},
+            {{"--p", "0.3"}, "--p"},
+            {{"--bogus"}, "--bogus"},
+            {{"--threads", "-1"}, "-1"},
+            {{"--seed", "99999999999999999999"}, "99999999999999999999"},
+            {{"--seed", "1.5"}, "1.5"},
+            {{"--stream", "-1"}, "-1"},
+            {{"--format", "csv"}, "csv"},
+            {{"stray"}, "stray"},
+            {{"--offset", "9223372036854775800"}, "9223372036854775800"},
+    };
+    // An existing file must survive a failed run untouched.
+    std::ofstream(dir_ / "keep.npy") << "old";
+    for (const bad_case_t &c : cases) {
+        args_t args = {"gen", "--out", "t.npy"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        if (std::find(args.begin(), args.end(), "--shape") == args.end())
+            args.insert(args.end(), {"--shape", "64"});
+        std::string line;
+        for (const std::string &a : c.args)
+            line += a + " ";
+        SCOPED_TRACE(line);
+        result_t r = run(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(files(), std::vector<std::string> {"keep.npy"});
+
+        // The same failure must not touch an existing output file.
+        args[2] = "keep.npy";
+        r = run(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(read_file(dir_ / "keep.npy"), "old");
+    }
+}
+
+TEST_F(Cli, MissingRequiredFlagsAreUsageErrors) {
+    const std::vector<bad_case_t> cases = {
+            {{"gen", "--shape", "8"}, "--out"},
+            {{"gen", "--out", "t.npy"}, "--shape"},
+            {{"gen", "--shape", "8", "--out"}, "--out"},
+            {{"stream", "--count", "1.5"}, "1.5"},
+            {{"stream", "--count", "-1"}, "-1"},
+            {{"stream", "--offset", "-5", "--count", "4"}, "-5"},
+            {{"stream", "--name", "x"}, "'x'"},
+            {{"stream", "--offset", "9223372036854775800", "--count", "8"},
+                    "--count 8"},
+            {{"verify", "--bogus"}, "--bogus"},
+    };
+    for (const bad_case_t &c : cases) {
+        SCOPED_TRACE(c.args[0] + " " + c.args[1]);
+        const result_t r = run(c.args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(files().empty());
+    }
+}
+
+// --- I/O failures: exit 1, a message, nothing created ----------------------
+
+TEST_F(Cli, UnwritableOutputIsFailure) {
+    fs::create_directory(dir_ / "sub");
+    for (const char *out : {"missing/t.npy", "sub", "sub/"}) {
+        SCOPED_TRACE(out);
+        const result_t r = run({"gen", "--shape", "8", "--out", out});
+        EXPECT_EQ(r.status, 1);
+        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+        EXPECT_EQ(files(), std::vector<std::string> {"sub"});
+        EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
+    }
+}
+
+} // namespace

@@ -1,0 +1,115 @@
+// Every known answer of specs/known-answers.md and specs/multfly.md (copied
+// into tests/data), parsed from the spec text itself, plus the library's
+// built-in `verify` checks.
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "rng/engines/multfly.hpp"
+#include "rng/engines/philox.hpp"
+#include "rng/engines/threefry.hpp"
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+
+namespace {
+
+std::string read_text(const std::string &name) {
+    std::ifstream f(std::string(RNDNN_TEST_DATA_DIR) + "/" + name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::vector<uint32_t> hex_words(const std::string &s) {
+    std::vector<uint32_t> w;
+    std::istringstream is(s);
+    std::string tok;
+    while (is >> tok)
+        w.push_back(static_cast<uint32_t>(std::stoul(tok, nullptr, 16)));
+    return w;
+}
+
+} // namespace
+
+TEST(KnownAnswers, CounterBasedEnginesFromTheSpec) {
+    const std::string text = read_text("known-answers.md");
+    const std::regex line(R"((philox4x32|threefry4x32) (\d+) ctr ([0-9a-f ]+?) )"
+                          R"(key ([0-9a-f ]+?)\s*->\s*([0-9a-f ]+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        const auto ctr = hex_words(m[3]), key = hex_words(m[4]);
+        const auto expect = hex_words(m[5].str().substr(0, 35));
+        ASSERT_EQ(ctr.size(), 4u);
+        ASSERT_EQ(expect.size(), 4u);
+        uint32_t out[4];
+        if (m[1] == "philox4x32") {
+            ASSERT_EQ(m[2], "10");
+            impl::philox4x32_10(ctr.data(), key.data(), out);
+        } else {
+            ASSERT_EQ(m[2], "20");
+            impl::threefry4x32_20(ctr.data(), key.data(), out);
+        }
+        EXPECT_EQ(std::vector<uint32_t>(out, out + 4), expect) << m[0];
+        ++checked;
+    }
+    EXPECT_EQ(checked, 6);
+}
+
+TEST(KnownAnswers, Mt19937FromTheSpec) {
+    const std::string text = read_text("known-answers.md");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m,
+            std::regex(R"(seeded with (\d+): output number (\d+) .*is (\d+))")));
+    const int64_t seed = std::stoll(m[1]), g = std::stoll(m[2]);
+    const auto w = test::engine_words(rng_alg::mt19937, seed, 0, g, 1);
+    EXPECT_EQ(w[0], std::stoul(m[3]));
+    std::mt19937 ref(static_cast<uint32_t>(seed));
+    ref.discard(g);
+    EXPECT_EQ(w[0], ref());
+}
+
+TEST(KnownAnswers, MultflyFromTheSpec) {
+    const std::string text = read_text("multfly.md");
+    auto words_after = [&](const std::string &label, size_t count) {
+        const size_t at = text.find(label);
+        EXPECT_NE(at, std::string::npos) << label;
+        const size_t eq = text.find('=', at + label.size() - 1);
+        std::istringstream is(text.substr(eq + 1));
+        std::vector<uint32_t> w;
+        std::string tok;
+        while (w.size() < count && is >> tok)
+            w.push_back(static_cast<uint32_t>(std::stoul(tok, nullptr, 16)));
+        return w;
+    };
+    const auto key0 = words_after("initkey(no name, seed 0, ctr 0)", 8);
+    const auto gen0 = words_after("gen32(that key, idx 0, ctr 0)", 4);
+    const auto gen100 = words_after("gen32(that key, idx 100, ctr 0)", 4);
+    const auto named = words_after(
+            "initkey(\"abcdefghijklmnopqrstuvwxyz123456\", seed 78, ctr 90)", 8);
+    uint32_t key[8], out[4];
+    impl::multfly_initkey(nullptr, 0, 0, 0, key);
+    EXPECT_EQ(std::vector<uint32_t>(key, key + 8), key0);
+    impl::multfly_gen32(key, 0, 0, out);
+    EXPECT_EQ(std::vector<uint32_t>(out, out + 4), gen0);
+    impl::multfly_gen32(key, 100, 0, out);
+    EXPECT_EQ(std::vector<uint32_t>(out, out + 4), gen100);
+    const std::string name = "abcdefghijklmnopqrstuvwxyz123456";
+    impl::multfly_initkey(reinterpret_cast<const uint8_t *>(name.data()),
+            name.size(), 78, 90, key);
+    EXPECT_EQ(std::vector<uint32_t>(key, key + 8), named);
+    // Through the stream layout: W(g) = word g % 4 of gen32(idx = g / 4).
+    EXPECT_EQ(test::engine_words(rng_alg::multfly, 0, 0, 400, 4), gen100);
+}
+
+TEST(KnownAnswers, BuiltInVerifyPasses) {
+    const auto results = run_known_answers();
+    EXPECT_GE(results.size(), 14u);
+    for (const auto &r : results)
+        EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}

@@ -1,0 +1,242 @@
+// Memory descriptors, padded layouts, memory objects, bf16/f16 rounding and
+// the .npy format.
+#include <cmath>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "rndnn/rndnn.hpp"
+#include "src/layout.hpp"
+#include "src/utils.hpp"
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+
+using test::error_of;
+
+TEST(MemoryDesc, DenseRowMajor) {
+    memory::desc md({2, 3, 4}, dt::f32);
+    EXPECT_EQ(md.get_strides(), (dims {12, 4, 1}));
+    EXPECT_EQ(md.nelems(), 24);
+    EXPECT_EQ(md.get_size(), 96u);
+    EXPECT_TRUE(md.is_dense());
+    EXPECT_EQ(md.str(), "f32:2x3x4");
+}
+
+TEST(MemoryDesc, BitSizesArePacked) {
+    EXPECT_EQ(memory::desc({13}, dt::bit).get_size(), 2u);
+    EXPECT_EQ(memory::desc({3, 5}, dt::bit).get_size(), 2u); // across rows
+    EXPECT_EQ(memory::desc({16}, dt::bit).get_size(), 2u);
+    // Strides and offset in bits: last element at 3 + 2 * 10 = 23.
+    EXPECT_EQ(memory::desc({3}, dt::bit, {10}, 3).get_size(), 3u);
+}
+
+TEST(MemoryDesc, MinimalSizeForStrides) {
+    // Rows of 5 in a pitch of 8, starting at element 2.
+    memory::desc md({4, 5}, dt::s32, {8, 1}, 2);
+    EXPECT_EQ(md.get_size(), (2 + 3 * 8 + 4 + 1) * 4u);
+    EXPECT_FALSE(md.is_dense());
+    // Transposed layout (column-major) is fine.
+    EXPECT_EQ(memory::desc({4, 5}, dt::u8, {1, 4}).get_size(), 20u);
+}
+
+TEST(MemoryDesc, ZeroElements) {
+    memory::desc md({4, 0, 3}, dt::f32);
+    EXPECT_EQ(md.nelems(), 0);
+    EXPECT_EQ(md.get_size(), 0u);
+}
+
+TEST(MemoryDesc, ScalarHasOneElement) {
+    memory::desc md(dims {}, dt::s64);
+    EXPECT_EQ(md.nelems(), 1);
+    EXPECT_EQ(md.get_size(), 8u);
+}
+
+TEST(MemoryDesc, Comparable) {
+    EXPECT_EQ(memory::desc({2, 3}, dt::f32), memory::desc({2, 3}, dt::f32));
+    EXPECT_NE(memory::desc({2, 3}, dt::f32), memory::desc({3, 2}, dt::f32));
+    EXPECT_NE(memory::desc({2, 3}, dt::f32),
+            memory::desc({2, 3}, dt::f32, {3, 1}, 1));
+}
+
+TEST(MemoryDesc, RejectsBadShapes) {
+    EXPECT_NE(error_of([] { memory::desc({2, -3}, dt::f32); }).find("2x-3"),
+            std::string::npos);
+    EXPECT_NE(error_of([] { memory::desc({1, 1, 1, 1, 1, 1, 1, 1, 1}, dt::u8); })
+                      .find("at most 8"),
+            std::string::npos);
+    EXPECT_NE(error_of([] {
+        memory::desc({int64_t(1) << 32, int64_t(1) << 32}, dt::u8);
+    }).find("overflows"),
+            std::string::npos);
+    // Element count fits, byte size does not.
+    EXPECT_NE(error_of([] {
+        memory::desc({int64_t(1) << 61}, dt::f32);
+    }).find("overflows"),
+            std::string::npos);
+    error_of([] { memory::desc({2}, dt::undef); });
+}
+
+TEST(MemoryDesc, RejectsBadStrides) {
+    const std::string overlap = error_of(
+            [] { memory::desc({4, 5}, dt::f32, {4, 1}); });
+    EXPECT_NE(overlap.find("overlap"), std::string::npos) << overlap;
+    // Interleaved dims that collide: 2 + 10 == 12.
+    error_of([] { memory::desc({3, 2, 2}, dt::f32, {1, 10, 12}); });
+    EXPECT_NE(error_of([] { memory::desc({4}, dt::f32, {-1}); })
+                      .find("negative"),
+            std::string::npos);
+    EXPECT_NE(error_of([] { memory::desc({4}, dt::f32, {1, 1}); })
+                      .find("do not match"),
+            std::string::npos);
+    EXPECT_NE(error_of([] { memory::desc({4}, dt::f32, {1}, -2); }).find("-2"),
+            std::string::npos);
+    // A zero stride is fine on a dim of size 1 only.
+    EXPECT_NO_THROW(memory::desc({1, 4}, dt::f32, {0, 1}));
+    error_of([] { memory::desc({2, 4}, dt::f32, {0, 1}); });
+    // Extent overflow.
+    error_of([] {
+        memory::desc({2, 2}, dt::f32, {int64_t(1) << 62, 1});
+    });
+}
+
+TEST(MemoryDesc, Padded) {
+    const auto l = memory::pad({3, 5}, dt::f32, {1, 2}, {2, 3});
+    EXPECT_EQ(l.host_dims, (dims {6, 10}));
+    EXPECT_EQ(l.host_size, 6 * 10 * 4u);
+    EXPECT_EQ(l.md.get_dims(), (dims {3, 5}));
+    EXPECT_EQ(l.md.get_strides(), (dims {10, 1}));
+    EXPECT_EQ(l.md.get_offset0(), 1 * 10 + 2);
+    EXPECT_LE(l.md.get_size(), l.host_size);
+    const std::string msg = error_of(
+            [] { memory::pad({3, 5}, dt::f32, {0, -1}, {0, 0}); });
+    EXPECT_NE(msg.find("-1"), std::string::npos) << msg;
+    error_of([] { memory::pad({3, 5}, dt::f32, {0}, {0, 0}); });
+}
+
+TEST(MemoryDesc, LayoutPositions) {
+    const auto l = memory::pad({2, 3}, dt::u8, {1, 1}, {0, 1});
+    impl::layout_t layout(l.md);
+    // Host rows of 5, logical starts at (1, 1).
+    EXPECT_EQ(layout.position(0), 6);
+    EXPECT_EQ(layout.position(2), 8);
+    EXPECT_EQ(layout.position(3), 11);
+    std::vector<dim_t> seen;
+    layout.for_range(1, 4, [&](dim_t, dim_t pos) { seen.push_back(pos); });
+    EXPECT_EQ(seen, (std::vector<dim_t> {7, 8, 11, 12}));
+}
+
+TEST(Memory, OwnsAlignedOrWraps) {
+    memory m(memory::desc({100}, dt::f32));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(m.get_data_handle()) % 64, 0u);
+    memory copy = m; // a handle: shares the data
+    EXPECT_EQ(copy.get_data_handle(), m.get_data_handle());
+    float buf[4];
+    memory w(memory::desc({4}, dt::f32), buf);
+    EXPECT_EQ(w.get_data_handle(), buf);
+}
+
+TEST(Memory, HostScalars) {
+    memory s = memory::scalar(int64_t(-7));
+    EXPECT_TRUE(s.get_desc().is_host_scalar());
+    EXPECT_EQ(s.get_desc().get_data_type(), dt::s64);
+    EXPECT_EQ(*s.data<int64_t>(), -7);
+    EXPECT_EQ(*memory::scalar(0.25f).data<float>(), 0.25f);
+    EXPECT_EQ(*memory::scalar(int32_t(3)).data<int32_t>(), 3);
+    error_of([] { memory::desc::host_scalar(dt::u8); });
+}
+
+TEST(DataTypes, Names) {
+    for (dt t : {dt::f32, dt::bf16, dt::f16, dt::s8, dt::u8, dt::s32, dt::u32,
+                 dt::s64, dt::bit})
+        EXPECT_EQ(str2dt(dt2str(t)), t);
+    EXPECT_NE(error_of([] { str2dt("f64"); }).find("f64"), std::string::npos);
+    EXPECT_EQ(dt_bits(dt::bit), 1u);
+    EXPECT_EQ(dt_bits(dt::bf16), 16u);
+}
+
+TEST(Conversions, F16RoundTripsEveryValue) {
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        const auto v = static_cast<uint16_t>(h);
+        if ((v & 0x7c00) == 0x7c00 && (v & 0x3ff)) continue; // NaN payloads
+        ASSERT_EQ(impl::f32_to_f16(impl::f16_to_f32(v)), v) << h;
+    }
+}
+
+TEST(Conversions, F16RoundsToNearestEven) {
+    // Halfway between 1 and 1 + 2^-10 goes to 1 (even); above it up.
+    EXPECT_EQ(impl::f32_to_f16(1.f + 0x1p-11f), 0x3c00);
+    EXPECT_EQ(impl::f32_to_f16(1.f + 0x1p-11f + 0x1p-20f), 0x3c01);
+    EXPECT_EQ(impl::f32_to_f16(1.f + 3 * 0x1p-11f), 0x3c02);
+    EXPECT_EQ(impl::f32_to_f16(65520.f), 0x7c00); // rounds to infinity
+    EXPECT_EQ(impl::f32_to_f16(65519.f), 0x7bff);
+    EXPECT_EQ(impl::f32_to_f16(0x1p-25f), 0x0000); // tie to even zero
+    EXPECT_EQ(impl::f32_to_f16(0x1.8p-25f), 0x0001);
+    EXPECT_EQ(impl::f32_to_f16(-0x1p-24f), 0x8001);
+}
+
+TEST(Conversions, Bf16RoundsToNearestEven) {
+    EXPECT_EQ(impl::f32_to_bf16(1.f), 0x3f80);
+    EXPECT_EQ(impl::f32_to_bf16(impl::bits_float(0x3f808000)), 0x3f80);
+    EXPECT_EQ(impl::f32_to_bf16(impl::bits_float(0x3f818000)), 0x3f82);
+    EXPECT_EQ(impl::f32_to_bf16(impl::bits_float(0x3f808001)), 0x3f81);
+    EXPECT_TRUE(std::isnan(impl::bf16_to_f32(impl::f32_to_bf16(NAN))));
+}
+
+TEST(Npy, HeaderIsAligned) {
+    const std::string h = npy::header(memory::desc({2, 3}, dt::f32));
+    EXPECT_EQ(h.size() % 64, 0u);
+    EXPECT_NE(h.find("'descr': '<f4'"), std::string::npos);
+    EXPECT_NE(h.find("'shape': (2,3)"), std::string::npos);
+    EXPECT_EQ(h.back(), '\n');
+    // A bit tensor is its packed bytes.
+    EXPECT_NE(npy::header(memory::desc({3, 5}, dt::bit)).find("(2,)"),
+            std::string::npos);
+}
+
+TEST(Npy, RoundTrip) {
+    memory m(memory::desc({3, 4}, dt::s32));
+    for (int i = 0; i < 12; ++i)
+        m.data<int32_t>()[i] = i * i - 5;
+    std::stringstream ss;
+    npy::save(ss, m);
+    const npy::array a = npy::load(ss);
+    EXPECT_EQ(a.dt, dt::s32);
+    EXPECT_EQ(a.shape, (dims {3, 4}));
+    ASSERT_EQ(a.data.size(), 48u);
+    EXPECT_EQ(std::memcmp(a.data.data(), m.get_data_handle(), 48), 0);
+}
+
+TEST(Npy, RejectsBadFiles) {
+    std::stringstream junk("hello world, not numpy");
+    error_of([&] { npy::load(junk); });
+    std::stringstream truncated(
+            npy::header(memory::desc({100}, dt::f32)) + "abcd");
+    EXPECT_NE(error_of([&] { npy::load(truncated); }).find("truncated"),
+            std::string::npos);
+    std::string h = npy::header(memory::desc({2}, dt::f32));
+    h.replace(h.find("<f4"), 3, "<f8");
+    std::stringstream f8(h + std::string(16, '\0'));
+    EXPECT_NE(error_of([&] { npy::load(f8); }).find("<f8"), std::string::npos);
+    // Strided memories are not written.
+    memory strided(memory::desc({2}, dt::f32, {2}));
+    std::stringstream out;
+    error_of([&] { npy::save(out, strided); });
+    error_of([] { npy::load_file("/nonexistent/x.npy"); },
+            status::runtime_error);
+}
+
+TEST(Npy, UnusedMaskBitsAreWrittenAsZero) {
+    memory m(memory::desc({11}, dt::bit));
+    m.data<uint8_t>()[0] = 0x5a;
+    m.data<uint8_t>()[1] = 0xff; // bits 8..10 belong to the tensor
+    std::stringstream raw;
+    npy::save_raw(raw, m);
+    EXPECT_EQ(raw.str(), std::string("\x5a\x07", 2));
+    std::stringstream ss;
+    npy::save(ss, m);
+    const npy::array a = npy::load(ss);
+    EXPECT_EQ(a.dt, dt::u8);
+    EXPECT_EQ(a.shape, (dims {2}));
+    EXPECT_EQ(a.data[1], 0x07);
+}

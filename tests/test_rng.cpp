@@ -1,0 +1,562 @@
+// The RNG primitive: exact distribution semantics (checked against formulas
+// written here from DESIGN.md, on the engines' words), determinism across
+// threads, shards and layouts, runtime arguments, and errors.
+#include <cfenv>
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "rng/distributions.hpp"
+#include "src/utils.hpp"
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+using namespace rndnn::test;
+
+namespace {
+
+rng::desc make_desc(rng_alg alg, const dims &shape, data_type t) {
+    return rng::desc(alg, memory::desc(shape, t));
+}
+
+primitive_attr bernoulli_attr(double p,
+        bernoulli_method m = bernoulli_method::threshold32, int bits = 1) {
+    post_ops po;
+    po.append_bernoulli(p, m, bits);
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    return attr;
+}
+
+primitive_attr uniform_attr(float a, float b) {
+    post_ops po;
+    po.append_uniform(a, b);
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    return attr;
+}
+
+primitive_attr normal_attr(float mean, float stddev) {
+    post_ops po;
+    po.append_normal(mean, stddev);
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    return attr;
+}
+
+std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,
+        const run_args_t &r = {}) {
+    std::vector<uint8_t> buf(d.dst.get_size());
+    generate(d, attr, buf.data(), r);
+    return buf;
+}
+
+} // namespace
+
+// --- exact semantics --------------------------------------------------------
+
+TEST(RngSemantics, BitsAreTheWords) {
+    for (rng_alg alg : all_algs()) {
+        const run_args_t r {-12345, 1001, 7, 1};
+        const auto out = run(make_desc(alg, {3, 337}, dt::u32), {}, r);
+        const auto w = engine_words(alg, r.seed, r.stream, r.offset, 1011);
+        ASSERT_EQ(std::memcmp(out.data(), w.data(), 4 * 1011), 0)
+                << alg2str(alg);
+    }
+}
+
+TEST(RngSemantics, Threshold32) {
+    const double ps[] = {0.0, 1.0, 0.1, 0.5, 0.3, 1 - 0x1p-33, 0x1p-33, 0.999};
+    for (rng_alg alg : all_algs()) {
+        for (double p : ps) {
+            const run_args_t r {99, 5, 3, 1};
+            const dim_t n = 5000;
+            const auto out = run(make_desc(alg, {n}, dt::u8),
+                    bernoulli_attr(p), r);
+            const auto w = engine_words(alg, r.seed, r.stream, r.offset, n);
+            for (dim_t i = 0; i < n; ++i) {
+                bool expect;
+                if (alg == rng_alg::mcg31m1) {
+                    // W < p * m, exactly: p = mant * 2^e.
+                    int e;
+                    const double f = std::frexp(p, &e);
+                    const auto mant = static_cast<uint64_t>(std::ldexp(f, 53));
+                    const int s = 53 - e; // <= 86 for these p
+                    expect = (impl::uint128_t(w[i]) << s)
+                            < impl::uint128_t(mant) * 0x7fffffffu;
+                } else {
+                    expect = static_cast<double>(w[i]) < p * 0x1p32;
+                }
+                ASSERT_EQ(out[i], expect ? 1 : 0)
+                        << alg2str(alg) << " p=" << p << " i=" << i;
+            }
+        }
+    }
+}
+
+TEST(RngSemantics, Bitsliced) {
+    ASSERT_EQ(std::fegetround(), FE_TONEAREST);
+    const struct {
+        double p;
+        int b;
+    } cases[] = {{0.5, 1}, {0.25, 2}, {0.3, 8}, {0.1, 3}, {0.9, 4}, {1.0, 5},
+            {0.0, 7}, {0.6, 32}, {0.375, 1} /* tie: 0.75 -> 0 (even) */,
+            {0.625, 2} /* 2.5 -> 2 */, {0.875, 2} /* 3.5 -> 4 */};
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mt19937}) {
+        for (const auto &c : cases) {
+            const run_args_t r {-3, 77, 0, 1}; // starts inside a group
+            const dim_t n = 3001;
+            const auto out = run(make_desc(alg, {n}, dt::u8),
+                    bernoulli_attr(c.p, bernoulli_method::bitsliced, c.b), r);
+            const uint64_t level
+                    = static_cast<uint64_t>(std::nearbyint(c.p * std::ldexp(1.0, c.b)));
+            const uint64_t g0 = r.offset, g1 = r.offset + n;
+            const auto w = engine_words(
+                    alg, r.seed, r.stream, 0, (g1 / 32 + 1) * c.b);
+            for (uint64_t g = g0; g < g1; ++g) {
+                uint64_t u = 0; // MSB first from word (g/32)*b + j
+                for (int j = 0; j < c.b; ++j)
+                    u = (u << 1) | ((w[(g / 32) * c.b + j] >> (g % 32)) & 1);
+                ASSERT_EQ(out[g - g0], u < level ? 1 : 0)
+                        << "p=" << c.p << " b=" << c.b << " g=" << g;
+            }
+        }
+    }
+}
+
+TEST(RngSemantics, BernoulliDstTypesAgree) {
+    const auto attr = bernoulli_attr(0.3);
+    const run_args_t r {1, 13, 0, 1};
+    const dim_t n = 999;
+    const auto u8 = run(make_desc(rng_alg::philox4x32_10, {n}, dt::u8), attr, r);
+    const auto bit
+            = run(make_desc(rng_alg::philox4x32_10, {n}, dt::bit), attr, r);
+    const auto s32
+            = run(make_desc(rng_alg::philox4x32_10, {n}, dt::s32), attr, r);
+    const auto f32
+            = run(make_desc(rng_alg::philox4x32_10, {n}, dt::f32), attr, r);
+    ASSERT_EQ(bit.size(), (n + 7) / 8u);
+    for (dim_t i = 0; i < n; ++i) {
+        ASSERT_EQ(get_bit(bit.data(), i), u8[i]);
+        ASSERT_EQ(reinterpret_cast<const int32_t *>(s32.data())[i], u8[i]);
+        ASSERT_EQ(reinterpret_cast<const float *>(f32.data())[i],
+                static_cast<float>(u8[i]));
+    }
+}
+
+TEST(RngSemantics, Uniform) {
+    for (rng_alg alg : all_algs()) {
+        const float a = -2.5f, b = 7.f;
+        const run_args_t r {42, 3, 0, 1};
+        const dim_t n = 2048;
+        const auto f32 = run(make_desc(alg, {n}, dt::f32), uniform_attr(a, b), r);
+        const auto bf16
+                = run(make_desc(alg, {n}, dt::bf16), uniform_attr(a, b), r);
+        const auto f16 = run(make_desc(alg, {n}, dt::f16), uniform_attr(a, b), r);
+        const auto w = engine_words(alg, r.seed, r.stream, r.offset, n);
+        const int shift = alg == rng_alg::mcg31m1 ? 7 : 8;
+        for (dim_t i = 0; i < n; ++i) {
+            const float u = static_cast<float>(w[i] >> shift) / 16777216.f;
+            const float v = std::fma(u, b - a, a);
+            ASSERT_EQ(reinterpret_cast<const float *>(f32.data())[i], v);
+            ASSERT_GE(v, a);
+            ASSERT_LE(v, b);
+            ASSERT_EQ(reinterpret_cast<const uint16_t *>(bf16.data())[i],
+                    impl::f32_to_bf16(v));
+            ASSERT_EQ(reinterpret_cast<const uint16_t *>(f16.data())[i],
+                    impl::f32_to_f16(v));
+        }
+    }
+}
+
+TEST(RngSemantics, NormalPairsAndAccuracy) {
+    for (rng_alg alg : all_algs()) {
+        const float mean = 1.5f, sd = 2.f;
+        const run_args_t r {7, 0, 11, 1};
+        const dim_t n = 4001, off = 3; // starts on an odd element
+        const auto out = run(make_desc(alg, {n}, dt::f32),
+                normal_attr(mean, sd), {r.seed, off, r.stream, 1});
+        const auto w = engine_words(alg, r.seed, r.stream, 0, n + off + 1);
+        const int shift = alg == rng_alg::mcg31m1 ? 7 : 8;
+        for (dim_t i = 0; i < n; ++i) {
+            const uint64_t g = off + i;
+            const uint32_t w0 = w[g & ~1ull], w1 = w[g | 1];
+            float v[2];
+            impl::normal_pair(w0, w1, shift, mean, sd, &v[0], &v[1]);
+            const float got = reinterpret_cast<const float *>(out.data())[i];
+            ASSERT_EQ(got, v[g & 1]) << i;
+            // Against libm in double: Box-Muller as DESIGN.md writes it.
+            const double u1 = ((w0 >> shift) + 1.0) / 16777216.0;
+            const double u2 = (w1 >> shift) / 16777216.0;
+            const double rr = std::sqrt(-2 * std::log(u1));
+            const double z = (g & 1) ? rr * std::sin(2 * M_PI * u2)
+                                     : rr * std::cos(2 * M_PI * u2);
+            ASSERT_NEAR(got, mean + sd * z, 1e-5 * (1 + std::fabs(z)) * sd)
+                    << alg2str(alg) << " g=" << g;
+        }
+    }
+}
+
+TEST(RngSemantics, LnApproxWithinTwoUlps) {
+    // Every input the normal sampler can produce: k * 2^-24, k in [1, 2^24].
+    for (uint32_t k = 1; k <= (1u << 24); ++k) {
+        const float x = static_cast<float>(k) * 0x1p-24f;
+        const double exact = std::log(static_cast<double>(x));
+        const float got = impl::ln_approx(x);
+        const double ulp = std::ldexp(1.0,
+                std::ilogb(static_cast<float>(exact == 0 ? 1e-30 : exact)) - 23);
+        ASSERT_LE(std::fabs(got - exact), exact == 0 ? 0 : 2 * ulp) << k;
+    }
+}
+
+TEST(RngSemantics, SinCosAccuracyAndQuadrants) {
+    for (uint32_t k = 0; k < (1u << 24); k += 97) {
+        float s, c;
+        impl::sincos_2pi(k, &s, &c);
+        const double a = 2 * M_PI * k / 16777216.0;
+        ASSERT_NEAR(s, std::sin(a), 2.5e-7) << k;
+        ASSERT_NEAR(c, std::cos(a), 2.5e-7) << k;
+    }
+    float s, c;
+    impl::sincos_2pi(1u << 22, &s, &c); // a quarter turn, exactly
+    EXPECT_EQ(s, 1.f);
+    EXPECT_EQ(c, 0.f);
+}
+
+TEST(RngSemantics, ThresholdHelpersAreExact) {
+    EXPECT_EQ(impl::bernoulli_threshold32(1.0), 1ull << 32);
+    EXPECT_EQ(impl::bernoulli_threshold32(0.0), 0u);
+    EXPECT_EQ(impl::bernoulli_threshold32(0x1p-40), 1u);
+    EXPECT_EQ(impl::bernoulli_threshold_mcg31(1.0), 0x7fffffffu);
+    EXPECT_EQ(impl::bernoulli_threshold_mcg31(0.5), 0x40000000u); // ceil
+    EXPECT_EQ(impl::bernoulli_threshold_mcg31(1e-300), 1u);
+    EXPECT_EQ(impl::bitsliced_level(0.5, 1), 1u);
+    EXPECT_EQ(impl::bitsliced_level(0.75, 1), 2u); // 1.5 -> 2
+    EXPECT_EQ(impl::bitsliced_level(0.25, 1), 0u); // 0.5 -> 0
+    EXPECT_EQ(impl::bitsliced_level(1.0, 32), 1ull << 32);
+}
+
+TEST(RngSemantics, OneDnnLayoutMatchesOneDnnDropoutMask) {
+    // oneDNN 3.14's dropout attribute: seed 7 (s64), offset 99, p = 0.1 on
+    // 1 x 4099; it keeps an element iff W > (2^32 - 1) * p in double.
+    std::ifstream f(RNDNN_TEST_DATA_DIR "/onednn-dropout-mask.u8",
+            std::ios::binary);
+    const std::vector<char> mask((std::istreambuf_iterator<char>(f)),
+            std::istreambuf_iterator<char>());
+    ASSERT_EQ(mask.size(), 4099u);
+    const auto out = run(make_desc(rng_alg::philox4x32_10_onednn, {1, 4099},
+                                 dt::u32),
+            {}, {7, 0, 99, 1});
+    const auto *w = reinterpret_cast<const uint32_t *>(out.data());
+    for (int i = 0; i < 4099; ++i)
+        ASSERT_EQ(mask[i], w[i] > 4294967295.0 * 0.1 ? 1 : 0) << i;
+}
+
+// --- determinism ------------------------------------------------------------
+
+namespace {
+// Problems covering every distribution; n large enough for 3 threads.
+struct dist_case_t {
+    const char *name;
+    primitive_attr attr;
+    data_type t;
+};
+std::vector<dist_case_t> dist_cases(rng_alg alg) {
+    std::vector<dist_case_t> c = {{"bits", {}, dt::u32},
+            {"bernoulli", bernoulli_attr(0.3), dt::bit},
+            {"uniform", uniform_attr(-1.f, 1.f), dt::bf16},
+            {"normal", normal_attr(0.f, 1.f), dt::f32}};
+    if (alg != rng_alg::mcg31m1)
+        c.push_back({"bitsliced",
+                bernoulli_attr(0.3, bernoulli_method::bitsliced, 5), dt::bit});
+    return c;
+}
+} // namespace
+
+TEST(RngDeterminism, ThreadCounts) {
+    for (rng_alg alg : all_algs()) {
+        for (const auto &c : dist_cases(alg)) {
+            const auto d = make_desc(alg, {3, 33333}, c.t);
+            const auto one = run(d, c.attr, {5, 17, 2, 1});
+            for (int nthr : {2, 3})
+                ASSERT_EQ(one, run(d, c.attr, {5, 17, 2, nthr}))
+                        << alg2str(alg) << " " << c.name << " " << nthr;
+        }
+    }
+}
+
+TEST(RngDeterminism, ShardsWithOffsets) {
+    // A tensor made whole equals its shards made with their start as offset.
+    const dim_t n = 100003;
+    const dim_t cuts[] = {0, 1, 12345, 12346, 54321, 99999, n};
+    for (rng_alg alg : all_algs()) {
+        for (const auto &c : dist_cases(alg)) {
+            const int64_t base = 1000000007;
+            const auto whole = run(make_desc(alg, {n}, c.t), c.attr,
+                    {-9, base, 4, 2});
+            for (size_t s = 0; s + 1 < std::size(cuts); ++s) {
+                const dim_t len = cuts[s + 1] - cuts[s];
+                const auto part = run(make_desc(alg, {len}, c.t), c.attr,
+                        {-9, base + cuts[s], 4, 2});
+                for (dim_t i = 0; i < len; ++i) {
+                    const dim_t at = cuts[s] + i;
+                    if (c.t == dt::bit) {
+                        ASSERT_EQ(get_bit(part.data(), i), get_bit(whole.data(), at))
+                                << alg2str(alg) << " " << c.name << " " << at;
+                    } else {
+                        const size_t es = dt_bits(c.t) / 8;
+                        ASSERT_EQ(std::memcmp(part.data() + i * es,
+                                          whole.data() + at * es, es),
+                                0)
+                                << alg2str(alg) << " " << c.name << " " << at;
+                    }
+                }
+            }
+        }
+    }
+}
+
+namespace {
+// Logical element i of a memory, as raw bits (bit, u8.. f32 only).
+uint32_t element(const memory::desc &md, const void *base, dim_t i) {
+    dim_t pos = md.get_offset0(), rest = i;
+    for (int d = md.get_ndims(); d-- > 0;) {
+        pos += (rest % md.get_dims()[d]) * md.get_strides()[d];
+        rest /= md.get_dims()[d];
+    }
+    if (md.get_data_type() == dt::bit) return get_bit(base, pos);
+    const size_t es = dt_bits(md.get_data_type()) / 8;
+    uint32_t v = 0;
+    std::memcpy(&v, static_cast<const uint8_t *>(base) + pos * es, es);
+    return v;
+}
+} // namespace
+
+TEST(RngDeterminism, LayoutsAndUntouchedPadding) {
+    const dims shape = {7, 45, 13};
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mt19937}) {
+        for (const auto &c : dist_cases(alg)) {
+            const memory::desc dense(shape, c.t);
+            const auto pad = memory::pad(shape, c.t, {1, 3, 5}, {2, 0, 3});
+            // Column-major-like: the first dim is innermost.
+            const memory::desc transposed(shape, c.t, {1, 7 * 13, 7}, 3);
+            for (const memory::desc &md : {pad.md, transposed}) {
+                const auto ref = run(rng::desc(alg, dense), c.attr, {3, 11, 0, 3});
+                const size_t size = std::max(md.get_size(), pad.host_size);
+                std::vector<uint8_t> buf(size, 0xa5), untouched(size, 0xa5);
+                generate(rng::desc(alg, md), c.attr, buf.data(), {3, 11, 0, 3});
+                // Mark every logical element's bits, then compare the rest.
+                for (dim_t i = 0; i < dense.nelems(); ++i) {
+                    ASSERT_EQ(element(md, buf.data(), i),
+                            element(dense, ref.data(), i))
+                            << c.name << " " << md.str() << " i=" << i;
+                    dim_t pos = md.get_offset0(), rest = i;
+                    for (int d = md.get_ndims(); d-- > 0;) {
+                        pos += (rest % shape[d]) * md.get_strides()[d];
+                        rest /= shape[d];
+                    }
+                    const size_t bits = dt_bits(c.t);
+                    for (size_t b = 0; b < bits; ++b) {
+                        const size_t at = pos * bits + b;
+                        const auto m = static_cast<uint8_t>(1u << (at & 7));
+                        buf[at >> 3] &= static_cast<uint8_t>(~m);
+                        untouched[at >> 3] &= static_cast<uint8_t>(~m);
+                    }
+                }
+                ASSERT_EQ(buf, untouched) << "padding written: " << md.str();
+            }
+        }
+    }
+}
+
+TEST(RngDeterminism, OffsetsNearTheEndOfTheRange) {
+    const dim_t n = 1000;
+    const int64_t last = INT64_MAX - n;
+    for (rng_alg alg : all_algs()) {
+        const auto out = run(make_desc(alg, {n}, dt::u32), {}, {1, last, 0, 2});
+        const auto w = engine_words(alg, 1, 0, last, n);
+        ASSERT_EQ(std::memcmp(out.data(), w.data(), 4 * n), 0) << alg2str(alg);
+        // The normal pair of the last (even) element reads one word past
+        // the tensor: still fine.
+        run(make_desc(alg, {n}, dt::f32), normal_attr(0, 1), {1, last, 0, 2});
+    }
+    EXPECT_ERROR_NAMES(run(make_desc(rng_alg::philox4x32_10, {n}, dt::u32),
+                               {}, {1, last + 1, 0, 1}),
+            std::to_string(last + 1));
+}
+
+TEST(RngDeterminism, EmptyTensor) {
+    std::vector<uint8_t> none;
+    generate(make_desc(rng_alg::mt19937, {4, 0}, dt::u32), {}, none.data());
+}
+
+// --- runtime arguments ------------------------------------------------------
+
+TEST(RngArgs, ImplementationIsReported) {
+    rng::primitive_desc pd(make_desc(rng_alg::philox4x32_10, {8}, dt::u32));
+    EXPECT_STREQ(pd.impl_name(), "ref:any");
+    EXPECT_EQ(pd.info(), "alg=philox4x32_10,dist=bits,dst=u32:8");
+}
+
+TEST(RngArgs, SeedTypesStreamsAndScalarKinds) {
+    const dim_t n = 300;
+    auto d = make_desc(rng_alg::philox4x32_10, {n}, dt::u32);
+    const auto s64 = run(d, {}, {-5, 0, 0, 1});
+
+    // An s32 seed is sign-extended.
+    d.seed_dt = dt::s32;
+    std::vector<uint32_t> out(n);
+    rng p32 {rng::primitive_desc(d)};
+    p32.execute(stream(1),
+            {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                    {RNDNN_ARG_SEED, memory::scalar(int32_t(-5))}});
+    EXPECT_EQ(std::memcmp(out.data(), s64.data(), 4 * n), 0);
+
+    // One-element memories instead of host scalars, updated in place.
+    auto dm = make_desc(rng_alg::philox4x32_10, {n}, dt::u32);
+    dm.scalars = scalar_kind::memory;
+    dm.with_offset = true;
+    dm.with_next_offset = true;
+    int64_t seed = -5, offset = 0, strm = 0, next = -1;
+    const memory::desc one({1}, dt::s64);
+    rng pm {rng::primitive_desc(dm)};
+    const std::unordered_map<int, memory> args
+            = {{RNDNN_ARG_DST, memory(dm.dst, out.data())},
+                    {RNDNN_ARG_SEED, memory(one, &seed)},
+                    {RNDNN_ARG_OFFSET, memory(one, &offset)},
+                    {RNDNN_ARG_STREAM, memory(one, &strm)},
+                    {RNDNN_ARG_NEXT_OFFSET, memory(one, &next)}};
+    pm.execute(stream(1), args);
+    EXPECT_EQ(std::memcmp(out.data(), s64.data(), 4 * n), 0);
+    EXPECT_EQ(next, n);
+    // Continue the stream from the returned offset.
+    offset = next;
+    pm.execute(stream(1), args);
+    EXPECT_EQ(next, 2 * n);
+    const auto w = engine_words(rng_alg::philox4x32_10, -5, 0, n, n);
+    EXPECT_EQ(std::memcmp(out.data(), w.data(), 4 * n), 0);
+    // Another stream gives other words.
+    offset = 0;
+    strm = 1;
+    pm.execute(stream(1), args);
+    EXPECT_NE(std::memcmp(out.data(), s64.data(), 4 * n), 0);
+    // Host scalars are refused when memories were declared, and back.
+    EXPECT_ERROR_NAMES(pm.execute(stream(1),
+                               {{RNDNN_ARG_DST, memory(dm.dst, out.data())},
+                                       {RNDNN_ARG_SEED, memory::scalar(seed)}}),
+            "seed must be a one-element memory");
+    EXPECT_ERROR_NAMES(p32.execute(stream(1),
+                               {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                       {RNDNN_ARG_SEED, memory::scalar(seed)}}),
+            "seed has type s64; expected s32");
+}
+
+TEST(RngArgs, RuntimeP) {
+    auto d = make_desc(rng_alg::philox4x32_10, {1000}, dt::bit);
+    const auto fixed = run(d, bernoulli_attr(0.25));
+    d.runtime_p = true;
+    rng prim {rng::primitive_desc(d, bernoulli_attr(0.9))};
+    std::vector<uint8_t> out(d.dst.get_size());
+    auto exec = [&](float p) {
+        prim.execute(stream(1),
+                {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                        {RNDNN_ARG_SEED, memory::scalar(int64_t(0))},
+                        {RNDNN_ARG_P, memory::scalar(p)}});
+    };
+    exec(0.25f);
+    EXPECT_EQ(out, fixed);
+    EXPECT_ERROR_NAMES(exec(1.5f), "p=1.5");
+    EXPECT_ERROR_NAMES(exec(NAN), "p=nan");
+    EXPECT_ERROR_NAMES(prim.execute(stream(1),
+                               {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                       {RNDNN_ARG_SEED, memory::scalar(int64_t(0))}}),
+            "p argument is missing");
+}
+
+// --- errors -----------------------------------------------------------------
+
+TEST(RngErrors, CreationNamesTheBadValue) {
+    const auto bit = make_desc(rng_alg::philox4x32_10, {64}, dt::bit);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bit, bernoulli_attr(1.5)), "p=1.5");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bit, bernoulli_attr(-0.1)), "p=-0.1");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bit,
+                               bernoulli_attr(0.5, bernoulli_method::bitsliced, 0)),
+            "b=0");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bit,
+                               bernoulli_attr(0.5, bernoulli_method::bitsliced, 33)),
+            "b=33");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(make_desc(rng_alg::mcg31m1, {64}, dt::bit),
+                    bernoulli_attr(0.5, bernoulli_method::bitsliced, 1)),
+            "mcg31m1");
+    EXPECT_ERROR_NAMES(rng::primitive_desc {bit}, "cannot write dst type bit");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(make_desc(rng_alg::philox4x32_10, {4}, dt::u8),
+                    uniform_attr(0, 1)),
+            "dst type u8");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(make_desc(rng_alg::philox4x32_10, {4}, dt::f32),
+                    uniform_attr(2, 1)),
+            "[2, 1)");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(make_desc(rng_alg::philox4x32_10, {4}, dt::f32),
+                    normal_attr(0, -1)),
+            "stddev=-1");
+    post_ops two;
+    two.append_uniform(0, 1);
+    two.append_normal(0, 1);
+    primitive_attr attr2;
+    attr2.set_post_ops(two);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(make_desc(rng_alg::philox4x32_10,
+                                                   {4}, dt::f32),
+                               attr2),
+            "got 2");
+    auto named = make_desc(rng_alg::multfly, {4}, dt::u32);
+    named.name = std::string(33, 'x');
+    EXPECT_ERROR_NAMES(rng::primitive_desc {named}, "33 bytes");
+    named.alg = rng_alg::philox4x32_10;
+    named.name = "layer1";
+    EXPECT_ERROR_NAMES(rng::primitive_desc {named}, "layer1");
+    auto s8seed = make_desc(rng_alg::philox4x32_10, {4}, dt::u32);
+    s8seed.seed_dt = dt::u8;
+    EXPECT_ERROR_NAMES(rng::primitive_desc {s8seed}, "seed type u8");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(rng::desc(rng_alg::philox4x32_10,
+                               memory::desc())),
+            "empty");
+}
+
+TEST(RngErrors, ExecutionNamesTheBadArgument) {
+    auto d = make_desc(rng_alg::philox4x32_10, {16}, dt::u32);
+    d.with_offset = true;
+    rng prim {rng::primitive_desc(d)};
+    std::vector<uint32_t> buf(16, 0xdeadbeef);
+    const memory dst(d.dst, buf.data());
+    EXPECT_ERROR_NAMES(prim.execute(stream(1),
+                               {{RNDNN_ARG_DST, dst},
+                                       {RNDNN_ARG_SEED, memory::scalar(int64_t(1))},
+                                       {RNDNN_ARG_OFFSET,
+                                               memory::scalar(int64_t(-5))}}),
+            "offset=-5");
+    EXPECT_EQ(buf[0], 0xdeadbeef); // nothing written
+    EXPECT_ERROR_NAMES(prim.execute(stream(1),
+                               {{RNDNN_ARG_DST, dst},
+                                       {RNDNN_ARG_OFFSET,
+                                               memory::scalar(int64_t(0))}}),
+            "seed argument is missing");
+    EXPECT_ERROR_NAMES(prim.execute(stream(1),
+                               {{RNDNN_ARG_DST, dst},
+                                       {RNDNN_ARG_SEED, memory::scalar(int64_t(1))}}),
+            "offset argument is missing");
+    std::vector<uint32_t> small(8);
+    EXPECT_ERROR_NAMES(
+            prim.execute(stream(1),
+                    {{RNDNN_ARG_DST,
+                             memory(memory::desc({8}, dt::u32), small.data())},
+                            {RNDNN_ARG_SEED, memory::scalar(int64_t(1))},
+                            {RNDNN_ARG_OFFSET, memory::scalar(int64_t(0))}}),
+            "u32:8 does not match the primitive's dst u32:16");
+    EXPECT_ERROR_NAMES(stream(-1), "-1");
+}

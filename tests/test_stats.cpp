@@ -1,0 +1,143 @@
+// Statistical properties with fixed seeds. Every bound is at least 6 sigma
+// (or the chi-square equivalent), so a correct generator fails one check
+// falsely less than once in 10^8 runs; the seeds are fixed, so a run is
+// repeatable.
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+using namespace rndnn::test;
+
+namespace {
+
+constexpr double z_bound = 6.0;
+constexpr dim_t n = 1 << 21;
+
+template <typename T>
+std::vector<T> sample(rng_alg alg, const post_ops &po, data_type t,
+        int64_t seed) {
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    std::vector<T> out((memory::desc({n}, t).get_size() + sizeof(T) - 1)
+            / sizeof(T));
+    generate(rng::desc(alg, memory::desc({n}, t)), attr, out.data(),
+            {seed, 12345, 0, 2});
+    return out;
+}
+
+// Chi-square upper bound for k degrees of freedom at z sigma
+// (Wilson-Hilferty).
+double chi2_upper(double k, double z) {
+    const double h = 2.0 / (9.0 * k);
+    return k * std::pow(1 - h + z * std::sqrt(h), 3);
+}
+
+} // namespace
+
+TEST(Stats, BernoulliRate) {
+    const struct {
+        double p;
+        bernoulli_method m;
+        int b;
+    } cases[] = {{0.5, bernoulli_method::threshold32, 1},
+            {0.1, bernoulli_method::threshold32, 1},
+            {0.999, bernoulli_method::threshold32, 1},
+            {0.001, bernoulli_method::threshold32, 1},
+            {0.5, bernoulli_method::bitsliced, 1},
+            {0.1, bernoulli_method::bitsliced, 8},
+            {0.9, bernoulli_method::bitsliced, 16}};
+    for (rng_alg alg : all_algs()) {
+        for (const auto &c : cases) {
+            if (alg == rng_alg::mcg31m1 && c.m == bernoulli_method::bitsliced)
+                continue;
+            post_ops po;
+            po.append_bernoulli(c.p, c.m, c.b);
+            const auto mask = sample<uint8_t>(alg, po, dt::bit, 2024);
+            double ones = 0;
+            for (uint8_t byte : mask)
+                ones += __builtin_popcount(byte);
+            // bitsliced draws p rounded to a multiple of 2^-b.
+            const double p = c.m == bernoulli_method::bitsliced
+                    ? std::nearbyint(std::ldexp(c.p, c.b)) / std::ldexp(1.0, c.b)
+                    : c.p;
+            const double sd = std::sqrt(n * p * (1 - p));
+            EXPECT_LE(std::fabs(ones - n * p), z_bound * sd)
+                    << alg2str(alg) << " p=" << c.p << " b=" << c.b;
+        }
+    }
+}
+
+TEST(Stats, UniformRangeAndMoments) {
+    const float a = -3.f, b = 5.f;
+    post_ops po;
+    po.append_uniform(a, b);
+    for (rng_alg alg : all_algs()) {
+        const auto v = sample<float>(alg, po, dt::f32, 99);
+        double sum = 0, sq = 0;
+        for (float x : v) {
+            ASSERT_GE(x, a);
+            ASSERT_LT(x, b);
+            sum += x;
+        }
+        const double mean = sum / n;
+        for (float x : v)
+            sq += (x - mean) * (x - mean);
+        const double w = b - a, var = sq / n;
+        EXPECT_NEAR(mean, (a + b) / 2, z_bound * w / std::sqrt(12.0 * n))
+                << alg2str(alg);
+        // Var of the sample variance: (mu4 - sigma^4) / n.
+        EXPECT_NEAR(var, w * w / 12,
+                z_bound * w * w * std::sqrt((1 / 80.0 - 1 / 144.0) / n))
+                << alg2str(alg);
+        // Both ends are reached: P(no value within 1e-5 * w) = e^-21.
+        EXPECT_LT(*std::min_element(v.begin(), v.end()), a + 1e-5 * w);
+        EXPECT_GT(*std::max_element(v.begin(), v.end()), b - 1e-5 * w);
+    }
+}
+
+TEST(Stats, NormalMomentsAndTails) {
+    post_ops po;
+    po.append_normal(2.f, 3.f);
+    for (rng_alg alg : all_algs()) {
+        const auto v = sample<float>(alg, po, dt::f32, 7);
+        double sum = 0, sq = 0, beyond3 = 0;
+        for (float x : v)
+            sum += x;
+        const double mean = sum / n;
+        for (float x : v) {
+            sq += (x - mean) * (x - mean);
+            if (std::fabs(x - 2.0) > 9.0) ++beyond3;
+            ASSERT_LE(std::fabs(x - 2.0), 3 * 5.8); // 24-bit u1 bound
+        }
+        const double var = sq / n;
+        EXPECT_NEAR(mean, 2.0, z_bound * 3 / std::sqrt(double(n)))
+                << alg2str(alg);
+        EXPECT_NEAR(var, 9.0, z_bound * 9 * std::sqrt(2.0 / n)) << alg2str(alg);
+        const double p3 = 0.0026997960632601866; // P(|z| > 3)
+        EXPECT_NEAR(beyond3, n * p3, z_bound * std::sqrt(n * p3 * (1 - p3)))
+                << alg2str(alg);
+    }
+}
+
+TEST(Stats, RawWordBytesChiSquare) {
+    for (rng_alg alg : all_algs()) {
+        const auto w = sample<uint32_t>(alg, post_ops(), dt::u32, 31337);
+        // mcg31m1 words have 31 bits: its top byte is checked on 7 bits.
+        for (int byte = 0; byte < 4; ++byte) {
+            const int bins = (alg == rng_alg::mcg31m1 && byte == 3) ? 128 : 256;
+            std::vector<double> count(bins, 0);
+            for (uint32_t x : w)
+                count[(x >> (8 * byte)) & (bins - 1)] += 1;
+            const double e = double(n) / bins;
+            double chi2 = 0;
+            for (double c : count)
+                chi2 += (c - e) * (c - e) / e;
+            EXPECT_LT(chi2, chi2_upper(bins - 1, z_bound))
+                    << alg2str(alg) << " byte " << byte;
+        }
+    }
+}

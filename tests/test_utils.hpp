@@ -1,0 +1,84 @@
+// Helpers shared by the test suites.
+#ifndef RNDNN_TESTS_TEST_UTILS_HPP
+#define RNDNN_TESTS_TEST_UTILS_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rndnn/rndnn.hpp"
+#include "rng/engines/word_source.hpp"
+
+namespace rndnn {
+namespace test {
+
+// Runs f and returns the message of the rndnn::error it throws; the test
+// fails if none is thrown or its status differs.
+template <typename F>
+std::string error_of(F f, status expected = status::invalid_arguments) {
+    try {
+        f();
+    } catch (const error &e) {
+        EXPECT_EQ(e.status(), expected) << e.what();
+        return e.what();
+    }
+    ADD_FAILURE() << "no rndnn::error thrown";
+    return "";
+}
+
+// Expects that f throws an invalid_arguments error mentioning `needle`.
+#define EXPECT_ERROR_NAMES(stmt, needle) \
+    do { \
+        const std::string msg_ = ::rndnn::test::error_of([&] { stmt; }); \
+        EXPECT_NE(msg_.find(needle), std::string::npos) \
+                << "message '" << msg_ << "' does not name '" << needle \
+                << "'"; \
+    } while (0)
+
+struct run_args_t {
+    int64_t seed = 0;
+    int64_t offset = 0;
+    int64_t stream = 0;
+    int nthr = 1;
+};
+
+// Executes the RNG into buf (which must hold d.dst.get_size() bytes).
+inline void generate(const rng::desc &d, const primitive_attr &attr,
+        void *buf, const run_args_t &r = {}) {
+    rng::desc dd = d;
+    dd.with_offset = true;
+    rng prim {rng::primitive_desc(dd, attr)};
+    prim.execute(stream(r.nthr),
+            {{RNDNN_ARG_DST, memory(dd.dst, buf)},
+                    {RNDNN_ARG_SEED, memory::scalar(r.seed)},
+                    {RNDNN_ARG_OFFSET, memory::scalar(r.offset)},
+                    {RNDNN_ARG_STREAM, memory::scalar(r.stream)}});
+}
+
+// Words W(first .. first + n - 1) straight from the engine.
+inline std::vector<uint32_t> engine_words(rng_alg alg, int64_t seed,
+        int64_t strm, uint64_t first, size_t n, const std::string &name = "") {
+    std::vector<uint32_t> w(n);
+    impl::make_word_source(alg, static_cast<uint64_t>(seed),
+            static_cast<uint64_t>(strm), name)
+            ->fill(first, n, w.data());
+    return w;
+}
+
+inline int get_bit(const void *base, int64_t pos) {
+    return (static_cast<const uint8_t *>(base)[pos >> 3] >> (pos & 7)) & 1;
+}
+
+inline const std::vector<rng_alg> &all_algs() {
+    static const std::vector<rng_alg> algs = {rng_alg::philox4x32_10,
+            rng_alg::philox4x32_10_onednn, rng_alg::threefry4x32_20,
+            rng_alg::mcg31m1, rng_alg::mt19937, rng_alg::multfly};
+    return algs;
+}
+
+} // namespace test
+} // namespace rndnn
+
+#endif

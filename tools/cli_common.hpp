@@ -1,0 +1,107 @@
+// Shared pieces of the rndnn command-line tools: strict value parsing,
+// option handling, the exit-status policy and atomic output files.
+//
+// Nothing here computes randomness: the tools only parse and call the
+// public API (include/rndnn/).
+#ifndef RNDNN_TOOLS_CLI_COMMON_HPP
+#define RNDNN_TOOLS_CLI_COMMON_HPP
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "rndnn/rndnn.hpp"
+
+namespace rndnn_cli {
+
+namespace po = boost::program_options;
+
+// Exit statuses (docs/cli.md).
+constexpr int exit_ok = 0;
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+// A bad command line: exit status 2. The message names the bad value.
+class usage_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// An I/O failure: exit status 1.
+class io_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Runs one subcommand and turns its exceptions into a message on stderr
+// ("rndnn: ...") and an exit status: 2 for usage errors and every
+// rndnn::error with status invalid_arguments, 1 for anything else.
+// @p program ("rndnn gen") is named in the "--help" hint.
+int run_guarded(const std::string &program, const std::function<int()> &fn);
+
+// Parses the options of a subcommand (GNU long options only, no
+// positional arguments). Prints the help to stdout and returns false if
+// --help was given; throws on a bad command line.
+bool parse_options(int argc, char **argv, const po::options_description &desc,
+        const std::string &usage, po::variables_map &vm);
+
+// A string-valued option, with or without a default. Values are taken as
+// text and parsed by the strict parsers below: Boost's own conversion
+// would wrap "-1" into a huge unsigned value, and its messages do not
+// follow ours.
+po::typed_value<std::string> *text();
+po::typed_value<std::string> *text(const std::string &default_value);
+
+// @returns true if @p flag was written on the command line (not just
+// defaulted).
+bool given(const po::variables_map &vm, const char *flag);
+
+// Strict parsers: the whole text must be the value, with no spaces, no
+// '+', no trailing junk and no out-of-range value. @p flag is the option
+// name used in the message, e.g. "--seed".
+std::int64_t parse_s64(const std::string &flag, const std::string &text);
+std::uint64_t parse_u64(const std::string &flag, const std::string &text);
+int parse_int(const std::string &flag, const std::string &text);
+double parse_double(const std::string &flag, const std::string &text);
+float parse_float(const std::string &flag, const std::string &text);
+// "64x128x1024": one or more non-negative integers joined by 'x'. Limits on
+// the count of dims and the element count are the library's to check.
+rndnn::dims parse_shape(const std::string &flag, const std::string &text);
+
+// An output file that appears only once complete: data goes to
+// "<path>.tmp.XXXXXX" in the same directory, and commit() renames it into
+// place. Until then the destructor removes the temporary file, so a
+// failed run leaves nothing behind.
+class atomic_file {
+public:
+    // @throws io_error if @p path is a directory or the temporary file
+    //     cannot be created.
+    explicit atomic_file(const std::string &path);
+    ~atomic_file();
+    atomic_file(const atomic_file &) = delete;
+    atomic_file &operator=(const atomic_file &) = delete;
+
+    std::ostream &stream() { return os_; }
+    // Flushes, closes and renames. @throws io_error on failure.
+    void commit();
+
+private:
+    std::string path_;
+    std::string tmp_;
+    std::ofstream os_;
+    bool committed_ = false;
+};
+
+// Subcommands: each takes the arguments after the subcommand name
+// (argv[0] is the subcommand) and returns the exit status, or throws.
+int gen_main(int argc, char **argv);
+int stream_main(int argc, char **argv);
+int verify_main(int argc, char **argv);
+
+} // namespace rndnn_cli
+
+#endif

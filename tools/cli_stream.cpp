@@ -1,0 +1,110 @@
+// `rndnn stream`: raw u32 words on stdout, for statistical test suites
+// (PractRand, TestU01, dieharder) that read an endless byte stream.
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "cli_common.hpp"
+
+namespace rndnn_cli {
+
+int stream_main(int argc, char **argv) {
+    using std::string;
+    po::options_description desc("Options");
+    auto opt = desc.add_options();
+    opt("help", "print this help and exit");
+    opt("alg", text("philox4x32_10"),
+            "word generator: philox4x32_10, philox4x32_10_onednn, "
+            "threefry4x32_20, mcg31m1, mt19937, multfly");
+    opt("seed", text("0"), "seed, a signed 64-bit integer");
+    opt("offset", text("0"), "stream index of the first word, >= 0");
+    opt("stream", text("0"),
+            "stream (subsequence) id, an unsigned 64-bit integer");
+    opt("name", text(), "multfly only: key name, at most 32 bytes");
+    opt("count", text(), "words to write; default: without end");
+    opt("threads", text("0"),
+            "threads; 0 = OpenMP's default (never changes the output)");
+    po::variables_map vm;
+    if (!parse_options(argc, argv, desc, "rndnn stream [options]", vm))
+        return exit_ok;
+
+    const std::int64_t seed = parse_s64("--seed", vm["seed"].as<string>());
+    std::int64_t offset = parse_s64("--offset", vm["offset"].as<string>());
+    const auto stream_id = static_cast<std::int64_t>(
+            parse_u64("--stream", vm["stream"].as<string>()));
+    const int threads = parse_int("--threads", vm["threads"].as<string>());
+    constexpr std::int64_t last = std::numeric_limits<std::int64_t>::max();
+    std::optional<std::uint64_t> count;
+    if (vm.count("count")) {
+        count = parse_u64("--count", vm["count"].as<string>());
+        // A negative offset is the library's to report, below.
+        if (offset >= 0 && *count > static_cast<std::uint64_t>(last - offset))
+            throw usage_error("--count " + vm["count"].as<string>()
+                    + " from --offset " + std::to_string(offset)
+                    + " passes the last stream index 2^63 - 1");
+    }
+
+    // One primitive for whole chunks, a second one for the last, shorter
+    // chunk: a primitive's shape is fixed at creation.
+    constexpr std::int64_t chunk = std::int64_t(1) << 20;
+    rndnn::rng::desc rd(rndnn::str2alg(vm["alg"].as<string>()),
+            rndnn::memory::desc({chunk}, rndnn::data_type::u32));
+    rd.with_offset = true;
+    if (vm.count("name")) rd.name = vm["name"].as<string>();
+    const rndnn::rng full(rndnn::rng::primitive_desc {rd});
+    const rndnn::stream strm(threads);
+    rndnn::memory buf(rd.dst);
+
+    // A closed pipe (`rndnn stream | head -c 100`) is how a reader says it
+    // has enough: take it as EPIPE from fwrite and stop quietly.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::uint64_t left = count.value_or(0);
+    while (!count || left > 0) {
+        // Without --count the stream ends at the last index, 2^63 - 2.
+        std::int64_t n = count ? static_cast<std::int64_t>(std::min<
+                                         std::uint64_t>(left, chunk))
+                               : chunk;
+        if (offset >= 0) n = std::min(n, last - offset);
+        if (n == 0) break;
+        const rndnn::memory::desc md({n}, rndnn::data_type::u32);
+        rndnn::memory dst = n == chunk
+                ? buf
+                : rndnn::memory(md, buf.get_data_handle());
+        rndnn::rng tail;
+        if (n != chunk) {
+            rd.dst = md;
+            tail = rndnn::rng(rndnn::rng::primitive_desc {rd});
+        }
+        const rndnn::rng &prim = n == chunk ? full : tail;
+        prim.execute(strm,
+                {{RNDNN_ARG_DST, dst},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                        {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+                        {RNDNN_ARG_STREAM,
+                                rndnn::memory::scalar(stream_id)}});
+        errno = 0;
+        const size_t words = static_cast<size_t>(n);
+        if (std::fwrite(buf.get_data_handle(), sizeof(std::uint32_t), words,
+                    stdout)
+                != words) {
+            if (errno == EPIPE) return exit_ok;
+            throw io_error(std::string("cannot write to stdout: ")
+                    + std::strerror(errno));
+        }
+        offset += n;
+        left -= count ? static_cast<std::uint64_t>(n) : 0;
+    }
+    errno = 0;
+    if (std::fflush(stdout) != 0) {
+        if (errno == EPIPE) return exit_ok;
+        throw io_error(
+                std::string("cannot write to stdout: ") + std::strerror(errno));
+    }
+    return exit_ok;
+}
+
+} // namespace rndnn_cli

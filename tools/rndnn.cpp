@@ -1,0 +1,52 @@
+// The `rndnn` command: dispatches to one subcommand (docs/cli.md).
+#include <iomanip>
+#include <iostream>
+
+#include "cli_common.hpp"
+
+namespace {
+
+// The subcommands; `dropout` and `bench` join this table when they exist.
+const struct {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+        {"gen", rndnn_cli::gen_main,
+                "write one random tensor to a file or stdout (raw or .npy)"},
+        {"stream", rndnn_cli::stream_main,
+                "write raw u32 words to stdout, without end or --count N"},
+        {"verify", rndnn_cli::verify_main,
+                "run the built-in known-answer checks"},
+};
+
+void print_usage(std::ostream &os) {
+    os << "Usage: rndnn COMMAND [options]\n\nCommands:\n";
+    for (const auto &c : commands)
+        os << "  " << std::left << std::setw(8) << c.name << c.summary
+           << "\n";
+    os << "\n'rndnn COMMAND --help' lists the options of COMMAND.\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_usage(std::cerr);
+        return rndnn_cli::exit_usage;
+    }
+    const std::string name = argv[1];
+    if (name == "--help" || name == "help") {
+        print_usage(std::cout);
+        return rndnn_cli::exit_ok;
+    }
+    for (const auto &c : commands) {
+        if (name != c.name) continue;
+        // argv[1] plays the part of argv[0] for the subcommand.
+        return rndnn_cli::run_guarded("rndnn " + name,
+                [&] { return c.main(argc - 1, argv + 1); });
+    }
+    std::cerr << "rndnn: unknown command '" << name << "'\n";
+    print_usage(std::cerr);
+    return rndnn_cli::exit_usage;
+}
