@@ -6,5 +6,4 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/install-deps.sh"
 "$here/scripts/build.sh" "$here/build" -DRNDNN_BUILD_TESTS=OFF
-mkdir -p "$here/out"
 "$here/build/tools/rndnn-demo" --out-dir "$here/out"

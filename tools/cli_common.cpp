@@ -200,4 +200,33 @@ void atomic_file::commit() {
     committed_ = true;
 }
 
+void add_stream_options(po::options_description &desc, const char *what) {
+    auto opt = desc.add_options();
+    opt("alg", text("philox4x32_10"),
+            "word generator: philox4x32_10, philox4x32_10_onednn, "
+            "threefry4x32_20, mcg31m1, mt19937, multfly");
+    opt("seed", text("0"), "seed, a signed 64-bit integer");
+    opt("offset", text("0"),
+            (std::string("stream index of the first ") + what + ", >= 0")
+                    .c_str());
+    opt("stream", text("0"),
+            "stream (subsequence) id, an unsigned 64-bit integer");
+    opt("name", text(), "multfly only: key name, at most 32 bytes");
+    opt("threads", text("0"),
+            "threads; 0 = OpenMP's default (never changes the output)");
+}
+
+stream_options_t parse_stream_options(const po::variables_map &vm) {
+    using std::string;
+    stream_options_t o;
+    o.alg = rndnn::str2alg(vm["alg"].as<string>());
+    o.seed = parse_s64("--seed", vm["seed"].as<string>());
+    o.offset = parse_s64("--offset", vm["offset"].as<string>());
+    o.stream_id = static_cast<std::int64_t>(
+            parse_u64("--stream", vm["stream"].as<string>()));
+    if (vm.count("name")) o.name = vm["name"].as<string>();
+    o.threads = parse_int("--threads", vm["threads"].as<string>());
+    return o;
+}
+
 } // namespace rndnn_cli

@@ -72,6 +72,22 @@ float parse_float(const std::string &flag, const std::string &text);
 // the count of dims and the element count are the library's to check.
 rndnn::dims parse_shape(const std::string &flag, const std::string &text);
 
+// The options that pick a word stream, shared by gen and stream: --alg,
+// --seed, --offset, --stream, --name, --threads. @p what names the unit
+// of --offset in the help ("element", "word").
+void add_stream_options(po::options_description &desc, const char *what);
+
+// Their values, parsed strictly.
+struct stream_options_t {
+    rndnn::rng_alg alg;
+    std::int64_t seed;
+    std::int64_t offset; // checked (>= 0) by the library
+    std::int64_t stream_id; // the u64 id's bits, as the library takes it
+    std::string name; // multfly key name; empty if not given
+    int threads;
+};
+stream_options_t parse_stream_options(const po::variables_map &vm);
+
 // An output file that appears only once complete: data goes to
 // "<path>.tmp.XXXXXX" in the same directory, and commit() renames it into
 // place. Until then the destructor removes the temporary file, so a

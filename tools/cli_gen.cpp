@@ -81,9 +81,6 @@ int gen_main(int argc, char **argv) {
     po::options_description desc("Options");
     auto opt = desc.add_options();
     opt("help", "print this help and exit");
-    opt("alg", text("philox4x32_10"),
-            "word generator: philox4x32_10, philox4x32_10_onednn, "
-            "threefry4x32_20, mcg31m1, mt19937, multfly");
     opt("dist", text("bits"),
             "distribution: bits, bernoulli, uniform, normal");
     opt("p", text("0.5"), "bernoulli: probability of a 1, in [0, 1]");
@@ -97,16 +94,10 @@ int gen_main(int argc, char **argv) {
     opt("dtype", text(),
             "dst type: u32 for bits; bit (default), u8, s32, f32 for "
             "bernoulli; f32 (default), bf16, f16 for uniform and normal");
-    opt("seed", text("0"), "seed, a signed 64-bit integer");
-    opt("offset", text("0"), "stream index of the first element, >= 0");
-    opt("stream", text("0"),
-            "stream (subsequence) id, an unsigned 64-bit integer");
-    opt("name", text(), "multfly only: key name, at most 32 bytes");
-    opt("threads", text("0"),
-            "threads; 0 = OpenMP's default (never changes the output)");
     opt("out", text(), "output file, or - for stdout (required)");
     opt("format", text(),
             "raw or npy; default npy if the file name ends in .npy, else raw");
+    add_stream_options(desc, "element");
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, "rndnn gen --shape DIMS --out FILE|-"
                                " [options]",
@@ -152,13 +143,7 @@ int gen_main(int argc, char **argv) {
     const rndnn::dims shape = parse_shape("--shape", vm["shape"].as<string>());
     const rndnn::data_type dtype = rndnn::str2dt(
             vm.count("dtype") ? vm["dtype"].as<string>() : default_dtype(dist));
-    const std::int64_t seed = parse_s64("--seed", vm["seed"].as<string>());
-    const std::int64_t offset
-            = parse_s64("--offset", vm["offset"].as<string>());
-    // The library takes the stream id as an s64 holding the u64's bits.
-    const auto stream_id = static_cast<std::int64_t>(
-            parse_u64("--stream", vm["stream"].as<string>()));
-    const int threads = parse_int("--threads", vm["threads"].as<string>());
+    const stream_options_t so = parse_stream_options(vm);
 
     bool npy = !to_stdout && ends_with(out, ".npy");
     if (vm.count("format")) {
@@ -170,11 +155,11 @@ int gen_main(int argc, char **argv) {
     }
 
     const rndnn::memory::desc md(shape, dtype);
-    rndnn::rng::desc rd(rndnn::str2alg(vm["alg"].as<string>()), md);
+    rndnn::rng::desc rd(so.alg, md);
     rd.with_offset = true;
-    if (vm.count("name")) rd.name = vm["name"].as<string>();
+    rd.name = so.name;
     const rndnn::rng::primitive_desc pd(rd, attr);
-    const rndnn::stream strm(threads);
+    const rndnn::stream strm(so.threads);
     const rndnn::rng prim(pd);
 
     rndnn::memory dst(md);
@@ -182,9 +167,9 @@ int gen_main(int argc, char **argv) {
     // still before any file exists.
     prim.execute(strm,
             {{RNDNN_ARG_DST, dst},
-                    {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
-                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(stream_id)}});
+                    {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
+                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}});
 
     if (to_stdout) {
         write_tensor(std::cout, dst, npy);

@@ -17,26 +17,14 @@ int stream_main(int argc, char **argv) {
     po::options_description desc("Options");
     auto opt = desc.add_options();
     opt("help", "print this help and exit");
-    opt("alg", text("philox4x32_10"),
-            "word generator: philox4x32_10, philox4x32_10_onednn, "
-            "threefry4x32_20, mcg31m1, mt19937, multfly");
-    opt("seed", text("0"), "seed, a signed 64-bit integer");
-    opt("offset", text("0"), "stream index of the first word, >= 0");
-    opt("stream", text("0"),
-            "stream (subsequence) id, an unsigned 64-bit integer");
-    opt("name", text(), "multfly only: key name, at most 32 bytes");
     opt("count", text(), "words to write; default: without end");
-    opt("threads", text("0"),
-            "threads; 0 = OpenMP's default (never changes the output)");
+    add_stream_options(desc, "word");
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, "rndnn stream [options]", vm))
         return exit_ok;
 
-    const std::int64_t seed = parse_s64("--seed", vm["seed"].as<string>());
-    std::int64_t offset = parse_s64("--offset", vm["offset"].as<string>());
-    const auto stream_id = static_cast<std::int64_t>(
-            parse_u64("--stream", vm["stream"].as<string>()));
-    const int threads = parse_int("--threads", vm["threads"].as<string>());
+    const stream_options_t so = parse_stream_options(vm);
+    std::int64_t offset = so.offset;
     constexpr std::int64_t last = std::numeric_limits<std::int64_t>::max();
     std::optional<std::uint64_t> count;
     if (vm.count("count")) {
@@ -51,12 +39,12 @@ int stream_main(int argc, char **argv) {
     // One primitive for whole chunks, a second one for the last, shorter
     // chunk: a primitive's shape is fixed at creation.
     constexpr std::int64_t chunk = std::int64_t(1) << 20;
-    rndnn::rng::desc rd(rndnn::str2alg(vm["alg"].as<string>()),
+    rndnn::rng::desc rd(so.alg,
             rndnn::memory::desc({chunk}, rndnn::data_type::u32));
     rd.with_offset = true;
-    if (vm.count("name")) rd.name = vm["name"].as<string>();
+    rd.name = so.name;
     const rndnn::rng full(rndnn::rng::primitive_desc {rd});
-    const rndnn::stream strm(threads);
+    const rndnn::stream strm(so.threads);
     rndnn::memory buf(rd.dst);
 
     // A closed pipe (`rndnn stream | head -c 100`) is how a reader says it
@@ -82,10 +70,10 @@ int stream_main(int argc, char **argv) {
         const rndnn::rng &prim = n == chunk ? full : tail;
         prim.execute(strm,
                 {{RNDNN_ARG_DST, dst},
-                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
                         {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
                         {RNDNN_ARG_STREAM,
-                                rndnn::memory::scalar(stream_id)}});
+                                rndnn::memory::scalar(so.stream_id)}});
         errno = 0;
         const size_t words = static_cast<size_t>(n);
         if (std::fwrite(buf.get_data_handle(), sizeof(std::uint32_t), words,

@@ -5,7 +5,7 @@
 //     rndnn-demo [--out-dir DIR] [--size N]
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_common.hpp"
@@ -107,6 +107,11 @@ int main(int argc, char **argv) {
         const rndnn::dim_t n = rndnn_cli::parse_s64("--size", size);
         if (n < 1) throw rndnn_cli::usage_error("--size " + size + " is < 1");
         const std::string dir = vm["out-dir"].as<std::string>();
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            throw rndnn_cli::io_error(
+                    "cannot create directory '" + dir + "': " + ec.message());
 
         mask_demo(dir, n);
         normal_demo(dir, n);
