@@ -304,6 +304,28 @@ TEST_F(Cli, ExistingFileIsReplaced) {
     EXPECT_EQ(files(), std::vector<std::string> {"t.bin"});
 }
 
+TEST_F(Cli, VerboseLinesForCreationAndExecution) {
+    const result_t r = sh("RNDNN_VERBOSE=profile \"$RNDNN\" gen --dist "
+                          "bernoulli --shape 64 --out m.bin");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string &out = r.out;
+    const std::string problem
+            = "alg=philox4x32_10,dist=bernoulli:p=0.5:threshold32,dst=bit:64";
+    EXPECT_NE(out.find("rndnn_verbose,create,ref:any," + problem + ","),
+            std::string::npos)
+            << out;
+    EXPECT_NE(out.find("rndnn_verbose,exec,ref:any," + problem + ",nthr="),
+            std::string::npos)
+            << out;
+    // The default level prints nothing for a successful run.
+    EXPECT_TRUE(run({"gen", "--shape", "4", "--out", "w.bin"}).out.empty());
+    // An unknown level warns on stderr and falls back to errors only.
+    const result_t bad = sh("RNDNN_VERBOSE=loud \"$RNDNN\" gen --shape 4 "
+                            "--out v.bin");
+    EXPECT_EQ(bad.status, 0);
+    EXPECT_NE(bad.err.find("RNDNN_VERBOSE=loud"), std::string::npos);
+}
+
 // --- stream ----------------------------------------------------------------
 
 TEST_F(Cli, StreamEqualsGenBits) {
