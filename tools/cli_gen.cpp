@@ -1,5 +1,4 @@
 // `rndnn gen`: one tensor of random values into a file or stdout.
-#include <cstring>
 #include <initializer_list>
 #include <iostream>
 
