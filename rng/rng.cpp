@@ -198,6 +198,13 @@ impl::rng_conf_t make_conf(const rng::desc &d, const primitive_attr &attr) {
                 "a runtime p needs a bernoulli post-op");
     c.runtime_p = d.runtime_p;
     check_dst_type(c.dist, d.dst.get_data_type());
+    const cpu_isa cap = attr.get_max_cpu_isa();
+    if (std::strcmp(isa2str(cap), "unknown") == 0)
+        fail(status::invalid_arguments,
+                cat("ISA cap value ", static_cast<int>(cap),
+                        " is not a cpu_isa"));
+    c.max_isa = cap;
+    get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
     return c;
 }
 

@@ -28,6 +28,7 @@ struct rng_conf_t {
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name
+    cpu_isa max_isa = cpu_isa::avx512; // the attribute's cap
 };
 
 // One execution: the runtime arguments, checked.

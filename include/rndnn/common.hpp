@@ -58,6 +58,27 @@ private:
     rndnn::status status_;
 };
 
+/// Instruction-set tiers of the JIT kernels, lowest first. `none` means the
+/// reference (compiled C++) kernels only.
+enum class cpu_isa {
+    none,
+    sse41, ///< SSE4.1
+    avx2, ///< AVX2 with FMA
+    avx512, ///< AVX-512 F, BW, VL and DQ
+};
+/// @returns the name of @p isa ("none", "sse41", "avx2", "avx512").
+const char *isa2str(cpu_isa isa);
+/// @returns the tier named @p name.
+/// @throws error (invalid_arguments) naming @p name if it names none.
+cpu_isa str2isa(const std::string &name);
+/// @returns the best tier the library may use in this process: the best the
+///     CPU supports, capped by the environment variable RNDNN_MAX_CPU_ISA
+///     (none, sse41, avx2 or avx512; read once, at the first call), and
+///     `none` in a build without JIT (RNDNN_ENABLE_JIT=OFF).
+/// @throws error (invalid_arguments) naming the value if RNDNN_MAX_CPU_ISA
+///     names no tier.
+cpu_isa get_max_cpu_isa();
+
 /// An execution context: how many OpenMP threads a primitive may use.
 /// Results never depend on the thread count.
 class stream {

@@ -73,17 +73,24 @@ private:
     std::vector<entry> entries_;
 };
 
-/// Primitive attributes: the distribution post-op.
+/// Primitive attributes: the distribution post-op and an ISA cap.
 class primitive_attr {
 public:
     void set_post_ops(const post_ops &po) { post_ops_ = po; }
     const post_ops &get_post_ops() const { return post_ops_; }
+    /// Caps the ISA tier of this primitive's implementation below
+    /// get_max_cpu_isa() (which still applies): cpu_isa::none selects the
+    /// reference kernel. The default, cpu_isa::avx512, caps nothing. Results
+    /// are identical at every tier; this is for testing and benchmarks.
+    void set_max_cpu_isa(cpu_isa isa) { max_isa_ = isa; }
+    cpu_isa get_max_cpu_isa() const { return max_isa_; }
     bool operator==(const primitive_attr &o) const {
-        return post_ops_ == o.post_ops_;
+        return post_ops_ == o.post_ops_ && max_isa_ == o.max_isa_;
     }
 
 private:
     post_ops post_ops_;
+    cpu_isa max_isa_ = cpu_isa::avx512;
 };
 
 /// How scalar runtime arguments (seed, offset, stream, p) are passed.

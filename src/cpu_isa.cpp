@@ -1,0 +1,80 @@
+#include "src/cpu_isa.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#if RNDNN_ENABLE_JIT
+#include <xbyak/xbyak_util.h>
+#endif
+
+#include "src/utils.hpp"
+
+namespace rndnn {
+
+namespace {
+const struct {
+    cpu_isa isa;
+    const char *name;
+} isa_table[] = {{cpu_isa::none, "none"}, {cpu_isa::sse41, "sse41"},
+        {cpu_isa::avx2, "avx2"}, {cpu_isa::avx512, "avx512"}};
+} // namespace
+
+const char *isa2str(cpu_isa isa) {
+    for (const auto &e : isa_table)
+        if (e.isa == isa) return e.name;
+    return "unknown";
+}
+
+cpu_isa str2isa(const std::string &name) {
+    for (const auto &e : isa_table)
+        if (name == e.name) return e.isa;
+    impl::fail(status::invalid_arguments,
+            impl::cat("unknown ISA '", name,
+                    "' (expected none, sse41, avx2 or avx512)"));
+}
+
+namespace impl {
+
+cpu_isa cpu_isa_detected() {
+#if RNDNN_ENABLE_JIT
+    static const cpu_isa detected = [] {
+        using cpu_t = Xbyak::util::Cpu;
+        const cpu_t cpu;
+        if (cpu.has(cpu_t::tAVX512F) && cpu.has(cpu_t::tAVX512BW)
+                && cpu.has(cpu_t::tAVX512VL) && cpu.has(cpu_t::tAVX512DQ))
+            return cpu_isa::avx512;
+        if (cpu.has(cpu_t::tAVX2) && cpu.has(cpu_t::tFMA))
+            return cpu_isa::avx2;
+        if (cpu.has(cpu_t::tSSE41)) return cpu_isa::sse41;
+        return cpu_isa::none;
+    }();
+    return detected;
+#else
+    return cpu_isa::none;
+#endif
+}
+
+} // namespace impl
+
+cpu_isa get_max_cpu_isa() {
+    // The variable is read once; a bad value is reported at every call, so
+    // every primitive creation names it.
+    static const std::string env = [] {
+        const char *v = std::getenv("RNDNN_MAX_CPU_ISA");
+        return std::string(v ? v : "");
+    }();
+    const cpu_isa detected = impl::cpu_isa_detected();
+    if (env.empty()) return detected;
+    cpu_isa cap;
+    try {
+        cap = str2isa(env);
+    } catch (const error &) {
+        impl::fail(status::invalid_arguments,
+                impl::cat("RNDNN_MAX_CPU_ISA='", env,
+                        "' names no ISA (expected none, sse41, avx2 or "
+                        "avx512)"));
+    }
+    return cap < detected ? cap : detected;
+}
+
+} // namespace rndnn
