@@ -65,6 +65,12 @@ const std::vector<rng_impl_t> &rng_impl_list();
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf);
 
+// The JIT kernels (rng/jit/jit_rng.cpp) at tier isa; init() declines
+// problems they do not cover, tiers the CPU lacks and tiers above the caps.
+bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why);
+std::unique_ptr<rng_kernel_t> create_jit_rng(
+        cpu_isa isa, const rng_conf_t &conf);
+
 } // namespace impl
 } // namespace rndnn
 

@@ -1,0 +1,181 @@
+// The base of every JIT kernel: an Xbyak code generator that knows its ISA
+// tier, saves and restores the System V callee-saved registers, and emits
+// vector instructions in the form its tier has ("uni_" helpers: legacy SSE
+// encodings with a register copy where the SSE form is destructive, VEX
+// three-operand forms from AVX2 up).
+//
+// Vector registers are Xbyak::Xmm values whose kind (xmm or ymm) comes from
+// vmm(i); Xbyak encodes from that kind, so one emitter serves every tier.
+#ifndef RNDNN_RNG_JIT_JIT_GENERATOR_HPP
+#define RNDNN_RNG_JIT_JIT_GENERATOR_HPP
+
+#include <xbyak/xbyak.h>
+
+#include "rndnn/common.hpp"
+
+namespace rndnn {
+namespace impl {
+
+class jit_generator_t : public Xbyak::CodeGenerator {
+public:
+    // Bytes of code the buffer holds; kernels stay far below.
+    static constexpr size_t max_code_size = 256 * 1024;
+
+    explicit jit_generator_t(cpu_isa isa)
+        : Xbyak::CodeGenerator(max_code_size, Xbyak::DontSetProtectRWE)
+        , isa_(isa) {}
+
+    cpu_isa isa() const { return isa_; }
+    bool is_sse() const { return isa_ == cpu_isa::sse41; }
+    // Bytes in a vector register of this tier.
+    int vlen() const { return is_sse() ? 16 : 32; }
+    Xbyak::Xmm vmm(int idx) const {
+        return is_sse() ? Xbyak::Xmm(idx) : Xbyak::Ymm(idx);
+    }
+
+    // The System V argument registers this code uses.
+    const Xbyak::Reg64 abi_param1 = rdi;
+
+    // Saves the callee-saved registers and sets rbp as the frame pointer;
+    // then reserves `frame` bytes at rsp, aligned to 64.
+    void preamble(int frame) {
+        for (const auto &r : saved_) push(r);
+        mov(rbp, rsp);
+        sub(rsp, frame);
+        and_(rsp, -64);
+    }
+    void postamble() {
+        mov(rsp, rbp);
+        for (int i = n_saved - 1; i >= 0; --i)
+            pop(saved_[i]);
+        if (!is_sse()) vzeroupper();
+        ret();
+    }
+
+    // Makes the code executable (and no longer writable) and returns it.
+    template <typename fn_t>
+    fn_t finalize() {
+        setProtectModeRE();
+        return getCode<fn_t>();
+    }
+
+    // --- uni_ helpers: d = a op b ---------------------------------------
+    using Xmm = Xbyak::Xmm;
+    using Operand = Xbyak::Operand;
+    using Address = Xbyak::Address;
+
+    void uni_load(const Xmm &d, const Address &a) {
+        is_sse() ? movdqu(d, a) : vmovdqu(d, a);
+    }
+    void uni_store(const Address &a, const Xmm &s) {
+        is_sse() ? movdqu(a, s) : vmovdqu(a, s);
+    }
+    void uni_mov(const Xmm &d, const Xmm &s) {
+        if (d.getIdx() == s.getIdx()) return;
+        is_sse() ? movdqa(d, s) : vmovdqa(d, s);
+    }
+
+#define RNDNN_UNI_BINARY(name, sse_op, avx_op) \
+    void name(const Xmm &d, const Xmm &a, const Operand &b) { \
+        if (is_sse()) { \
+            if (b.isXMM() && d.getIdx() == b.getIdx() \
+                    && d.getIdx() != a.getIdx()) { \
+                /* d aliases b: only commutative ops come here */ \
+                sse_op(d, a); \
+                return; \
+            } \
+            uni_mov(d, a); \
+            sse_op(d, b); \
+        } else { \
+            avx_op(d, a, b); \
+        } \
+    }
+    RNDNN_UNI_BINARY(uni_vpxor, pxor, vpxor)
+    RNDNN_UNI_BINARY(uni_vpor, por, vpor)
+    RNDNN_UNI_BINARY(uni_vpand, pand, vpand)
+    RNDNN_UNI_BINARY(uni_vpaddd, paddd, vpaddd)
+    RNDNN_UNI_BINARY(uni_vpaddq, paddq, vpaddq)
+    RNDNN_UNI_BINARY(uni_vpmuludq, pmuludq, vpmuludq)
+    RNDNN_UNI_BINARY(uni_vpcmpeqd, pcmpeqd, vpcmpeqd)
+    RNDNN_UNI_BINARY(uni_vmulps, mulps, vmulps)
+    RNDNN_UNI_BINARY(uni_vaddps, addps, vaddps)
+#undef RNDNN_UNI_BINARY
+
+    // Non-commutative: d must not alias b unless it also aliases a.
+#define RNDNN_UNI_ORDERED(name, sse_op, avx_op) \
+    void name(const Xmm &d, const Xmm &a, const Operand &b) { \
+        if (is_sse()) { \
+            check_no_alias(d, a, b); \
+            uni_mov(d, a); \
+            sse_op(d, b); \
+        } else { \
+            avx_op(d, a, b); \
+        } \
+    }
+    RNDNN_UNI_ORDERED(uni_vpandn, pandn, vpandn) // d = ~a & b
+    RNDNN_UNI_ORDERED(uni_vpsubd, psubd, vpsubd)
+    RNDNN_UNI_ORDERED(uni_vpcmpgtd, pcmpgtd, vpcmpgtd) // d = a > b (s32)
+    RNDNN_UNI_ORDERED(uni_vpackssdw, packssdw, vpackssdw)
+    RNDNN_UNI_ORDERED(uni_vpacksswb, packsswb, vpacksswb)
+    RNDNN_UNI_ORDERED(uni_vpackusdw, packusdw, vpackusdw)
+    RNDNN_UNI_ORDERED(uni_vpunpcklqdq, punpcklqdq, vpunpcklqdq)
+    RNDNN_UNI_ORDERED(uni_vpunpckhqdq, punpckhqdq, vpunpckhqdq)
+    RNDNN_UNI_ORDERED(uni_vunpcklps, unpcklps, vunpcklps)
+    RNDNN_UNI_ORDERED(uni_vunpckhps, unpckhps, vunpckhps)
+    RNDNN_UNI_ORDERED(uni_vsubps, subps, vsubps)
+    RNDNN_UNI_ORDERED(uni_vdivps, divps, vdivps)
+#undef RNDNN_UNI_ORDERED
+
+#define RNDNN_UNI_SHIFT(name, sse_op, avx_op) \
+    void name(const Xmm &d, const Xmm &a, int imm) { \
+        if (is_sse()) { \
+            uni_mov(d, a); \
+            sse_op(d, static_cast<uint8_t>(imm)); \
+        } else { \
+            avx_op(d, a, static_cast<uint8_t>(imm)); \
+        } \
+    }
+    RNDNN_UNI_SHIFT(uni_vpsrld, psrld, vpsrld)
+    RNDNN_UNI_SHIFT(uni_vpslld, pslld, vpslld)
+    RNDNN_UNI_SHIFT(uni_vpsrlq, psrlq, vpsrlq)
+    RNDNN_UNI_SHIFT(uni_vpsllq, psllq, vpsllq)
+#undef RNDNN_UNI_SHIFT
+
+    void uni_vpshufd(const Xmm &d, const Operand &a, uint8_t imm) {
+        is_sse() ? pshufd(d, a, imm) : vpshufd(d, a, imm);
+    }
+    void uni_vshufps(const Xmm &d, const Xmm &a, const Operand &b, uint8_t imm) {
+        if (is_sse()) {
+            check_no_alias(d, a, b);
+            uni_mov(d, a);
+            shufps(d, b, imm);
+        } else {
+            vshufps(d, a, b, imm);
+        }
+    }
+    void uni_vcvtdq2ps(const Xmm &d, const Operand &a) {
+        is_sse() ? cvtdq2ps(d, a) : vcvtdq2ps(d, a);
+    }
+    void uni_vsqrtps(const Xmm &d, const Operand &a) {
+        is_sse() ? sqrtps(d, a) : vsqrtps(d, a);
+    }
+    void uni_vpmovmskb(const Xbyak::Reg32 &d, const Xmm &a) {
+        is_sse() ? pmovmskb(d, a) : vpmovmskb(d, a);
+    }
+
+private:
+    // SSE's destructive form would overwrite b before reading it.
+    static void check_no_alias(const Xmm &d, const Xmm &a, const Operand &b) {
+        if (b.isXMM() && d.getIdx() == b.getIdx() && d.getIdx() != a.getIdx())
+            throw Xbyak::Error(Xbyak::ERR_BAD_COMBINATION);
+    }
+
+    static constexpr int n_saved = 6;
+    const Xbyak::Reg64 saved_[n_saved] = {rbx, rbp, r12, r13, r14, r15};
+    cpu_isa isa_;
+};
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

@@ -1,0 +1,97 @@
+// What the JIT RNG kernel's parts share: the call arguments, the table of
+// per-execution constants, and the registers and stack slots of the frame.
+//
+// A kernel call produces `units` whole units of output. A unit is 64
+// elements (64 words), or 64 bitsliced groups (2048 elements) for bitsliced
+// Bernoulli; the C++ driver (jit_rng.cpp) handles partial units, layouts and
+// threads. Per unit, an engine emitter writes words (jit_rng_engine.hpp) and
+// a distribution emitter turns them into dst values (jit_rng_dist.hpp).
+#ifndef RNDNN_RNG_JIT_JIT_RNG_COMMON_HPP
+#define RNDNN_RNG_JIT_JIT_RNG_COMMON_HPP
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rng/jit/jit_generator.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// Words an engine writes per unit of a word-per-element distribution.
+constexpr int jit_unit_words = 64;
+// Bitsliced groups (32 elements each) per unit.
+constexpr int jit_unit_groups = 64;
+
+// One broadcast constant: 64 bytes, enough for any vector length.
+struct alignas(64) jit_vec_t {
+    uint32_t d[16];
+    void fill(uint32_t v) {
+        for (uint32_t &x : d)
+            x = v;
+    }
+    void fill_f32(float v);
+    // Qword lanes (lo, hi) = (v, 0).
+    void fill_lo(uint32_t v) {
+        for (int i = 0; i < 16; ++i)
+            d[i] = (i % 2 == 0) ? v : 0u;
+    }
+    void set_q(int lane, uint64_t v) {
+        d[2 * lane] = static_cast<uint32_t>(v);
+        d[2 * lane + 1] = static_cast<uint32_t>(v >> 32);
+    }
+};
+
+// Constants the generated code reads through reg_consts. Engine and
+// distribution fields are filled by their emitters' fill_consts().
+struct jit_rng_consts_t {
+    // Engines.
+    jit_vec_t key[10][2]; // philox round keys, qword lanes (k, 0)
+    jit_vec_t mul[2]; // philox multipliers (m, 0); mcg31m1 (a^batch, 0), (m, 0)
+    jit_vec_t fixed; // philox: the stream half of the counter (qwords)
+    jit_vec_t lane_ctr; // philox: counter of each qword lane, relative
+    jit_vec_t pair_step; // philox: counter step between register pairs
+    // Bernoulli.
+    jit_vec_t bias; // xor making unsigned compares signed (0 for mcg31m1)
+    jit_vec_t thr; // threshold32 threshold, biased
+    jit_vec_t full; // all ones iff every element is 1
+    jit_vec_t keep; // bitsliced(1): all ones iff level == 1
+    jit_vec_t perm; // vpermd order restoring packed bytes (avx2)
+    jit_vec_t byte_one; // 0x01 in every byte
+    uint32_t level_bit[32]; // bitsliced: bit j of the level (MSB first), 0/~0
+    // Uniform and normal.
+    jit_vec_t two_m24, a, b_minus_a, mean, stddev;
+    jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,
+            exp_one, f_one, f_two, f_minus_two;
+    jit_vec_t atanh_c[5]; // c11, c9, c7, c5, c3
+    jit_vec_t ln2_lo, ln2_hi;
+    jit_vec_t i_2p21, mask22, two_m22;
+    jit_vec_t sin_c[6]; // c11 ... c1
+    jit_vec_t cos_c[6]; // c10 ... c0
+    jit_vec_t bf16_round; // 0x7fff
+};
+
+// The kernel's arguments.
+struct jit_rng_call_t {
+    void *dst; // the first unit's output, dense
+    uint64_t first; // philox: counter of the first unit's first word block
+    uint64_t units; // >= 1
+    const jit_rng_consts_t *consts;
+    void *state; // mcg31m1: lane states, read and advanced
+};
+
+// Registers and stack slots every part of the kernel agrees on.
+struct jit_rng_frame_t {
+    static constexpr int max_words = jit_unit_groups * 32; // bitsliced(32)
+    static constexpr int words_off = 0; // the unit's words
+    static constexpr int engine_off = max_words * 4; // engine state, 64 B
+    static constexpr int size = engine_off + 64;
+
+    Xbyak::Reg64 args, consts, dst, units, state, batch_cnt;
+};
+
+#define RNDNN_JIT_CONST(field) (offsetof(jit_rng_consts_t, field))
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

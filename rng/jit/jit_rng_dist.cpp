@@ -1,0 +1,444 @@
+#include "rng/jit/jit_rng_dist.hpp"
+
+#include "rng/distributions.hpp"
+#include "src/utils.hpp"
+
+namespace rndnn {
+namespace impl {
+
+void jit_vec_t::fill_f32(float v) { fill(float_bits(v)); }
+
+namespace {
+
+using namespace Xbyak;
+
+#define C(field) h_.ptr[f_.consts + RNDNN_JIT_CONST(field)]
+
+bool is_mcg(const rng_conf_t &conf) { return conf.alg == rng_alg::mcg31m1; }
+
+// --- bits: the words are the output ----------------------------------------
+
+class jit_bits_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+    int unit_bytes() const override { return jit_unit_words * 4; }
+    bool words_are_output() const override { return true; }
+    void emit_unit() override {}
+    void fill_consts(double, jit_rng_consts_t &) const override {}
+};
+
+// --- Bernoulli threshold32 to bit or u8 ------------------------------------
+// W < t as a signed compare of W ^ bias against t ^ bias (bias 2^31 for
+// 32-bit words, 0 for 31-bit mcg31m1 words). t = 2^32 (p = 1) does not fit:
+// then `full` is all ones and is or-ed in. Four compare results pack to
+// bytes in index order (avx2: packs work per 128-bit lane, vpermd restores
+// the order); bit dst takes their sign bits.
+class jit_threshold_t : public jit_dist_t {
+public:
+    jit_threshold_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool to_bits)
+        : jit_dist_t(h, f, conf), to_bits_(to_bits) {}
+
+    int unit_bytes() const override {
+        return to_bits_ ? jit_unit_words / 8 : jit_unit_words;
+    }
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        const int words_per_blk = vlen; // four registers of vlen / 4 words
+        const Xmm thr = h_.vmm(15), bias = h_.vmm(14), perm = h_.vmm(13);
+        h_.uni_load(thr, C(thr));
+        if (!is_mcg(conf_)) h_.uni_load(bias, C(bias));
+        if (!h_.is_sse()) h_.vmovdqu(Ymm(perm.getIdx()), C(perm));
+        for (int blk = 0; blk < jit_unit_words / words_per_blk; ++blk) {
+            for (int i = 0; i < 4; ++i) {
+                const Xmm w = h_.vmm(i), c = h_.vmm(4 + i);
+                h_.uni_load(w, h_.ptr[h_.rsp + f_.words_off
+                                      + (blk * 4 + i) * vlen]);
+                if (!is_mcg(conf_)) h_.uni_vpxor(w, w, bias);
+                h_.uni_vpcmpgtd(c, thr, w);
+            }
+            const Xmm p0 = h_.vmm(8), p1 = h_.vmm(9), p = h_.vmm(10);
+            h_.uni_vpackssdw(p0, h_.vmm(4), h_.vmm(5));
+            h_.uni_vpackssdw(p1, h_.vmm(6), h_.vmm(7));
+            h_.uni_vpacksswb(p, p0, p1);
+            if (!h_.is_sse())
+                h_.vpermd(Ymm(p.getIdx()), Ymm(perm.getIdx()), Ymm(p.getIdx()));
+            if (to_bits_) {
+                h_.uni_vpmovmskb(h_.eax, p);
+                h_.or_(h_.eax, C(full));
+                if (h_.is_sse())
+                    h_.mov(h_.ptr[f_.dst + blk * 2], h_.ax);
+                else
+                    h_.mov(h_.ptr[f_.dst + blk * 4], h_.eax);
+            } else {
+                h_.uni_vpor(p, p, C(full));
+                h_.uni_vpand(p, p, C(byte_one));
+                h_.uni_store(h_.ptr[f_.dst + blk * vlen], p);
+            }
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double p, jit_rng_consts_t &c) const override {
+        const uint64_t t = is_mcg(conf_) ? bernoulli_threshold_mcg31(p)
+                                         : bernoulli_threshold32(p);
+        const uint32_t bias = is_mcg(conf_) ? 0u : 0x80000000u;
+        const bool full = t >> 32;
+        c.bias.fill(bias);
+        c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ bias);
+        c.full.fill(full ? ~0u : 0u);
+        const uint32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+        for (int i = 0; i < 16; ++i)
+            c.perm.d[i] = order[i % 8];
+        c.byte_one.fill(0x01010101u);
+    }
+
+private:
+    bool to_bits_;
+};
+
+// --- Bernoulli bitsliced(b) to bit -----------------------------------------
+// A unit is 64 groups of 32 elements; group k's words are [k*b, k*b + b).
+// b = 1: the decision is ~W (level 1), 0 (level 0) or ~0 (level 2), in
+// vectors. b > 1: the comparison U < level of bitsliced_decide, branch-free
+// in general registers, with level's bits as 0/~0 masks L_j:
+//   lt |= eq & ~w & L_j;  eq &= ~(w ^ L_j).
+class jit_bitsliced_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_words() const override { return jit_unit_groups * conf_.bits; }
+    int unit_bytes() const override { return jit_unit_groups * 4; }
+    int unit_elems() const override { return jit_unit_groups * 32; }
+
+    void emit_unit() override {
+        if (conf_.bits == 1)
+            emit_one_bit();
+        else
+            emit_general();
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double p, jit_rng_consts_t &c) const override {
+        const int b = conf_.bits;
+        const uint64_t level = bitsliced_level(p, b);
+        const bool full = level >> b;
+        c.full.fill(full ? ~0u : 0u);
+        c.keep.fill(level == 1 ? ~0u : 0u);
+        for (int j = 0; j < 32; ++j)
+            c.level_bit[j] = j < b && ((level >> (b - 1 - j)) & 1u) ? ~0u : 0u;
+    }
+
+private:
+    void emit_one_bit() {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < jit_unit_groups * 4 / vlen; ++i) {
+            const Xmm w = h_.vmm(i % 8);
+            h_.uni_load(w, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
+            h_.uni_vpandn(w, w, C(keep));
+            h_.uni_vpor(w, w, C(full));
+            h_.uni_store(h_.ptr[f_.dst + i * vlen], w);
+        }
+    }
+
+    void emit_general() {
+        const int b = conf_.bits;
+        const Reg64 wp = h_.r8, out = h_.r9, cnt = h_.r10;
+        const Reg32 lt = h_.eax, eq = h_.edx, w = h_.ecx, t = h_.r11d;
+        h_.lea(wp, h_.ptr[h_.rsp + f_.words_off]);
+        h_.mov(out, f_.dst);
+        h_.mov(cnt, jit_unit_groups);
+        Label group;
+        h_.L(group);
+        h_.xor_(lt, lt);
+        h_.mov(eq, -1);
+        for (int j = 0; j < b; ++j) {
+            const Address lj = h_.ptr[f_.consts + RNDNN_JIT_CONST(level_bit)
+                    + 4 * j];
+            h_.mov(w, h_.ptr[wp + 4 * j]);
+            h_.mov(t, w);
+            h_.not_(t);
+            h_.and_(t, eq);
+            h_.and_(t, lj);
+            h_.or_(lt, t);
+            h_.xor_(w, lj);
+            h_.not_(w);
+            h_.and_(eq, w);
+        }
+        h_.or_(lt, C(full));
+        h_.mov(h_.ptr[out], lt);
+        h_.add(out, 4);
+        h_.add(wp, 4 * b);
+        h_.dec(cnt);
+        h_.jnz(group);
+    }
+};
+
+// --- Uniform to f32 or bf16 (FMA: avx2 and up) -----------------------------
+// u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
+// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite).
+class jit_uniform_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_bytes() const override { return jit_unit_words * out_size(); }
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        const Ymm bma(15);
+        h_.vmovups(bma, C(b_minus_a));
+        const auto shift = static_cast<uint8_t>(u24_shift(is_mcg(conf_)));
+        const int nregs = jit_unit_words * 4 / vlen;
+        for (int i = 0; i < nregs; ++i) {
+            const Ymm v(i % 8);
+            h_.vmovdqu(v, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
+            h_.vpsrld(v, v, shift);
+            h_.vcvtdq2ps(v, v);
+            h_.vmulps(v, v, C(two_m24));
+            h_.vfmadd213ps(v, bma, C(a));
+            if (out_size() == 4) {
+                h_.vmovups(h_.ptr[f_.dst + i * vlen], v);
+                continue;
+            }
+            const Ymm lsb(8 + i % 2);
+            h_.vpsrld(lsb, v, 16);
+            h_.vpand(lsb, lsb, C(i_one));
+            h_.vpaddd(v, v, lsb);
+            h_.vpaddd(v, v, C(bf16_round));
+            h_.vpsrld(v, v, 16);
+            if (i % 2 == 1) {
+                const Ymm lo((i - 1) % 8);
+                h_.vpackusdw(lo, lo, v);
+                h_.vpermq(lo, lo, 0xD8);
+                h_.vmovdqu(h_.ptr[f_.dst + (i - 1) / 2 * vlen], lo);
+            }
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        c.two_m24.fill_f32(0x1p-24f);
+        c.a.fill_f32(conf_.a);
+        c.b_minus_a.fill_f32(conf_.b - conf_.a);
+        c.i_one.fill(1);
+        c.bf16_round.fill(0x7fff);
+    }
+
+private:
+    int out_size() const {
+        return conf_.dst.get_data_type() == data_type::f32 ? 4 : 2;
+    }
+};
+
+// --- Normal to f32 ---------------------------------------------------------
+// normal_pair() on 2 * vlen / 4 pairs at a time: shufps splits a pair of
+// registers into even words (u1, the radius) and odd words (the angle);
+// unpck{l,h}ps interleave the two results back into index order. Every
+// operation is the reference's, in its order: mul and add, never fma.
+class jit_normal_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_bytes() const override { return jit_unit_words * 4; }
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2)
+            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        c.two_m24.fill_f32(0x1p-24f);
+        c.mean.fill_f32(conf_.mean);
+        c.stddev.fill_f32(conf_.stddev);
+        c.i_one.fill(1);
+        c.i_three.fill(3);
+        c.i_126.fill(126);
+        c.mant_mask.fill(0x007fffffu);
+        c.half_bits.fill(0x3f000000u);
+        c.sqrt_half.fill(sqrt_half_bits);
+        c.exp_one.fill(0x00800000u);
+        c.f_one.fill_f32(1.f);
+        c.f_two.fill_f32(2.f);
+        c.f_minus_two.fill_f32(-2.f);
+        const float atanh[5]
+                = {atanh_c11, atanh_c9, atanh_c7, atanh_c5, atanh_c3};
+        for (int k = 0; k < 5; ++k)
+            c.atanh_c[k].fill_f32(atanh[k]);
+        c.ln2_lo.fill_f32(ln2_lo);
+        c.ln2_hi.fill_f32(ln2_hi);
+        c.i_2p21.fill(1u << 21);
+        c.mask22.fill((1u << 22) - 1);
+        c.two_m22.fill_f32(0x1p-22f);
+        const float sinc[6]
+                = {sin_c11, sin_c9, sin_c7, sin_c5, sin_c3, sin_c1};
+        const float cosc[6]
+                = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
+        for (int k = 0; k < 6; ++k) {
+            c.sin_c[k].fill_f32(sinc[k]);
+            c.cos_c[k].fill_f32(cosc[k]);
+        }
+    }
+
+private:
+    Address vec(size_t off, int k = 0) const {
+        return h_.ptr[f_.consts + off + k * 64];
+    }
+
+    void emit_pairs(const RegExp &words, int dst_off) {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const int shift = u24_shift(is_mcg(conf_));
+        const Xmm v1 = h.vmm(0), v2 = h.vmm(1), ev = h.vmm(2), od = h.vmm(3);
+        h.uni_load(v1, h.ptr[words]);
+        h.uni_load(v2, h.ptr[words + vlen]);
+        h.uni_vshufps(ev, v1, v2, 0x88);
+        h.uni_vshufps(od, v1, v2, 0xDD);
+
+        // Radius: r = sqrt(-2 ln u1), u1 = ((W >> shift) + 1) * 2^-24.
+        const Xmm u = h.vmm(0), e = h.vmm(1), mb = h.vmm(4), x = h.vmm(5),
+                  s = h.vmm(6), s2 = h.vmm(7), q = h.vmm(8), r = h.vmm(9);
+        h.uni_vpsrld(ev, ev, shift);
+        h.uni_vpaddd(ev, ev, C(i_one));
+        h.uni_vcvtdq2ps(u, ev);
+        h.uni_vmulps(u, u, C(two_m24));
+        // ln_approx(u).
+        h.uni_vpsrld(e, u, 23);
+        h.uni_vpsubd(e, e, C(i_126));
+        h.uni_vpand(mb, u, C(mant_mask));
+        h.uni_vpor(mb, mb, C(half_bits));
+        h.uni_load(x, C(sqrt_half));
+        h.uni_vpcmpgtd(x, x, mb); // ~0 where m < sqrt(0.5)
+        h.uni_vpaddd(e, e, x); // e - 1 there
+        h.uni_vpand(x, x, C(exp_one));
+        h.uni_vpaddd(mb, mb, x); // m * 2 there
+        h.uni_vsubps(s, mb, C(f_one));
+        h.uni_vaddps(x, mb, C(f_one));
+        h.uni_vdivps(s, s, x);
+        h.uni_vmulps(s2, s, s);
+        h.uni_vmulps(q, s2, vec(RNDNN_JIT_CONST(atanh_c)));
+        for (int k = 1; k < 5; ++k) {
+            h.uni_vaddps(q, q, vec(RNDNN_JIT_CONST(atanh_c), k));
+            h.uni_vmulps(q, q, s2);
+        }
+        h.uni_vmulps(q, q, s); // s * q
+        h.uni_vaddps(q, q, s); // s + s * q
+        h.uni_vmulps(q, q, C(f_two)); // ln m
+        h.uni_vcvtdq2ps(e, e);
+        h.uni_vmulps(x, e, C(ln2_lo));
+        h.uni_vaddps(x, x, q);
+        h.uni_vmulps(e, e, C(ln2_hi));
+        h.uni_vaddps(x, x, e);
+        h.uni_vmulps(x, x, C(f_minus_two));
+        h.uni_vsqrtps(r, x);
+
+        // Angle: sincos_2pi(W >> shift).
+        const Xmm j = h.vmm(0), quad = h.vmm(1), t = h.vmm(2), t2 = h.vmm(4),
+                  sp = h.vmm(5), cp = h.vmm(6), odd = h.vmm(7), y = h.vmm(8),
+                  sn = h.vmm(10), cs = h.vmm(11);
+        h.uni_vpsrld(j, od, shift);
+        h.uni_vpaddd(j, j, C(i_2p21));
+        h.uni_vpsrld(quad, j, 22);
+        h.uni_vpand(quad, quad, C(i_three));
+        h.uni_vpand(t, j, C(mask22));
+        h.uni_vpsubd(t, t, C(i_2p21));
+        h.uni_vcvtdq2ps(t, t);
+        h.uni_vmulps(t, t, C(two_m22));
+        h.uni_vmulps(t2, t, t);
+        h.uni_vmulps(sp, t2, vec(RNDNN_JIT_CONST(sin_c)));
+        h.uni_vmulps(cp, t2, vec(RNDNN_JIT_CONST(cos_c)));
+        for (int k = 1; k < 6; ++k) {
+            h.uni_vaddps(sp, sp, vec(RNDNN_JIT_CONST(sin_c), k));
+            h.uni_vaddps(cp, cp, vec(RNDNN_JIT_CONST(cos_c), k));
+            if (k < 5) {
+                h.uni_vmulps(sp, sp, t2);
+                h.uni_vmulps(cp, cp, t2);
+            }
+        }
+        h.uni_vmulps(sp, sp, t); // sin(pi/2 t)
+        // Odd quadrants swap sin and cos.
+        h.uni_vpand(odd, quad, C(i_one));
+        h.uni_vpcmpeqd(odd, odd, C(i_one));
+        h.uni_vpand(sn, cp, odd);
+        h.uni_vpandn(y, odd, sp);
+        h.uni_vpor(sn, sn, y);
+        h.uni_vpand(cs, sp, odd);
+        h.uni_vpandn(y, odd, cp);
+        h.uni_vpor(cs, cs, y);
+        // sin < 0 in quadrants 2, 3; cos < 0 in quadrants 1, 2.
+        h.uni_vpsrld(y, quad, 1);
+        h.uni_vpxor(quad, quad, y);
+        h.uni_vpslld(y, y, 31);
+        h.uni_vpxor(sn, sn, y);
+        h.uni_vpslld(quad, quad, 31);
+        h.uni_vpxor(cs, cs, quad);
+
+        // v = mean + stddev * (r * trig), then back to index order.
+        const Xmm z0 = h.vmm(12), z1 = h.vmm(13);
+        h.uni_vmulps(z0, r, cs);
+        h.uni_vmulps(z1, r, sn);
+        h.uni_vmulps(z0, z0, C(stddev));
+        h.uni_vmulps(z1, z1, C(stddev));
+        h.uni_vaddps(z0, z0, C(mean));
+        h.uni_vaddps(z1, z1, C(mean));
+        h.uni_vunpcklps(v1, z0, z1);
+        h.uni_vunpckhps(v2, z0, z1);
+        h.uni_store(h.ptr[f_.dst + dst_off], v1);
+        h.uni_store(h.ptr[f_.dst + dst_off + vlen], v2);
+    }
+};
+
+#undef C
+
+} // namespace
+
+bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
+    const data_type t = conf.dst.get_data_type();
+    switch (conf.dist) {
+        case dist_t::bits: return true;
+        case dist_t::bernoulli:
+            if (conf.method == bernoulli_method::bitsliced) {
+                if (t == data_type::bit) return true;
+                why = cat("bitsliced to ", dt2str(t), " has no JIT kernel");
+                return false;
+            }
+            if (t == data_type::bit || t == data_type::u8) return true;
+            why = cat("bernoulli to ", dt2str(t), " has no JIT kernel");
+            return false;
+        case dist_t::uniform:
+            if (isa < cpu_isa::avx2) {
+                why = "uniform needs FMA (avx2 tier and up)";
+                return false;
+            }
+            if (t == data_type::f32 || t == data_type::bf16) return true;
+            why = cat("uniform to ", dt2str(t), " has no JIT kernel");
+            return false;
+        case dist_t::normal:
+            if (t == data_type::f32) return true;
+            why = cat("normal to ", dt2str(t), " has no JIT kernel");
+            return false;
+    }
+    why = "unknown distribution";
+    return false;
+}
+
+std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
+        const jit_rng_frame_t &f, const rng_conf_t &conf, std::string &why) {
+    if (!jit_dist_supported(conf, h.isa(), why)) return nullptr;
+    switch (conf.dist) {
+        case dist_t::bits: return std::make_unique<jit_bits_t>(h, f, conf);
+        case dist_t::bernoulli:
+            if (conf.method == bernoulli_method::bitsliced)
+                return std::make_unique<jit_bitsliced_t>(h, f, conf);
+            return std::make_unique<jit_threshold_t>(
+                    h, f, conf, conf.dst.get_data_type() == data_type::bit);
+        case dist_t::uniform: return std::make_unique<jit_uniform_t>(h, f, conf);
+        case dist_t::normal: return std::make_unique<jit_normal_t>(h, f, conf);
+    }
+    return nullptr;
+}
+
+} // namespace impl
+} // namespace rndnn

@@ -1,0 +1,51 @@
+// Engine emitters: code that writes the next batch of 32-bit words W(i),
+// in index order, to memory. An engine keeps its position in its stack slot
+// (or in the call's state buffer) between batches, so it may use every
+// vector register while it runs and the distribution after it may too.
+#ifndef RNDNN_RNG_JIT_JIT_RNG_ENGINE_HPP
+#define RNDNN_RNG_JIT_JIT_RNG_ENGINE_HPP
+
+#include <memory>
+
+#include "rng/jit/jit_rng_common.hpp"
+#include "rng/rng_impl.hpp"
+
+namespace rndnn {
+namespace impl {
+
+class jit_engine_t {
+public:
+    jit_engine_t(jit_generator_t &h, const jit_rng_frame_t &f) : h_(h), f_(f) {}
+    virtual ~jit_engine_t() = default;
+
+    // Words one emit_batch() writes; divides jit_unit_words.
+    virtual int batch_words() const = 0;
+    // Code run once per call, before the first batch.
+    virtual void emit_init() = 0;
+    // Code writing the next batch_words() words at [out].
+    virtual void emit_batch(const Xbyak::Reg64 &out) = 0;
+
+    // Per execution: the constants the code reads. seed/stream as in
+    // rng_run_t.
+    virtual void fill_consts(
+            uint64_t seed, uint64_t stream, jit_rng_consts_t &c) const = 0;
+    // The jit_rng_call_t::first / state of a call whose first word is W(i):
+    // philox fills first; mcg31m1 fills state (lane states) from its seed.
+    virtual uint64_t first_of(uint64_t i) const = 0;
+    virtual void init_state(uint64_t seed, uint64_t i, void *state) const = 0;
+    // Bytes of the state buffer (0 if none).
+    virtual int state_bytes() const = 0;
+
+protected:
+    jit_generator_t &h_;
+    const jit_rng_frame_t &f_;
+};
+
+// philox4x32_10 in the cuRAND or the oneDNN counter layout; mcg31m1.
+std::unique_ptr<jit_engine_t> make_jit_engine(
+        rng_alg alg, jit_generator_t &h, const jit_rng_frame_t &f);
+
+} // namespace impl
+} // namespace rndnn
+
+#endif
