@@ -73,9 +73,12 @@ private:
     void emit_words(const Xbyak::Reg64 &out, int n) {
         const int batches = n / engine_->batch_words();
         const int bytes = engine_->batch_words() * 4;
-        if (batches == 1) {
-            engine_->emit_batch(out);
-            add(out, bytes);
+        if (batches <= max_inline_batches) {
+            // Straight-line code lets the core overlap batches.
+            for (int b = 0; b < batches; ++b) {
+                engine_->emit_batch(out);
+                add(out, bytes);
+            }
             return;
         }
         mov(frame_.batch_cnt, batches);
@@ -87,6 +90,7 @@ private:
         jnz(batch, T_NEAR);
     }
 
+    static constexpr int max_inline_batches = 4;
     jit_rng_frame_t frame_;
     std::unique_ptr<jit_engine_t> engine_;
     std::unique_ptr<jit_dist_t> dist_;

@@ -83,7 +83,9 @@ struct jit_rng_call_t {
 struct jit_rng_frame_t {
     static constexpr int max_words = jit_unit_groups * 32; // bitsliced(32)
     static constexpr int words_off = 0; // the unit's words
-    static constexpr int engine_off = max_words * 4; // engine state, 64 B
+    // Engine state, 64 B, off the words' 4 KiB alias (loads of it must
+    // not wait on stores to words with the same low 12 address bits).
+    static constexpr int engine_off = max_words * 4 + 2048;
     static constexpr int size = engine_off + 64;
 
     Xbyak::Reg64 args, consts, dst, units, state, batch_cnt;
