@@ -118,6 +118,8 @@ public:
     RNDNN_UNI_ORDERED(uni_vpackssdw, packssdw, vpackssdw)
     RNDNN_UNI_ORDERED(uni_vpacksswb, packsswb, vpacksswb)
     RNDNN_UNI_ORDERED(uni_vpackusdw, packusdw, vpackusdw)
+    RNDNN_UNI_ORDERED(uni_vpunpckldq, punpckldq, vpunpckldq)
+    RNDNN_UNI_ORDERED(uni_vpunpckhdq, punpckhdq, vpunpckhdq)
     RNDNN_UNI_ORDERED(uni_vpunpcklqdq, punpcklqdq, vpunpcklqdq)
     RNDNN_UNI_ORDERED(uni_vpunpckhqdq, punpckhqdq, vpunpckhqdq)
     RNDNN_UNI_ORDERED(uni_vunpcklps, unpcklps, vunpcklps)

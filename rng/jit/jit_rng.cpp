@@ -21,7 +21,7 @@ namespace {
 bool jit_alg_supported(rng_alg alg) {
     return alg == rng_alg::philox4x32_10
             || alg == rng_alg::philox4x32_10_onednn
-            || alg == rng_alg::mcg31m1;
+            || alg == rng_alg::threefry4x32_20 || alg == rng_alg::mcg31m1;
 }
 
 class jit_rng_generator_t : public jit_generator_t {

@@ -50,6 +50,10 @@ struct jit_rng_consts_t {
     jit_vec_t fixed; // philox: the stream half of the counter (qwords)
     jit_vec_t lane_ctr; // philox: counter of each qword lane, relative
     jit_vec_t pair_step; // philox: counter step between register pairs
+    jit_vec_t inject[6][4]; // threefry: injection s of word i (0: the start)
+    jit_vec_t ctr_step; // threefry: counters per register
+    jit_vec_t ctr_step_biased; // threefry: ctr_step ^ sign_bit
+    jit_vec_t sign_bit; // threefry: 2^31
     // Bernoulli.
     jit_vec_t bias; // xor making unsigned compares signed (0 for mcg31m1)
     jit_vec_t thr; // threshold32 threshold, biased
@@ -92,6 +96,8 @@ struct jit_rng_frame_t {
 };
 
 #define RNDNN_JIT_CONST(field) (offsetof(jit_rng_consts_t, field))
+// The address of a constant, in emitters holding h_ and f_.
+#define RNDNN_JIT_C(field) h_.ptr[f_.consts + RNDNN_JIT_CONST(field)]
 
 } // namespace impl
 } // namespace rndnn

@@ -12,7 +12,7 @@ namespace {
 
 using namespace Xbyak;
 
-#define C(field) h_.ptr[f_.consts + RNDNN_JIT_CONST(field)]
+#define C(field) RNDNN_JIT_C(field)
 
 bool is_mcg(const rng_conf_t &conf) { return conf.alg == rng_alg::mcg31m1; }
 

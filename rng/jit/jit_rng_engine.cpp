@@ -2,6 +2,7 @@
 
 #include "rng/engines/mcg31m1.hpp"
 #include "rng/engines/philox.hpp"
+#include "rng/engines/threefry.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -9,6 +10,8 @@ namespace impl {
 namespace {
 
 using namespace Xbyak;
+
+#define C(field) RNDNN_JIT_C(field)
 
 // Philox4x32-10 on register pairs. A pair (A, B) holds Q = vlen / 8
 // counters: qword lane q of A is (x0, x1) and of B is (x2, x3) of one
@@ -191,6 +194,124 @@ private:
     int q() const { return h_.vlen() / 8; }
 };
 
+
+// Threefry4x32-20, structure of arrays: register X_w of a set holds word w
+// of L = vlen / 4 counters. The counters' low and high halves (with carry)
+// live in the call's state buffer. A rotation is two shifts and an or. At
+// the end a 4x4 transpose per 128-bit lane puts each counter's words
+// together; lane l holds counter 2l (l < 4) or 2(l - 4) + 1 when L = 8, so
+// the transposed 128-bit halves come out in index order.
+class jit_threefry_t : public jit_engine_t {
+public:
+    jit_threefry_t(jit_generator_t &h, const jit_rng_frame_t &f)
+        : jit_engine_t(h, f) {}
+
+    int batch_words() const override { return n_sets * 4 * lanes(); }
+
+    void emit_init() override {
+        h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
+    }
+
+    void emit_batch(const Reg64 &out) override {
+        const int vlen = h_.vlen();
+        const Xmm t = h_.vmm(4 * n_sets), u = h_.vmm(4 * n_sets + 1);
+        const Address lo = h_.ptr[f_.state], hi = h_.ptr[f_.state + vlen];
+        for (int s = 0; s < n_sets; ++s) {
+            // X0, X1 = counter + key; then counter += L, carrying.
+            h_.uni_load(x(s, 0), lo);
+            h_.uni_load(x(s, 1), hi);
+            h_.uni_vpaddd(t, x(s, 0), C(ctr_step)); // lo + L
+            h_.uni_vpxor(u, t, C(sign_bit));
+            h_.uni_load(x(s, 2), C(ctr_step_biased));
+            h_.uni_vpcmpgtd(x(s, 2), x(s, 2), u); // ~0 where lo + L wrapped
+            h_.uni_store(lo, t);
+            h_.uni_vpsubd(u, x(s, 1), x(s, 2));
+            h_.uni_store(hi, u);
+            h_.uni_vpaddd(x(s, 0), x(s, 0), inject(0, 0));
+            h_.uni_vpaddd(x(s, 1), x(s, 1), inject(0, 1));
+            h_.uni_load(x(s, 2), inject(0, 2));
+            h_.uni_load(x(s, 3), inject(0, 3));
+        }
+        for (int r = 0; r < 20; ++r) {
+            const int *rot = threefry4x32_rot[r % 8];
+            const int b = r % 2 == 0 ? 1 : 3, d = r % 2 == 0 ? 3 : 1;
+            for (int s = 0; s < n_sets; ++s) {
+                mix(x(s, 0), x(s, b), rot[0], s % 2 ? u : t);
+                mix(x(s, 2), x(s, d), rot[1], s % 2 ? u : t);
+                if (r % 4 == 3)
+                    for (int i = 0; i < 4; ++i)
+                        h_.uni_vpaddd(x(s, i), x(s, i), inject((r + 1) / 4, i));
+            }
+        }
+        for (int s = 0; s < n_sets; ++s) {
+            const Xmm x0 = x(s, 0), x1 = x(s, 1), x2 = x(s, 2), x3 = x(s, 3);
+            h_.uni_vpunpckhdq(t, x0, x1);
+            h_.uni_vpunpckldq(x0, x0, x1);
+            h_.uni_vpunpckhdq(u, x2, x3);
+            h_.uni_vpunpckldq(x2, x2, x3);
+            h_.uni_vpunpckhqdq(x1, x0, x2);
+            h_.uni_vpunpcklqdq(x0, x0, x2);
+            h_.uni_vpunpckhqdq(x3, t, u);
+            h_.uni_vpunpcklqdq(x2, t, u);
+            for (int w = 0; w < 4; ++w)
+                h_.uni_store(h_.ptr[out + (4 * s + w) * vlen], x(s, w));
+        }
+    }
+
+    void fill_consts(uint64_t seed, uint64_t stream,
+            jit_rng_consts_t &c) const override {
+        const uint32_t k[4] = {static_cast<uint32_t>(seed),
+                static_cast<uint32_t>(seed >> 32), 0, 0};
+        const uint32_t ks[5] = {k[0], k[1], k[2], k[3],
+                threefry_parity32 ^ k[0] ^ k[1] ^ k[2] ^ k[3]};
+        for (int s = 1; s < 6; ++s)
+            for (int i = 0; i < 4; ++i)
+                c.inject[s][i].fill(ks[(s + i) % 5]
+                        + (i == 3 ? static_cast<uint32_t>(s) : 0u));
+        c.inject[0][0].fill(ks[0]);
+        c.inject[0][1].fill(ks[1]);
+        c.inject[0][2].fill(static_cast<uint32_t>(stream) + ks[2]);
+        c.inject[0][3].fill(static_cast<uint32_t>(stream >> 32) + ks[3]);
+        c.ctr_step.fill(static_cast<uint32_t>(lanes()));
+        c.sign_bit.fill(0x80000000u);
+        c.ctr_step_biased.fill(static_cast<uint32_t>(lanes()) ^ 0x80000000u);
+    }
+
+    uint64_t first_of(uint64_t) const override { return 0; }
+
+    void init_state(uint64_t, uint64_t i, void *state) const override {
+        auto *s = static_cast<uint32_t *>(state);
+        const int l = lanes();
+        for (int lane = 0; lane < l; ++lane) {
+            const int off = l == 8 ? (lane < 4 ? 2 * lane : 2 * (lane - 4) + 1)
+                                   : lane;
+            const uint64_t n = i / 4 + static_cast<uint64_t>(off);
+            s[lane] = static_cast<uint32_t>(n);
+            s[l + lane] = static_cast<uint32_t>(n >> 32);
+        }
+    }
+    int state_bytes() const override { return 2 * h_.vlen(); }
+
+private:
+    static constexpr int n_sets = 2;
+    int lanes() const { return h_.vlen() / 4; }
+    Xmm x(int s, int w) const { return h_.vmm(4 * s + w); }
+    Address inject(int s, int i) const {
+        return h_.ptr[f_.consts + RNDNN_JIT_CONST(inject) + (4 * s + i) * 64];
+    }
+
+    // a += b; b = rotl(b, n) ^ a.
+    void mix(const Xmm &a, const Xmm &b, int n, const Xmm &t) {
+        h_.uni_vpaddd(a, a, b);
+        h_.uni_vpslld(t, b, n);
+        h_.uni_vpsrld(b, b, 32 - n);
+        h_.uni_vpor(b, b, t);
+        h_.uni_vpxor(b, b, a);
+    }
+};
+
+#undef C
+
 } // namespace
 
 std::unique_ptr<jit_engine_t> make_jit_engine(
@@ -200,6 +321,8 @@ std::unique_ptr<jit_engine_t> make_jit_engine(
             return std::make_unique<jit_philox_t>(h, f, false);
         case rng_alg::philox4x32_10_onednn:
             return std::make_unique<jit_philox_t>(h, f, true);
+        case rng_alg::threefry4x32_20:
+            return std::make_unique<jit_threefry_t>(h, f);
         case rng_alg::mcg31m1: return std::make_unique<jit_mcg31m1_t>(h, f);
         default: return nullptr;
     }
