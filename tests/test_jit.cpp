@@ -1,0 +1,948 @@
+// The ISA tiers: every JIT tier must write exactly the bytes of the
+// reference kernel (padding, bits outside the tensor and the bytes around
+// the buffer included), the implementation list must pick the tier an ISA
+// cap asks for, and RNDNN_MAX_CPU_ISA must reach the dispatcher.
+//
+// JitEquality.* compares, for every (algorithm, distribution, dst type)
+// the JIT kernels cover (and a few they do not, which fall back), the
+// output at each ISA tier the machine has (sse41 .. get_max_cpu_isa())
+// with the output at cap `none` (the reference kernel "ref:any"). Cases
+// come from a std::mt19937_64 seeded per combination; every failure prints
+// the whole case. RNDNN_TEST_JIT_SEED=<n> changes the base seed (default
+// 1), RNDNN_TEST_JIT_CASES=<n> the number of cases per covered
+// combination (default 64).
+//
+// JitDispatch.* and JitCli.* state which implementation serves a problem.
+// In a build without JIT (get_max_cpu_isa() == none) the tests that need a
+// tier skip.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+using namespace rndnn::test;
+
+namespace {
+
+constexpr int64_t s64_max = std::numeric_limits<int64_t>::max();
+constexpr int64_t s64_min = std::numeric_limits<int64_t>::min();
+constexpr int32_t s32_max = std::numeric_limits<int32_t>::max();
+constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
+
+const cpu_isa jit_tiers[] = {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512};
+
+// The JIT tiers this process may use: sse41 .. get_max_cpu_isa(). Empty in
+// a build without JIT, on a CPU without SSE4.1, or under
+// RNDNN_MAX_CPU_ISA=none.
+std::vector<cpu_isa> available_tiers() {
+    std::vector<cpu_isa> t;
+    for (cpu_isa isa : jit_tiers)
+        if (isa <= get_max_cpu_isa()) t.push_back(isa);
+    return t;
+}
+
+#define SKIP_WITHOUT_JIT() \
+    do { \
+        if (available_tiers().empty()) \
+            GTEST_SKIP() << "no JIT tier available: get_max_cpu_isa() = " \
+                         << isa2str(get_max_cpu_isa()) \
+                         << " (a build without JIT, a CPU without SSE4.1, " \
+                            "or RNDNN_MAX_CPU_ISA=none)"; \
+    } while (0)
+
+std::string jit_name(cpu_isa isa) { return std::string("jit:") + isa2str(isa); }
+
+// --- problems ---------------------------------------------------------------
+
+enum class dist_kind { bits, threshold32, bitsliced, uniform, normal };
+
+const char *kind2str(dist_kind k) {
+    switch (k) {
+        case dist_kind::bits: return "bits";
+        case dist_kind::threshold32: return "threshold32";
+        case dist_kind::bitsliced: return "bitsliced";
+        case dist_kind::uniform: return "uniform";
+        case dist_kind::normal: return "normal";
+    }
+    return "?";
+}
+
+// One (algorithm, distribution, dst type) combination.
+struct combo_t {
+    rng_alg alg;
+    dist_kind kind;
+    data_type dt;
+    int b = 0; // bitsliced b
+    bool covered = true; // the JIT kernels are to serve it
+    std::string name() const {
+        std::string s = std::string(alg2str(alg)) + "_" + kind2str(kind);
+        if (kind == dist_kind::bitsliced) s += std::to_string(b);
+        return s + "_" + dt2str(dt);
+    }
+};
+
+// What the JIT kernels cover (the brief of the kernels): philox4x32_10,
+// philox4x32_10_onednn, mcg31m1 with bits -> u32, threshold32 -> bit/u8,
+// bitsliced(b) -> bit (philox only), uniform -> f32/bf16, normal -> f32.
+// Every other valid problem falls back to ref:any at every tier.
+void PrintTo(const combo_t &c, std::ostream *os) { *os << c.name(); }
+
+// True if implementation `impl` may serve a primitive with ISA cap `cap`:
+// the reference, or a JIT tier at most the cap.
+bool impl_within_cap(const std::string &impl, cpu_isa cap) {
+    if (impl == "ref:any") return true;
+    for (cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
+        if (impl == std::string("jit:") + isa2str(isa)) return isa <= cap;
+    return false;
+}
+
+std::vector<combo_t> covered_combos() {
+    std::vector<combo_t> c;
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::mcg31m1}) {
+        c.push_back({alg, dist_kind::bits, data_type::u32});
+        c.push_back({alg, dist_kind::threshold32, data_type::bit});
+        c.push_back({alg, dist_kind::threshold32, data_type::u8});
+        if (alg != rng_alg::mcg31m1)
+            for (int b : {1, 2, 3, 8, 13, 32})
+                c.push_back({alg, dist_kind::bitsliced, data_type::bit, b});
+        c.push_back({alg, dist_kind::uniform, data_type::f32});
+        c.push_back({alg, dist_kind::uniform, data_type::bf16});
+        c.push_back({alg, dist_kind::normal, data_type::f32});
+    }
+    return c;
+}
+
+std::vector<combo_t> uncovered_combos() {
+    std::vector<combo_t> c;
+    for (rng_alg alg : {rng_alg::threefry4x32_20, rng_alg::mt19937,
+                 rng_alg::multfly}) {
+        c.push_back({alg, dist_kind::bits, data_type::u32, 0, false});
+        c.push_back({alg, dist_kind::threshold32, data_type::bit, 0, false});
+        c.push_back({alg, dist_kind::uniform, data_type::f32, 0, false});
+        c.push_back({alg, dist_kind::normal, data_type::f32, 0, false});
+    }
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mcg31m1}) {
+        c.push_back({alg, dist_kind::threshold32, data_type::s32, 0, false});
+        c.push_back({alg, dist_kind::threshold32, data_type::f32, 0, false});
+        c.push_back({alg, dist_kind::uniform, data_type::f16, 0, false});
+        c.push_back({alg, dist_kind::normal, data_type::bf16, 0, false});
+        c.push_back({alg, dist_kind::normal, data_type::f16, 0, false});
+    }
+    c.push_back({rng_alg::philox4x32_10, dist_kind::bitsliced, data_type::u8,
+            5, false});
+    c.push_back({rng_alg::philox4x32_10_onednn, dist_kind::bitsliced,
+            data_type::s32, 3, false});
+    return c;
+}
+
+// One complete generation problem with its arguments.
+struct case_t {
+    combo_t combo;
+    // distribution parameters
+    double p = 0.5;
+    bool runtime_p = false;
+    float rt_p = 0.5f;
+    float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    // dst
+    memory::desc md;
+    std::string layout; // how md was built
+    size_t bytes = 0; // of the dst buffer (padded host size included)
+    size_t lead = 0; // bytes between the guard and the data handle
+    // arguments
+    data_type seed_dt = data_type::s64;
+    int64_t seed = 0; // an s32 seed is stored sign-extended
+    int64_t offset = 0;
+    int64_t strm = 0;
+    int nthr = 1;
+    scalar_kind scalars = scalar_kind::host;
+
+    std::string str() const {
+        std::ostringstream os;
+        os << std::setprecision(17) << alg2str(combo.alg) << " "
+           << kind2str(combo.kind);
+        switch (combo.kind) {
+            case dist_kind::bits: break;
+            case dist_kind::threshold32:
+            case dist_kind::bitsliced:
+                if (combo.kind == dist_kind::bitsliced) os << "(b=" << combo.b << ")";
+                if (runtime_p)
+                    os << " p=runtime:" << std::setprecision(9) << rt_p
+                       << " (hex " << std::hexfloat << rt_p
+                       << std::defaultfloat << ")" << std::setprecision(17);
+                else
+                    os << " p=" << p << " (hex " << std::hexfloat << p
+                       << std::defaultfloat << ")";
+                break;
+            case dist_kind::uniform:
+                os << std::setprecision(9) << " a=" << a << " b=" << b;
+                break;
+            case dist_kind::normal:
+                os << std::setprecision(9) << " mean=" << mean
+                   << " stddev=" << stddev;
+                break;
+        }
+        os << " dst=" << md.str() << " (" << layout << ", " << md.nelems()
+           << " elems, " << bytes << " bytes, handle lead " << lead
+           << ") seed=" << seed << " (" << dt2str(seed_dt)
+           << ") offset=" << offset << " stream=" << strm
+           << " nthr=" << nthr << " scalars="
+           << (scalars == scalar_kind::host ? "host" : "memory");
+        return os.str();
+    }
+};
+
+primitive_attr make_attr(const case_t &c, cpu_isa cap) {
+    post_ops po;
+    switch (c.combo.kind) {
+        case dist_kind::bits: break;
+        case dist_kind::threshold32:
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p);
+            break;
+        case dist_kind::bitsliced:
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
+                    bernoulli_method::bitsliced, c.combo.b);
+            break;
+        case dist_kind::uniform: po.append_uniform(c.a, c.b); break;
+        case dist_kind::normal: po.append_normal(c.mean, c.stddev); break;
+    }
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    attr.set_max_cpu_isa(cap);
+    return attr;
+}
+
+rng::desc make_rng_desc(const case_t &c) {
+    rng::desc d(c.combo.alg, c.md);
+    d.seed_dt = c.seed_dt;
+    d.with_offset = true;
+    d.runtime_p = c.runtime_p;
+    d.scalars = c.scalars;
+    if (c.combo.alg == rng_alg::multfly) d.name = "encoder.layer3.dropout";
+    return d;
+}
+
+// Runs the case with ISA cap `cap` into `handle`; returns the
+// implementation's name.
+std::string execute_case(const case_t &c, cpu_isa cap, void *handle) {
+    const rng::desc d = make_rng_desc(c);
+    const rng::primitive_desc pd(d, make_attr(c, cap));
+    const rng prim(pd);
+    // The memory form of the scalars reads these variables.
+    int32_t seed32 = static_cast<int32_t>(c.seed);
+    int64_t seed64 = c.seed, offset = c.offset, strm = c.strm;
+    float p = c.rt_p;
+    std::unordered_map<int, memory> args {{RNDNN_ARG_DST, memory(c.md, handle)}};
+    if (c.scalars == scalar_kind::host) {
+        args[RNDNN_ARG_SEED] = c.seed_dt == data_type::s32
+                ? memory::scalar(seed32)
+                : memory::scalar(seed64);
+        args[RNDNN_ARG_OFFSET] = memory::scalar(offset);
+        args[RNDNN_ARG_STREAM] = memory::scalar(strm);
+        if (c.runtime_p) args[RNDNN_ARG_P] = memory::scalar(p);
+    } else {
+        const memory::desc s32md({1}, data_type::s32), s64md({1}, data_type::s64),
+                f32md({1}, data_type::f32);
+        args[RNDNN_ARG_SEED] = c.seed_dt == data_type::s32
+                ? memory(s32md, &seed32)
+                : memory(s64md, &seed64);
+        args[RNDNN_ARG_OFFSET] = memory(s64md, &offset);
+        args[RNDNN_ARG_STREAM] = memory(s64md, &strm);
+        if (c.runtime_p) args[RNDNN_ARG_P] = memory(f32md, &p);
+    }
+    prim.execute(stream(c.nthr), args);
+    return pd.impl_name();
+}
+
+// --- the case generator -----------------------------------------------------
+
+using prng_t = std::mt19937_64;
+
+template <typename T>
+T pick(prng_t &g, const std::vector<T> &v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(g)];
+}
+
+int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+}
+
+bool coin(prng_t &g, double p_true) {
+    return std::bernoulli_distribution(p_true)(g);
+}
+
+dims row_major_strides(const dims &shape, dim_t inner = 1) {
+    dims st(shape.size());
+    dim_t acc = inner;
+    for (size_t d = shape.size(); d-- > 0;) {
+        st[d] = acc;
+        acc *= std::max<dim_t>(shape[d], 1);
+    }
+    return st;
+}
+
+// A random shape with about n elements and 1 to 3 dims.
+dims make_shape(prng_t &g, dim_t n) {
+    const int nd = static_cast<int>(uniform_s64(g, 1, 3));
+    dims s;
+    if (nd == 1 || n < 2) {
+        s = {n};
+    } else if (nd == 2) {
+        const dim_t a = uniform_s64(g, 1, std::min<dim_t>(n, 40));
+        s = {a, std::max<dim_t>(1, n / a)};
+    } else {
+        const dim_t a = uniform_s64(g, 1, std::min<dim_t>(n, 8));
+        const dim_t b = uniform_s64(g, 1, std::min<dim_t>(n / a, 16));
+        s = {a, b, std::max<dim_t>(1, n / (a * b))};
+    }
+    std::shuffle(s.begin(), s.end(), g);
+    return s;
+}
+
+// Sets c.md, c.layout and c.bytes: a dst of `shape` laid out by `kind`.
+void make_layout(prng_t &g, case_t &c, const dims &shape, int kind) {
+    const data_type t = c.combo.dt;
+    const bool bit = t == data_type::bit;
+    const size_t nd = shape.size();
+    std::ostringstream os;
+    switch (kind) {
+        case 0: // dense
+            c.md = memory::desc(shape, t);
+            os << "dense";
+            break;
+        case 1: { // dense with a first-element offset (bit: not whole bytes)
+            const dim_t off0 = bit ? pick<dim_t>(g, {1, 3, 5, 7, 9, 13, 31, 33, 63})
+                                   : pick<dim_t>(g, {1, 2, 3, 5, 7, 17});
+            c.md = memory::desc(shape, t, row_major_strides(shape), off0);
+            os << "dense offset0=" << off0;
+            break;
+        }
+        case 2: { // padded inside a larger host buffer
+            dims before(nd), after(nd);
+            for (size_t d = 0; d < nd; ++d) {
+                before[d] = uniform_s64(g, 0, 3);
+                after[d] = uniform_s64(g, 0, 3);
+            }
+            const auto pad = memory::pad(shape, t, before, after);
+            c.md = pad.md;
+            c.bytes = pad.host_size;
+            os << "padded";
+            break;
+        }
+        case 3: { // strides in a random dim order (reversed: transposed),
+                  // with gaps between rows
+            std::vector<size_t> order(nd); // innermost first
+            for (size_t d = 0; d < nd; ++d)
+                order[d] = nd - 1 - d;
+            if (coin(g, 0.5)) std::reverse(order.begin(), order.end());
+            if (coin(g, 0.3)) std::shuffle(order.begin(), order.end(), g);
+            dims st(nd);
+            dim_t acc = uniform_s64(g, 1, 3);
+            for (size_t d : order) {
+                st[d] = acc;
+                acc *= std::max<dim_t>(shape[d], 1) + uniform_s64(g, 0, 2);
+            }
+            const dim_t off0 = uniform_s64(g, 0, 11);
+            c.md = memory::desc(shape, t, st, off0);
+            os << "strided";
+            break;
+        }
+        default: { // row-major with inner stride 2
+            const dim_t off0 = uniform_s64(g, 0, 5);
+            c.md = memory::desc(shape, t, row_major_strides(shape, 2), off0);
+            os << "inner stride 2";
+            break;
+        }
+    }
+    c.layout = os.str();
+    c.bytes = std::max(c.bytes, c.md.get_size());
+}
+
+// Bucket of total sizes: tiny 1..63, tails 64..200, a few thousand, large
+// (> 70000, so that several threads and many 4096-element blocks run).
+dim_t make_nelems(prng_t &g, int bucket) {
+    switch (bucket) {
+        case 0: return uniform_s64(g, 1, 63);
+        case 1: return uniform_s64(g, 64, 200);
+        case 2: return uniform_s64(g, 1000, 6000);
+        default: return uniform_s64(g, 70001, 140000);
+    }
+}
+
+case_t make_case(prng_t &g, const combo_t &combo, int index) {
+    case_t c;
+    c.combo = combo;
+
+    // Sizes cycle through the buckets, most cases small.
+    static const int buckets[] = {0, 1, 2, 3, 0, 1, 0, 2, 1, 3, 0, 1};
+    const int bucket = buckets[index % std::size(buckets)];
+    const dim_t n = make_nelems(g, bucket);
+    // Case 5 is an empty tensor.
+    const dims shape = index == 5 ? dims {3, 0, 7} : make_shape(g, n);
+    make_layout(g, c, shape, static_cast<int>(uniform_s64(g, 0, 4)));
+
+    const dim_t ne = c.md.nelems();
+    const std::vector<int64_t> offsets = {0, 1, 3, 5, 7, 31, 33, 4095,
+            (int64_t(1) << 40) + 3, s64_max - ne, s64_max - ne - 1,
+            s64_max - ne - 3, uniform_s64(g, 0, int64_t(1) << 62),
+            uniform_s64(g, 0, 1000000)};
+    c.offset = pick(g, offsets);
+
+    if (coin(g, 0.25)) {
+        c.seed_dt = data_type::s32;
+        c.seed = coin(g, 0.5) ? pick<int64_t>(g, {-1, -5, s32_min, s32_max, 0})
+                              : static_cast<int32_t>(g());
+    } else {
+        c.seed = coin(g, 0.5)
+                ? pick<int64_t>(g, {0, 1, -1, -7, s64_min, s64_max,
+                          0x0123456789abcdefLL, int64_t(1) << 32})
+                : static_cast<int64_t>(g());
+    }
+    c.strm = coin(g, 0.5) ? pick<int64_t>(g, {0, 1, -1, 12345, s64_min, s64_max})
+                          : static_cast<int64_t>(g());
+    c.nthr = bucket == 3 ? static_cast<int>(uniform_s64(g, 2, 3))
+                         : static_cast<int>(uniform_s64(g, 1, 3));
+    c.scalars = coin(g, 0.25) ? scalar_kind::memory : scalar_kind::host;
+    const size_t esize = std::max<size_t>(dt_bits(combo.dt) / 8, 1);
+    c.lead = coin(g, 0.5) ? esize : 0; // handles not 64-byte aligned
+
+    switch (combo.kind) {
+        case dist_kind::bits: break;
+        case dist_kind::threshold32:
+        case dist_kind::bitsliced: {
+            const int b = combo.kind == dist_kind::bitsliced ? combo.b : 32;
+            // A tie of the bitsliced rounding: an odd multiple of 2^-(b+1).
+            const int64_t odd
+                    = 2 * uniform_s64(g, 0, (int64_t(1) << b) - 1) + 1;
+            const double tie
+                    = static_cast<double>(odd) * std::ldexp(1.0, -(b + 1));
+            const std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 1e-9,
+                    1.0 - std::ldexp(1.0, -33), std::ldexp(1.0, -32),
+                    0.7, 0.123456789, tie,
+                    std::uniform_real_distribution<double>(0, 1)(g)};
+            c.p = pick(g, ps);
+            c.runtime_p = index % 3 == 2;
+            const std::vector<float> rps = {0.f, 1.f, 0.5f, 0.3f, 1e-9f,
+                    0.99999994f, 0x1p-32f, static_cast<float>(tie),
+                    std::uniform_real_distribution<float>(0, 1)(g)};
+            c.rt_p = pick(g, rps);
+            break;
+        }
+        case dist_kind::uniform: {
+            // Huge spans, an empty one, and one in the subnormals.
+            const std::vector<std::pair<float, float>> ab = {{0.f, 1.f},
+                    {-3.f, 5.5f}, {1e-3f, 1e-3f}, {-1.5e38f, 1.5e38f},
+                    {0.f, 3.4e38f}, {-1e30f, 1e30f}, {1e6f, 1e6f + 1.f},
+                    {0.f, 1e-38f}, {-2.f, -1.f}, {-7.25f, 1e-7f}};
+            const auto r = pick(g, ab);
+            c.a = r.first;
+            c.b = r.second;
+            break;
+        }
+        case dist_kind::normal: {
+            const std::vector<std::pair<float, float>> ms = {{0.f, 1.f},
+                    {2.f, 0.5f}, {-1e3f, 7.f}, {0.f, 0.f}, {1e-3f, 1e4f},
+                    {3.f, 0.f}, {-0.f, 1e-30f}};
+            const auto r = pick(g, ms);
+            c.mean = r.first;
+            c.stddev = r.second;
+            break;
+        }
+    }
+    return c;
+}
+
+uint64_t base_seed() {
+    const char *s = std::getenv("RNDNN_TEST_JIT_SEED");
+    return s && *s ? std::strtoull(s, nullptr, 0) : 1;
+}
+
+int cases_per_combo(bool covered) {
+    const char *s = std::getenv("RNDNN_TEST_JIT_CASES");
+    const int n = s && *s ? std::atoi(s) : 64;
+    return covered ? std::max(n, 1) : std::max(n / 4, 1);
+}
+
+// FNV-1a: a seed per combination that does not depend on the library.
+uint64_t fnv1a(const std::string &s) {
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char ch : s)
+        h = (h ^ ch) * 1099511628211ULL;
+    return h;
+}
+
+// --- JitEquality: every tier writes the reference's bytes -------------------
+
+class JitEquality : public ::testing::TestWithParam<combo_t> {};
+
+TEST_P(JitEquality, EveryTierEqualsReference) {
+    SKIP_WITHOUT_JIT();
+    const combo_t combo = GetParam();
+    const std::vector<cpu_isa> tiers = available_tiers();
+    const uint64_t seed = base_seed() ^ fnv1a(combo.name());
+    prng_t g(seed);
+    const int ncases = cases_per_combo(combo.covered);
+    constexpr size_t guard = 64;
+    int failures = 0;
+    for (int index = 0; index < ncases && failures < 3; ++index) {
+        const case_t c = make_case(g, combo, index);
+        std::ostringstream where;
+        where << "case " << index << " of " << combo.name()
+              << " (RNDNN_TEST_JIT_SEED=" << base_seed()
+              << ", generator seed " << seed << "): " << c.str();
+        SCOPED_TRACE(where.str());
+
+        // The same garbage around and inside both buffers.
+        const size_t total = guard + c.lead + c.bytes + guard;
+        std::vector<uint8_t> garbage(total);
+        for (auto &byte : garbage)
+            byte = static_cast<uint8_t>(g());
+        std::vector<uint8_t> ref = garbage;
+        std::string ref_impl;
+        ASSERT_NO_THROW(ref_impl = execute_case(c, cpu_isa::none,
+                                ref.data() + guard + c.lead));
+        ASSERT_EQ(ref_impl, "ref:any");
+        ASSERT_TRUE(std::equal(ref.begin(), ref.begin() + guard + c.lead,
+                garbage.begin()))
+                << "the reference wrote before the buffer";
+        ASSERT_TRUE(std::equal(ref.end() - guard, ref.end(), garbage.end() - guard))
+                << "the reference wrote after the buffer";
+
+        for (cpu_isa tier : tiers) {
+            std::vector<uint8_t> out = garbage;
+            std::string impl;
+            ASSERT_NO_THROW(impl = execute_case(
+                                    c, tier, out.data() + guard + c.lead))
+                    << "cap " << isa2str(tier);
+            EXPECT_TRUE(impl_within_cap(impl, tier))
+                    << impl << " serves a primitive capped at " << isa2str(tier);
+            if (out == ref) continue;
+            size_t first = 0, count = 0;
+            for (size_t k = total; k-- > 0;)
+                if (out[k] != ref[k]) {
+                    first = k;
+                    ++count;
+                }
+            const auto rel = static_cast<int64_t>(first)
+                    - static_cast<int64_t>(guard + c.lead);
+            ADD_FAILURE() << "cap " << isa2str(tier) << " (" << impl
+                          << ") differs from ref:any in " << count
+                          << " bytes; first at byte " << rel
+                          << " from the data handle"
+                          << (rel < 0 || rel >= static_cast<int64_t>(c.bytes)
+                                             ? " (outside the buffer)"
+                                             : "")
+                          << ": got 0x" << std::hex << int(out[first])
+                          << ", reference 0x" << int(ref[first])
+                          << ", garbage was 0x" << int(garbage[first])
+                          << std::dec;
+            ++failures;
+        }
+    }
+}
+
+std::string combo_test_name(const ::testing::TestParamInfo<combo_t> &info) {
+    return info.param.name() + (info.param.covered ? "" : "_fallback");
+}
+
+INSTANTIATE_TEST_SUITE_P(Covered, JitEquality,
+        ::testing::ValuesIn(covered_combos()), combo_test_name);
+INSTANTIATE_TEST_SUITE_P(Uncovered, JitEquality,
+        ::testing::ValuesIn(uncovered_combos()), combo_test_name);
+
+// A few hand-written edge cases for every covered combination: a single
+// element, a tensor ending exactly at 2^63 - 1, dims of 1, a bit dst whose
+// first element is the last bit of a byte.
+TEST(JitEqualityEdges, HandPickedShapesAndOffsets) {
+    SKIP_WITHOUT_JIT();
+    struct edge_t {
+        dims shape;
+        int64_t offset;
+        int nthr;
+        dim_t off0; // for a dense dst with a first-element offset
+    };
+    const edge_t edges[] = {{{1}, 0, 1, 0}, {{1}, s64_max - 1, 1, 7},
+            {{2}, s64_max - 2, 2, 0}, {{1, 1, 1}, 3, 1, 1},
+            {{65}, s64_max - 65, 3, 7}, {{1, 70001, 1}, 1, 3, 15},
+            {{3, 1, 33}, 31, 2, 0}, {{100003}, s64_max - 100003, 3, 0},
+            {{4096 * 3 + 1}, 4095, 2, 1}, {{64, 2049}, 63, 3, 9}};
+    for (const combo_t &combo : covered_combos()) {
+        prng_t g(fnv1a(combo.name()));
+        int index = 0;
+        for (const edge_t &e : edges) {
+            // Random parameters (runtime p every third); shape replaced.
+            case_t c = make_case(g, combo, index++);
+            const bool bit = combo.dt == data_type::bit;
+            c.md = memory::desc(e.shape, combo.dt, row_major_strides(e.shape),
+                    bit ? e.off0 : (e.off0 & 3));
+            c.layout = "dense, edge";
+            c.bytes = c.md.get_size();
+            c.lead = 0;
+            c.offset = e.offset;
+            c.nthr = e.nthr;
+            SCOPED_TRACE(combo.name() + ": " + c.str());
+            std::vector<uint8_t> garbage(c.bytes + 64);
+            for (auto &byte : garbage)
+                byte = static_cast<uint8_t>(g());
+            std::vector<uint8_t> ref = garbage;
+            ASSERT_NO_THROW(execute_case(c, cpu_isa::none, ref.data()));
+            for (cpu_isa tier : available_tiers()) {
+                std::vector<uint8_t> out = garbage;
+                ASSERT_NO_THROW(execute_case(c, tier, out.data()));
+                EXPECT_TRUE(out == ref) << "cap " << isa2str(tier);
+            }
+        }
+    }
+}
+
+// --- JitDispatch: which implementation serves a problem ---------------------
+
+struct dispatch_case_t {
+    combo_t combo;
+    memory::desc md;
+    bool runtime_p = false;
+    std::string str() const {
+        return combo.name() + " dst=" + md.str()
+                + (runtime_p ? " runtime p" : "");
+    }
+};
+
+// The implementation that serves dc with ISA cap `cap` (or, without
+// set_cap, with a fresh attribute's default).
+std::string impl_for(const dispatch_case_t &dc, cpu_isa cap,
+        bool set_cap = true) {
+    case_t c;
+    c.combo = dc.combo;
+    c.md = dc.md;
+    c.runtime_p = dc.runtime_p;
+    c.p = 0.3;
+    c.a = -1.f;
+    c.b = 2.f;
+    primitive_attr attr = make_attr(c, cap);
+    if (!set_cap) { // a fresh attribute: its default cap
+        primitive_attr fresh;
+        fresh.set_post_ops(attr.get_post_ops());
+        attr = fresh;
+    }
+    return rng::primitive_desc(make_rng_desc(c), attr).impl_name();
+}
+
+// Covered problems in several layouts: dense, padded, transposed, a bit dst
+// starting inside a byte.
+std::vector<dispatch_case_t> covered_dispatch_cases() {
+    std::vector<dispatch_case_t> v;
+    for (const combo_t &combo : covered_combos()) {
+        const data_type t = combo.dt;
+        v.push_back({combo, memory::desc({1000}, t)});
+        v.push_back({combo,
+                memory::pad({7, 45, 13}, t, {1, 3, 5}, {2, 0, 3}).md});
+        v.push_back({combo, memory::desc({7, 45, 13}, t, {1, 7 * 13, 7}, 3)});
+        v.push_back({combo, memory::desc({5, 77}, t, {77, 1}, 3)});
+        if (combo.kind == dist_kind::threshold32
+                || combo.kind == dist_kind::bitsliced)
+            v.push_back({combo, memory::desc({333}, t), true});
+    }
+    return v;
+}
+
+std::vector<dispatch_case_t> uncovered_dispatch_cases() {
+    std::vector<dispatch_case_t> v;
+    for (const combo_t &combo : uncovered_combos())
+        v.push_back({combo, memory::desc({1000}, combo.dt)});
+    return v;
+}
+
+// sse41 has no FMA: it declines uniform, whose value is one fma.
+bool tier_covers(cpu_isa tier, const combo_t &combo) {
+    return !(tier == cpu_isa::sse41 && combo.kind == dist_kind::uniform);
+}
+
+TEST(JitDispatch, CapNoneSelectsReference) {
+    for (const auto &dc : covered_dispatch_cases())
+        EXPECT_EQ(impl_for(dc, cpu_isa::none), "ref:any") << dc.str();
+    for (const auto &dc : uncovered_dispatch_cases())
+        EXPECT_EQ(impl_for(dc, cpu_isa::none), "ref:any") << dc.str();
+}
+
+// Fails until the JIT kernels land.
+TEST(JitDispatch, CoveredProblemsUseTheCappedTier) {
+    SKIP_WITHOUT_JIT();
+    for (const auto &dc : covered_dispatch_cases()) {
+        for (cpu_isa tier : available_tiers()) {
+            const std::string want
+                    = tier_covers(tier, dc.combo) ? jit_name(tier) : "ref:any";
+            EXPECT_EQ(impl_for(dc, tier), want)
+                    << dc.str() << " cap " << isa2str(tier);
+        }
+        // No cap: the best tier this process may use.
+        const cpu_isa best = get_max_cpu_isa();
+        const std::string want
+                = tier_covers(best, dc.combo) ? jit_name(best) : "ref:any";
+        EXPECT_EQ(impl_for(dc, cpu_isa::avx512, false), want)
+                << dc.str() << " default cap";
+    }
+}
+
+// The simplest statement of the above, for a quick look.
+TEST(JitDispatch, PhiloxBernoulliBitUsesEachTier) {
+    SKIP_WITHOUT_JIT();
+    const dispatch_case_t dc {
+            {rng_alg::philox4x32_10, dist_kind::threshold32, data_type::bit},
+            memory::desc({64, 1024}, data_type::bit)};
+    for (cpu_isa tier : available_tiers())
+        EXPECT_EQ(impl_for(dc, tier), jit_name(tier)) << isa2str(tier);
+    EXPECT_EQ(impl_for(dc, cpu_isa::none), "ref:any");
+}
+
+TEST(JitDispatch, UncoveredProblemsUseReference) {
+    std::vector<cpu_isa> caps = available_tiers();
+    caps.push_back(cpu_isa::none);
+    caps.push_back(cpu_isa::avx512); // no cap
+    for (const auto &dc : uncovered_dispatch_cases())
+        for (cpu_isa cap : caps)
+            EXPECT_EQ(impl_for(dc, cap), "ref:any")
+                    << dc.str() << " cap " << isa2str(cap);
+}
+
+TEST(JitDispatch, Sse41DeclinesUniform) {
+    if (get_max_cpu_isa() < cpu_isa::sse41)
+        GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
+                     << isa2str(get_max_cpu_isa());
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::mcg31m1})
+        for (data_type t : {data_type::f32, data_type::bf16}) {
+            const dispatch_case_t dc {
+                    {alg, dist_kind::uniform, t}, memory::desc({4096}, t)};
+            EXPECT_EQ(impl_for(dc, cpu_isa::sse41), "ref:any") << dc.str();
+        }
+}
+
+// --- JitIsa: names, the cap attribute, the process-wide tier ----------------
+
+TEST(JitIsa, NamesRoundTrip) {
+    const std::pair<cpu_isa, const char *> names[] = {{cpu_isa::none, "none"},
+            {cpu_isa::sse41, "sse41"}, {cpu_isa::avx2, "avx2"},
+            {cpu_isa::avx512, "avx512"}};
+    for (const auto &n : names) {
+        EXPECT_STREQ(isa2str(n.first), n.second);
+        EXPECT_EQ(str2isa(n.second), n.first);
+        EXPECT_EQ(str2isa(isa2str(n.first)), n.first);
+    }
+    EXPECT_LT(cpu_isa::none, cpu_isa::sse41);
+    EXPECT_LT(cpu_isa::sse41, cpu_isa::avx2);
+    EXPECT_LT(cpu_isa::avx2, cpu_isa::avx512);
+}
+
+TEST(JitIsa, UnknownNameIsNamed) {
+    EXPECT_ERROR_NAMES(str2isa("bogus"), "bogus");
+    EXPECT_ERROR_NAMES(str2isa("avx512f"), "avx512f");
+    EXPECT_ERROR_NAMES(str2isa(""), "''");
+}
+
+TEST(JitIsa, MaxCpuIsaIsATierAndStable) {
+    const cpu_isa isa = get_max_cpu_isa();
+    EXPECT_NE(std::string(isa2str(isa)), "unknown");
+    EXPECT_EQ(get_max_cpu_isa(), isa);
+    EXPECT_EQ(str2isa(isa2str(isa)), isa);
+    std::cout << "[ info     ] get_max_cpu_isa() = " << isa2str(isa) << "\n";
+}
+
+TEST(JitIsa, AttributeCap) {
+    primitive_attr attr;
+    EXPECT_EQ(attr.get_max_cpu_isa(), cpu_isa::avx512); // caps nothing
+    primitive_attr capped;
+    capped.set_max_cpu_isa(cpu_isa::sse41);
+    EXPECT_EQ(capped.get_max_cpu_isa(), cpu_isa::sse41);
+    EXPECT_FALSE(attr == capped);
+    capped.set_max_cpu_isa(cpu_isa::avx512);
+    EXPECT_TRUE(attr == capped);
+    // The primitive descriptor keeps the cap it was given.
+    primitive_attr none;
+    none.set_max_cpu_isa(cpu_isa::none);
+    const rng::primitive_desc pd(
+            rng::desc(rng_alg::philox4x32_10, memory::desc({8}, data_type::u32)),
+            none);
+    EXPECT_EQ(pd.get_attr().get_max_cpu_isa(), cpu_isa::none);
+    EXPECT_STREQ(pd.impl_name(), "ref:any");
+}
+
+TEST(JitIsa, BadAttributeCapIsNamed) {
+    primitive_attr attr;
+    attr.set_max_cpu_isa(static_cast<cpu_isa>(99));
+    const rng::desc d(rng_alg::philox4x32_10, memory::desc({8}, data_type::u32));
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "99");
+    attr.set_max_cpu_isa(static_cast<cpu_isa>(-1));
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "-1");
+}
+
+// --- JitCli: RNDNN_MAX_CPU_ISA and RNDNN_VERBOSE through the CLI ------------
+
+namespace fs = std::filesystem;
+
+std::string quote(const std::string &s) {
+    std::string q = "'";
+    for (char ch : s)
+        q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
+}
+
+std::string slurp(const fs::path &path) {
+    std::ifstream is(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(is), {});
+}
+
+std::vector<std::string> lines_starting(
+        const std::string &text, const std::string &prefix) {
+    std::vector<std::string> v;
+    std::istringstream is(text);
+    for (std::string line; std::getline(is, line);)
+        if (line.rfind(prefix, 0) == 0) v.push_back(line);
+    return v;
+}
+
+class JitCli : public ::testing::Test {
+protected:
+    struct result_t {
+        int status = -1;
+        std::string out, err;
+    };
+
+    void SetUp() override {
+        std::string tmpl = fs::temp_directory_path() / "rndnn_jit.XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    // Runs `env... rndnn args` in dir_.
+    result_t run(const std::string &env, const std::string &args) {
+        const std::string cmd = "cd " + quote(dir_) + " && env " + env + " "
+                + quote(RNDNN_CLI_PATH) + " " + args + " >"
+                + quote(dir_ / "stdout.txt") + " 2>"
+                + quote(dir_ / "stderr.txt");
+        const int rc = std::system(cmd.c_str());
+        result_t r;
+        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+        r.out = slurp(dir_ / "stdout.txt");
+        r.err = slurp(dir_ / "stderr.txt");
+        fs::remove(dir_ / "stdout.txt");
+        fs::remove(dir_ / "stderr.txt");
+        return r;
+    }
+
+    // The implementations named by the creation lines of `out`.
+    static std::vector<std::string> created(const std::string &out) {
+        std::vector<std::string> v;
+        for (const std::string &line :
+                lines_starting(out, "rndnn_verbose,create,")) {
+            const size_t s = std::strlen("rndnn_verbose,create,");
+            v.push_back(line.substr(s, line.find(',', s) - s));
+        }
+        return v;
+    }
+
+    fs::path dir_;
+};
+
+const char *const gen_bernoulli
+        = "gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 --offset 5 "
+          "--stream 7 --threads 2 --out m.bin";
+const char *const bernoulli_problem
+        = "alg=philox4x32_10,dist=bernoulli:p=0.3:threshold32,dst=bit:3x1000,";
+
+TEST_F(JitCli, MaxCpuIsaNoneSelectsReference) {
+    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=none",
+            gen_bernoulli);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
+                      + bernoulli_problem),
+            std::string::npos)
+            << r.out;
+    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+    EXPECT_EQ(slurp(dir_ / "m.bin").size(), 375u);
+}
+
+// Fails until the JIT kernels land.
+TEST_F(JitCli, MaxCpuIsaSelectsTheTier) {
+    SKIP_WITHOUT_JIT();
+    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_bernoulli).status, 0);
+    const std::string ref = slurp(dir_ / "m.bin");
+    ASSERT_EQ(ref.size(), 375u);
+    for (cpu_isa tier : available_tiers()) {
+        SCOPED_TRACE(isa2str(tier));
+        fs::remove(dir_ / "m.bin");
+        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
+                                           "RNDNN_MAX_CPU_ISA=")
+                        + isa2str(tier),
+                gen_bernoulli);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier) + ","
+                          + bernoulli_problem),
+                std::string::npos)
+                << r.out;
+        EXPECT_EQ(created(r.out), std::vector<std::string> {jit_name(tier)})
+                << r.out;
+        EXPECT_TRUE(slurp(dir_ / "m.bin") == ref) << "output differs";
+    }
+}
+
+TEST_F(JitCli, BadMaxCpuIsaFailsNamingTheValue) {
+    const result_t r = run("RNDNN_MAX_CPU_ISA=bogus", gen_bernoulli);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("RNDNN_MAX_CPU_ISA"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
+    // Also with the reference kernel asked for by --dist bits.
+    const result_t b = run("RNDNN_MAX_CPU_ISA=AVX9",
+            "gen --shape 8 --out w.bin");
+    EXPECT_NE(b.status, 0);
+    EXPECT_NE(b.err.find("AVX9"), std::string::npos) << b.err;
+    EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
+}
+
+// Fails until the JIT kernels land: the sse41 kernel must say why it
+// declines uniform.
+TEST_F(JitCli, CheckLevelReportsTheDecliningKernel) {
+    if (get_max_cpu_isa() < cpu_isa::sse41)
+        GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
+                     << isa2str(get_max_cpu_isa());
+    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=sse41",
+            "gen --dist uniform --shape 64 --out u.bin");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string prefix = "rndnn_verbose,check,jit:sse41,"
+                               "alg=philox4x32_10,dist=uniform:0:1,"
+                               "dst=f32:64,declined: ";
+    const auto declined = lines_starting(r.out, prefix);
+    ASSERT_FALSE(declined.empty()) << r.out;
+    for (const std::string &line : declined)
+        EXPECT_GT(line.size(), prefix.size()) << "no reason given: " << line;
+    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+    // At level check, the creation line is not printed.
+    const result_t c = run("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41",
+            "gen --dist uniform --shape 64 --out v.bin");
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_FALSE(lines_starting(c.out, prefix).empty()) << c.out;
+    EXPECT_TRUE(created(c.out).empty()) << c.out;
+}
+
+} // namespace
