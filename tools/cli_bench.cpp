@@ -208,6 +208,7 @@ double median(std::vector<double> v) {
 // at least 64 KiB (so a small copy is not all fork and join): the way a
 // problem on that many threads writes its output.
 void copy_bytes(void *dst, const void *src, size_t n, int nthr) {
+    if (n == 0) return; // an empty tensor's buffers may be null
     constexpr size_t min_slice = size_t(64) << 10;
     const size_t most = std::max(n / min_slice, size_t(1));
     nthr = static_cast<int>(std::min(size_t(std::max(nthr, 1)), most));
