@@ -383,7 +383,7 @@ TEST_F(Cli, VerifyPasses) {
 }
 
 TEST_F(Cli, HelpExitsZero) {
-    for (const char *cmd : {"gen", "stream", "verify"}) {
+    for (const char *cmd : {"gen", "stream", "verify", "bench"}) {
         SCOPED_TRACE(cmd);
         const result_t r = run({cmd, "--help"});
         EXPECT_EQ(r.status, 0) << r.err;
@@ -503,6 +503,166 @@ TEST_F(Cli, MissingRequiredFlagsAreUsageErrors) {
         EXPECT_EQ(r.out, "");
         EXPECT_TRUE(files().empty());
     }
+}
+
+// --- bench -----------------------------------------------------------------
+
+std::vector<std::string> lines_of(const std::string &text) {
+    std::istringstream is(text);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(is, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+// Splits one RFC 4180 record: fields separated by commas, a quoted field
+// with its embedded quotes doubled.
+std::vector<std::string> csv_fields(const std::string &line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+            fields.back() += '"', ++i;
+        else if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            fields.emplace_back();
+        else
+            fields.back() += c;
+    }
+    return fields;
+}
+
+const char *const bench_header = "problem,impl,threads,elements,median_s,"
+                                 "gelem_per_s,gb_per_s,ratio_to_memcpy,"
+                                 "ratio_to_reference";
+
+// Checks one csv row of `rndnn bench`: its problem column, 9 fields, and
+// numbers that parse and are positive.
+void expect_bench_row(const std::string &row, const std::string &problem,
+        std::int64_t elements) {
+    SCOPED_TRACE(row);
+    const std::vector<std::string> f = csv_fields(row);
+    ASSERT_EQ(f.size(), 9u);
+    EXPECT_EQ(row.rfind("\"", 0), 0u); // the problem is quoted
+    EXPECT_EQ(f[0], problem);
+    EXPECT_TRUE(f[1].rfind("ref:", 0) == 0 || f[1].rfind("jit:", 0) == 0)
+            << f[1];
+    EXPECT_GE(std::stoi(f[2]), 1); // threads
+    EXPECT_EQ(std::stoll(f[3]), elements);
+    for (size_t i = 4; i < f.size(); ++i) {
+        size_t used = 0;
+        const double v = std::stod(f[i], &used);
+        EXPECT_EQ(used, f[i].size()) << f[i];
+        EXPECT_GT(v, 0) << f[i];
+    }
+}
+
+TEST_F(Cli, BenchCsvRowPerProblem) {
+    const result_t r = run({"bench", "--dist", "bernoulli", "--p", "0.5",
+            "--shape", "4x1024", "--threads", "1", "--runs", "3", "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    EXPECT_EQ(lines[0], bench_header);
+    // The problem column holds the problem options, not --runs or --csv.
+    expect_bench_row(lines[1],
+            "--dist bernoulli --p 0.5 --shape 4x1024 --threads 1", 4096);
+    EXPECT_EQ(csv_fields(lines[1])[2], "1");
+}
+
+TEST_F(Cli, BenchBatchFile) {
+    // Comments, blank lines, surrounding spaces; a quote in the problem is
+    // doubled in the csv.
+    std::ofstream(dir_ / "b.batch")
+            << "# rng problems\n"
+               "\n"
+               "--dist uniform --dtype bf16 --shape 4096 --isa none\n"
+               "   # indented comment\n"
+               "  --alg multfly --name a\"b --shape 64x64  \n";
+    const result_t r = run({"bench", "--batch", "b.batch", "--runs", "3",
+            "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 3u) << r.out;
+    EXPECT_EQ(lines[0], bench_header);
+    expect_bench_row(
+            lines[1], "--dist uniform --dtype bf16 --shape 4096 --isa none",
+            4096);
+    expect_bench_row(lines[2], "--alg multfly --name a\"b --shape 64x64", 4096);
+    EXPECT_EQ(lines[2].rfind("\"--alg multfly --name a\"\"b --shape 64x64\",",
+                      0),
+            0u);
+    // --isa none runs the reference, which is then its own reference.
+    EXPECT_EQ(csv_fields(lines[1])[1], "ref:any");
+    EXPECT_EQ(csv_fields(lines[1])[8], "1");
+}
+
+TEST_F(Cli, BenchAlignedOutput) {
+    const result_t r = run({"bench", "--shape", "4096", "--isa", "none",
+            "--runs", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 2u) << r.out;
+    EXPECT_EQ(lines[0].rfind("impl ", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1].rfind("ref:any ", 0), 0u) << lines[1];
+    const std::string problem = "  --shape 4096 --isa none";
+    ASSERT_GE(lines[1].size(), problem.size());
+    EXPECT_EQ(lines[1].substr(lines[1].size() - problem.size()), problem);
+    // The problem column starts where its header does.
+    EXPECT_EQ(lines[0].find("problem"), lines[1].size() - problem.size() + 2);
+}
+
+TEST_F(Cli, BenchBadInputIsUsageError) {
+    std::ofstream(dir_ / "bad.batch") << "--shape 4096\n"
+                                         "# fine so far\n"
+                                         "--shape 4096 --dist gaussian\n";
+    std::ofstream(dir_ / "badp.batch") << "--shape 64\n"
+                                          "--dist bernoulli --p 1.5 "
+                                          "--shape 64\n";
+    std::ofstream(dir_ / "runs.batch") << "--shape 64 --runs 3\n";
+    std::ofstream(dir_ / "empty.batch") << "# nothing\n\n";
+    const std::vector<bad_case_t> cases = {
+            {{"--shape", "64", "--runs", "0"}, "--runs 0"},
+            {{"--shape", "64", "--runs", "-2"}, "--runs -2"},
+            {{"--shape", "64", "--runs", "x"}, "'x'"},
+            {{"--shape", "64", "--isa", "avx1024"}, "avx1024"},
+            {{"--shape", "64", "--prim", "conv"}, "conv"},
+            {{"--shape", "64", "--dist", "bernoulli", "--p", "2"}, "p=2"},
+            {{"--shape", "64", "--offset", "-1"}, "-1"},
+            {{"--batch", "bad.batch"}, "bad.batch:3: unknown --dist 'gaussian'"},
+            {{"--batch", "badp.batch"}, "badp.batch:2: bernoulli p=1.5"},
+            {{"--batch", "runs.batch"}, "runs.batch:1:"},
+            {{"--batch", "empty.batch"}, "empty.batch"},
+            {{"--batch", "bad.batch", "--shape", "64"}, "--shape"},
+            {{"--dist", "normal", "--batch", "bad.batch"}, "--dist"},
+            {{"--runs", "3"}, "--batch"},
+    };
+    for (const bad_case_t &c : cases) {
+        args_t args = {"bench"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        std::string line;
+        for (const std::string &a : c.args)
+            line += a + " ";
+        SCOPED_TRACE(line);
+        const result_t r = run(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        // Every problem is checked before any runs: nothing is printed.
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+TEST_F(Cli, BenchMissingBatchFileIsFailure) {
+    const result_t r = run({"bench", "--batch", "missing.batch"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("'missing.batch'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("No such file"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
 }
 
 // --- I/O failures: exit 1, a message, nothing created ----------------------

@@ -1,17 +1,34 @@
-// Google Benchmark program for the RNG kernels, through the public API.
-// Each problem writes 2^22 elements on one thread by default; the memcpy
-// rows copy the same number of output bytes, as the baseline to quote
-// ratios against (docs/performance.md).
+// Google Benchmark program for the RNG kernels, through the public API
+// (docs/performance.md).
+//
+//     rndnn_bench_kernels [--elements=N] [--benchmark_... flags]
+//
+// Each RNG problem writes N elements (default 2^25), on 1 and 2 threads
+// (the argument), once as the reference kernel (name part isa:none, the
+// attribute's cap cpu_isa::none) and once at the best ISA (isa:best, no
+// cap) when that picks another implementation; the label is the
+// implementation's name. The memcpy rows copy the bytes that N u32 words
+// and N bits take, the baseline to quote ratios against. The
+// random123_philox_threshold32_bit rows are Random123's philox4x32 in a
+// plain loop compiled with -O3 -march=native, writing the mask of
+// philox4x32_10/bernoulli_threshold32/bit (checked to be the same bits),
+// at 2^22 elements and at N.
+#include <cmath>
 #include <cstring>
+#include <iostream>
+#include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "bench_baseline_random123.hpp"
+#include "cli_common.hpp"
 #include "rndnn/rndnn.hpp"
 
 namespace {
 
-constexpr int64_t n = int64_t(1) << 22;
+// Elements per problem (--elements).
+int64_t n = int64_t(1) << 25;
 
 void bm_memcpy(benchmark::State &state) {
     const auto bytes = static_cast<size_t>(state.range(0));
@@ -24,14 +41,21 @@ void bm_memcpy(benchmark::State &state) {
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 
-void bm_rng(benchmark::State &state, rndnn::rng_alg alg, rndnn::dt t,
-        const rndnn::post_ops &po) {
-    rndnn::rng::desc d(alg, rndnn::memory::desc({n}, t));
+rndnn::rng::primitive_desc make_pd(rndnn::rng_alg alg, rndnn::dt t,
+        const rndnn::post_ops &po, rndnn::cpu_isa max_isa, int64_t elems) {
     rndnn::primitive_attr attr;
     attr.set_post_ops(po);
-    const rndnn::rng prim {rndnn::rng::primitive_desc(d, attr)};
-    rndnn::memory dst(d.dst);
-    std::memset(dst.get_data_handle(), 0, d.dst.get_size());
+    attr.set_max_cpu_isa(max_isa);
+    return {rndnn::rng::desc(alg, rndnn::memory::desc({elems}, t)), attr};
+}
+
+// One RNG problem under an ISA cap; the argument is the thread count.
+void bm_rng(benchmark::State &state, rndnn::rng_alg alg, rndnn::dt t,
+        const rndnn::post_ops &po, rndnn::cpu_isa max_isa) {
+    const rndnn::rng::primitive_desc pd = make_pd(alg, t, po, max_isa, n);
+    const rndnn::rng prim(pd);
+    rndnn::memory dst(pd.dst_desc());
+    std::memset(dst.get_data_handle(), 0, pd.dst_desc().get_size());
     const rndnn::stream strm(static_cast<int>(state.range(0)));
     const std::unordered_map<int, rndnn::memory> args = {
             {RNDNN_ARG_DST, dst},
@@ -39,9 +63,48 @@ void bm_rng(benchmark::State &state, rndnn::rng_alg alg, rndnn::dt t,
     for (auto _ : state)
         prim.execute(strm, args);
     state.SetItemsProcessed(int64_t(state.iterations()) * n);
+    state.SetBytesProcessed(int64_t(state.iterations())
+            * int64_t(pd.dst_desc().get_size()));
+    state.SetLabel(pd.impl_name());
+}
+
+// Random123's philox4x32 in a loop; the argument is the element count.
+void bm_random123(benchmark::State &state) {
+    const int64_t elems = state.range(0);
+    const double p = 0.5;
+    const auto threshold = static_cast<uint32_t>(std::ceil(p * 0x1p32));
+    const uint64_t seed = 42;
+    std::vector<uint8_t> mask(static_cast<size_t>((elems + 7) / 8));
+
+    // The same bits as rndnn's mask, or the comparison means nothing.
+    rndnn::post_ops po;
+    po.append_bernoulli(p);
+    const rndnn::rng::primitive_desc pd = make_pd(rndnn::rng_alg::philox4x32_10,
+            rndnn::dt::bit, po, rndnn::cpu_isa::none, elems);
+    rndnn::memory want(pd.dst_desc());
+    // The kernel leaves the unused bits of the last byte alone: zero them.
+    std::memset(want.get_data_handle(), 0, mask.size());
+    rndnn::rng(pd).execute(rndnn::stream(1),
+            {{RNDNN_ARG_DST, want},
+                    {RNDNN_ARG_SEED,
+                            rndnn::memory::scalar(static_cast<int64_t>(seed))}});
+    rndnn_bench::random123_philox_threshold32_bit(
+            mask.data(), elems, seed, threshold);
+    if (std::memcmp(mask.data(), want.get_data_handle(), mask.size()) != 0) {
+        state.SkipWithError("Random123's mask differs from rndnn's");
+        return;
+    }
+
+    for (auto _ : state) {
+        rndnn_bench::random123_philox_threshold32_bit(
+                mask.data(), elems, seed, threshold);
+        benchmark::DoNotOptimize(mask.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * elems);
     state.SetBytesProcessed(
-            int64_t(state.iterations()) * int64_t(d.dst.get_size()));
-    state.SetLabel(prim.get_primitive_desc().impl_name());
+            int64_t(state.iterations()) * static_cast<int64_t>(mask.size()));
+    state.SetLabel("random123:-O3 -march=native");
 }
 
 rndnn::post_ops none() { return {}; }
@@ -61,13 +124,26 @@ rndnn::post_ops normal() {
     return po;
 }
 
-// Registers one RNG problem, run on 1 and 2 threads (the argument).
+// Registers one RNG problem as the reference and, if another
+// implementation takes it, at the best ISA; each on 1 and 2 threads.
 void reg(const std::string &name, rndnn::rng_alg alg, rndnn::dt t,
         const rndnn::post_ops &po) {
-    benchmark::RegisterBenchmark(name.c_str(), bm_rng, alg, t, po)
-            ->Arg(1)
-            ->Arg(2)
-            ->UseRealTime();
+    const auto none_isa = rndnn::cpu_isa::none;
+    const auto best_isa = rndnn::cpu_isa::avx512; // no cap
+    const std::string ref_impl
+            = make_pd(alg, t, po, none_isa, n).impl_name();
+    const std::string best_impl
+            = make_pd(alg, t, po, best_isa, n).impl_name();
+    for (const auto isa : {none_isa, best_isa}) {
+        if (isa == best_isa && best_impl == ref_impl) break;
+        const std::string full
+                = name + (isa == none_isa ? "/isa:none" : "/isa:best");
+        benchmark::RegisterBenchmark(full.c_str(), bm_rng, alg, t, po, isa)
+                ->ArgName("threads")
+                ->Arg(1)
+                ->Arg(2)
+                ->UseRealTime();
+    }
 }
 
 void register_all() {
@@ -75,16 +151,23 @@ void register_all() {
     using rndnn::rng_alg;
     const auto thr = rndnn::bernoulli_method::threshold32;
     const auto sliced = rndnn::bernoulli_method::bitsliced;
-    for (int64_t bytes : {n * 4, n / 8})
+    for (int64_t bytes : {n * 4, (n + 7) / 8})
         benchmark::RegisterBenchmark(
                 ("memcpy/" + std::to_string(bytes)).c_str(), bm_memcpy)
-                ->Arg(bytes);
+                ->Arg(bytes)
+                ->UseRealTime();
+    auto *r123 = benchmark::RegisterBenchmark(
+            "random123_philox_threshold32_bit", bm_random123)
+                         ->UseRealTime();
+    r123->Arg(int64_t(1) << 22);
+    if (n != int64_t(1) << 22) r123->Arg(n);
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::mcg31m1, rng_alg::mt19937,
                  rng_alg::multfly}) {
         const std::string a = rndnn::alg2str(alg);
         reg(a + "/bits/u32", alg, dt::u32, none());
-        reg(a + "/bernoulli_threshold32/bit", alg, dt::bit, bernoulli(0.5, thr));
+        reg(a + "/bernoulli_threshold32/bit", alg, dt::bit,
+                bernoulli(0.5, thr));
     }
     const auto philox = rng_alg::philox4x32_10;
     reg("philox4x32_10/bernoulli_bitsliced1/bit", philox, dt::bit,
@@ -98,11 +181,35 @@ void register_all() {
     reg("philox4x32_10/normal/f32", philox, dt::f32, normal());
 }
 
+// Takes --elements=N out of argv, leaving Google Benchmark's flags.
+void parse_elements(int &argc, char **argv) {
+    const std::string flag = "--elements=";
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.compare(0, flag.size(), flag) != 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        n = rndnn_cli::parse_s64("--elements", arg.substr(flag.size()));
+        if (n < 1)
+            throw rndnn_cli::usage_error("--elements "
+                    + arg.substr(flag.size()) + " must be at least 1");
+    }
+    argc = kept;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    register_all();
+    const int rc = rndnn_cli::run_guarded("rndnn_bench_kernels", [&] {
+        parse_elements(argc, argv);
+        register_all();
+        return rndnn_cli::exit_ok;
+    });
+    if (rc != rndnn_cli::exit_ok) return rc;
     benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -43,21 +44,27 @@ int run_guarded(const std::string &program, const std::function<int()> &fn) {
 
 bool parse_options(int argc, char **argv, const po::options_description &desc,
         const std::string &usage, po::variables_map &vm) {
+    // argv[0] is the subcommand name.
+    return parse_options(std::vector<std::string>(argv + 1, argv + argc), desc,
+            usage, vm);
+}
+
+bool parse_options(const std::vector<std::string> &words,
+        const po::options_description &desc, const std::string &usage,
+        po::variables_map &vm, std::vector<po::option> *parsed) {
     // Long options only: with short options on, Boost would read the "-5"
     // of "--seed -5" as an option instead of the value, unlike getopt_long.
     const int style = po::command_line_style::unix_style
             & ~po::command_line_style::allow_short;
-    // argv[0] is the subcommand name; the parser skips it.
-    const po::parsed_options parsed = po::command_line_parser(argc, argv)
-                                              .options(desc)
-                                              .style(style)
-                                              .run();
+    const po::parsed_options options
+            = po::command_line_parser(words).options(desc).style(style).run();
     // Without a positional description Boost keeps stray words quietly;
     // every subcommand takes options only, so name the first stray word.
-    for (const po::option &o : parsed.options)
+    for (const po::option &o : options.options)
         if (o.position_key != -1 && !o.value.empty())
             throw usage_error("unexpected argument '" + o.value[0] + "'");
-    po::store(parsed, vm);
+    po::store(options, vm);
+    if (parsed) *parsed = options.options;
     if (vm.count("help")) {
         std::cout << "Usage: " << usage << "\n\n" << desc;
         return false;
@@ -227,6 +234,132 @@ stream_options_t parse_stream_options(const po::variables_map &vm) {
     if (vm.count("name")) o.name = vm["name"].as<string>();
     o.threads = parse_int("--threads", vm["threads"].as<string>());
     return o;
+}
+
+namespace {
+
+enum class dist_t { bits, bernoulli, uniform, normal };
+
+dist_t parse_dist(const std::string &text) {
+    if (text == "bits") return dist_t::bits;
+    if (text == "bernoulli") return dist_t::bernoulli;
+    if (text == "uniform") return dist_t::uniform;
+    if (text == "normal") return dist_t::normal;
+    throw usage_error("unknown --dist '" + text
+            + "' (expected bits, bernoulli, uniform or normal)");
+}
+
+// The dst type a distribution writes when --dtype is not given.
+const char *default_dtype(dist_t dist) {
+    switch (dist) {
+        case dist_t::bits: return "u32";
+        case dist_t::bernoulli: return "bit";
+        case dist_t::uniform:
+        case dist_t::normal: return "f32";
+    }
+    return "u32";
+}
+
+// --method threshold32 | bitsliced:B. The range of B is the library's to
+// check, so that its message is the one users see.
+void parse_method(
+        const std::string &text, rndnn::bernoulli_method &method, int &bits) {
+    const std::string sliced = "bitsliced:";
+    if (text == "threshold32") {
+        method = rndnn::bernoulli_method::threshold32;
+        bits = 1;
+    } else if (text.compare(0, sliced.size(), sliced) == 0) {
+        method = rndnn::bernoulli_method::bitsliced;
+        bits = parse_int(
+                "--method '" + text + "': B", text.substr(sliced.size()));
+    } else {
+        throw usage_error("unknown --method '" + text
+                + "' (expected threshold32 or bitsliced:B, 1 <= B <= 32)");
+    }
+}
+
+// A parameter of another distribution is almost certainly a mistake (a
+// typo in --dist, or a script that lost track), so it is refused rather
+// than ignored.
+void refuse_unless(const po::variables_map &vm,
+        std::initializer_list<const char *> flags, bool used,
+        const char *dist) {
+    if (used) return;
+    for (const char *f : flags)
+        if (given(vm, f))
+            throw usage_error(std::string("--") + f
+                    + " is only used with --dist " + dist);
+}
+
+} // namespace
+
+void add_rng_problem_options(po::options_description &desc) {
+    auto opt = desc.add_options();
+    opt("dist", text("bits"),
+            "distribution: bits, bernoulli, uniform, normal");
+    opt("p", text("0.5"), "bernoulli: probability of a 1, in [0, 1]");
+    opt("method", text("threshold32"),
+            "bernoulli: threshold32, or bitsliced:B with 1 <= B <= 32");
+    opt("a", text("0"), "uniform: lower end (included)");
+    opt("b", text("1"), "uniform: upper end (excluded)");
+    opt("mean", text("0"), "normal: mean");
+    opt("stddev", text("1"), "normal: standard deviation, >= 0");
+    opt("shape", text(), "dims joined by 'x', e.g. 64x128x1024 (required)");
+    opt("dtype", text(),
+            "dst type: u32 for bits; bit (default), u8, s32, f32 for "
+            "bernoulli; f32 (default), bf16, f16 for uniform and normal");
+    add_stream_options(desc, "element");
+}
+
+rng_problem_t parse_rng_problem(const po::variables_map &vm) {
+    using std::string;
+    if (!vm.count("shape")) throw usage_error("--shape is required");
+
+    const dist_t dist = parse_dist(vm["dist"].as<string>());
+    refuse_unless(vm, {"p", "method"}, dist == dist_t::bernoulli, "bernoulli");
+    refuse_unless(vm, {"a", "b"}, dist == dist_t::uniform, "uniform");
+    refuse_unless(vm, {"mean", "stddev"}, dist == dist_t::normal, "normal");
+
+    rndnn::post_ops ops;
+    switch (dist) {
+        case dist_t::bits: break;
+        case dist_t::bernoulli: {
+            auto method = rndnn::bernoulli_method::threshold32;
+            int bits = 1;
+            parse_method(vm["method"].as<string>(), method, bits);
+            ops.append_bernoulli(
+                    parse_double("--p", vm["p"].as<string>()), method, bits);
+            break;
+        }
+        case dist_t::uniform:
+            ops.append_uniform(parse_float("--a", vm["a"].as<string>()),
+                    parse_float("--b", vm["b"].as<string>()));
+            break;
+        case dist_t::normal:
+            ops.append_normal(parse_float("--mean", vm["mean"].as<string>()),
+                    parse_float("--stddev", vm["stddev"].as<string>()));
+            break;
+    }
+
+    rng_problem_t p;
+    p.attr.set_post_ops(ops);
+    const rndnn::dims shape = parse_shape("--shape", vm["shape"].as<string>());
+    const rndnn::data_type dtype = rndnn::str2dt(
+            vm.count("dtype") ? vm["dtype"].as<string>() : default_dtype(dist));
+    p.so = parse_stream_options(vm);
+    p.desc = rndnn::rng::desc(p.so.alg, rndnn::memory::desc(shape, dtype));
+    p.desc.with_offset = true;
+    p.desc.name = p.so.name;
+
+    const std::int64_t last = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t n = p.desc.dst.nelems();
+    if (p.so.offset < 0)
+        throw usage_error("--offset " + std::to_string(p.so.offset)
+                + " is negative");
+    if (p.so.offset > last - n)
+        throw usage_error("--offset " + std::to_string(p.so.offset) + " plus "
+                + std::to_string(n) + " elements passes 2^63 - 1");
+    return p;
 }
 
 } // namespace rndnn_cli

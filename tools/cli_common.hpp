@@ -11,6 +11,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -48,6 +49,12 @@ int run_guarded(const std::string &program, const std::function<int()> &fn);
 // --help was given; throws on a bad command line.
 bool parse_options(int argc, char **argv, const po::options_description &desc,
         const std::string &usage, po::variables_map &vm);
+// The same for a list of words (options and their values, no program
+// name), e.g. one line of a batch file. @p parsed, if not null, receives
+// the options as parsed, each with its original tokens.
+bool parse_options(const std::vector<std::string> &words,
+        const po::options_description &desc, const std::string &usage,
+        po::variables_map &vm, std::vector<po::option> *parsed = nullptr);
 
 // A string-valued option, with or without a default. Values are taken as
 // text and parsed by the strict parsers below: Boost's own conversion
@@ -88,6 +95,25 @@ struct stream_options_t {
 };
 stream_options_t parse_stream_options(const po::variables_map &vm);
 
+// The options that describe one RNG problem, shared by gen and bench:
+// --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
+// --shape, --dtype and the stream options.
+void add_rng_problem_options(po::options_description &desc);
+
+// One RNG problem, parsed strictly: what to hand to
+// rndnn::rng::primitive_desc (which checks the rest) and to execute().
+struct rng_problem_t {
+    rndnn::rng::desc desc; // the dst, with_offset on, the multfly name
+    rndnn::primitive_attr attr; // the distribution post-op; no ISA cap
+    stream_options_t so;
+};
+// Also checks the offset range (0 <= offset, offset + elements <= 2^63 - 1)
+// that the library would only check at execution, so that every value is
+// known good before anything is generated.
+// @throws usage_error or rndnn::error naming the bad value; a parameter
+//     of another distribution (--p without --dist bernoulli) is refused.
+rng_problem_t parse_rng_problem(const po::variables_map &vm);
+
 // An output file that appears only once complete: data goes to
 // "<path>.tmp.XXXXXX" in the same directory, and commit() renames it into
 // place. Until then the destructor removes the temporary file, so a
@@ -117,6 +143,7 @@ private:
 int gen_main(int argc, char **argv);
 int stream_main(int argc, char **argv);
 int verify_main(int argc, char **argv);
+int bench_main(int argc, char **argv);
 
 } // namespace rndnn_cli
 

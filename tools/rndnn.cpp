@@ -6,7 +6,7 @@
 
 namespace {
 
-// The subcommands; `dropout` and `bench` join this table when they exist.
+// The subcommands; `dropout` joins this table when it exists.
 const struct {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -18,6 +18,8 @@ const struct {
                 "write raw u32 words to stdout, without end or --count N"},
         {"verify", rndnn_cli::verify_main,
                 "run the built-in known-answer checks"},
+        {"bench", rndnn_cli::bench_main,
+                "time problems against memcpy and the reference kernel"},
 };
 
 void print_usage(std::ostream &os) {

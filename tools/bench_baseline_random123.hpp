@@ -1,0 +1,24 @@
+// A baseline for the kernel benchmarks (tools/bench_kernels.cpp): the
+// Bernoulli threshold32 bitmask of philox4x32_10 from Random123's
+// philox4x32 in a plain scalar loop, compiled with -O3 -march=native
+// (tools/CMakeLists.txt) - what a user gets without rndnn.
+#ifndef RNDNN_TOOLS_BENCH_BASELINE_RANDOM123_HPP
+#define RNDNN_TOOLS_BENCH_BASELINE_RANDOM123_HPP
+
+#include <cstdint>
+
+namespace rndnn_bench {
+
+// Writes elements g = 0 .. n - 1 of the mask to the ceil(n / 8) bytes at
+// @p dst: element g is 1 iff W(g) < @p threshold, W(g) word g % 4 of
+// Philox4x32-10 with counter {lo32(g / 4), hi32(g / 4), 0, 0} and key
+// {lo32(seed), hi32(seed)}; bit g % 8 of byte g / 8, least significant bit
+// first, the unused bits of the last byte 0. This is rndnn's
+// philox4x32_10 bernoulli threshold32 mask with stream 0 and offset 0,
+// for p < 1 (threshold = ceil(p * 2^32)).
+void random123_philox_threshold32_bit(std::uint8_t *dst, std::int64_t n,
+        std::uint64_t seed, std::uint32_t threshold);
+
+} // namespace rndnn_bench
+
+#endif
