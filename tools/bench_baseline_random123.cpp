@@ -1,6 +1,14 @@
 // Random123's philox4x32 in a plain loop: see bench_baseline_random123.hpp.
-// Compiled with -O3 -march=native, whatever the build type.
+// Compiled with -O3 -march=native, whatever the build type; and a second
+// time, as the _scalar function, with auto-vectorization off
+// (bench_baseline_random123_scalar.cpp).
 #include "bench_baseline_random123.hpp"
+
+#ifdef RNDNN_BASELINE_SCALAR
+#define RNDNN_BASELINE_FN random123_philox_threshold32_bit_scalar
+#else
+#define RNDNN_BASELINE_FN random123_philox_threshold32_bit
+#endif
 
 // Random123 comes last: it defines function-like macros (philox4x32) that
 // would rewrite any later identifier of the same name.
@@ -24,7 +32,7 @@ inline std::uint32_t block_bits(std::uint64_t b, const philox4x32_key_t &key,
 
 } // namespace
 
-void random123_philox_threshold32_bit(std::uint8_t *dst, std::int64_t n,
+void RNDNN_BASELINE_FN(std::uint8_t *dst, std::int64_t n,
         std::uint64_t seed, std::uint32_t threshold) {
     const philox4x32_key_t key = {{static_cast<std::uint32_t>(seed),
             static_cast<std::uint32_t>(seed >> 32)}};

@@ -18,6 +18,10 @@ namespace rndnn_bench {
 // for p < 1 (threshold = ceil(p * 2^32)).
 void random123_philox_threshold32_bit(std::uint8_t *dst, std::int64_t n,
         std::uint64_t seed, std::uint32_t threshold);
+// The same, compiled with -fno-tree-vectorize too: a scalar loop even where
+// -march=native has vector instructions GCC would use.
+void random123_philox_threshold32_bit_scalar(std::uint8_t *dst,
+        std::int64_t n, std::uint64_t seed, std::uint32_t threshold);
 
 } // namespace rndnn_bench
 

@@ -68,8 +68,11 @@ void bm_rng(benchmark::State &state, rndnn::rng_alg alg, rndnn::dt t,
     state.SetLabel(pd.impl_name());
 }
 
+using baseline_fn_t = void (*)(uint8_t *, int64_t, uint64_t, uint32_t);
+
 // Random123's philox4x32 in a loop; the argument is the element count.
-void bm_random123(benchmark::State &state) {
+void bm_random123(
+        benchmark::State &state, baseline_fn_t baseline, const char *label) {
     const int64_t elems = state.range(0);
     const double p = 0.5;
     const auto threshold = static_cast<uint32_t>(std::ceil(p * 0x1p32));
@@ -88,23 +91,21 @@ void bm_random123(benchmark::State &state) {
             {{RNDNN_ARG_DST, want},
                     {RNDNN_ARG_SEED,
                             rndnn::memory::scalar(static_cast<int64_t>(seed))}});
-    rndnn_bench::random123_philox_threshold32_bit(
-            mask.data(), elems, seed, threshold);
+    baseline(mask.data(), elems, seed, threshold);
     if (std::memcmp(mask.data(), want.get_data_handle(), mask.size()) != 0) {
         state.SkipWithError("Random123's mask differs from rndnn's");
         return;
     }
 
     for (auto _ : state) {
-        rndnn_bench::random123_philox_threshold32_bit(
-                mask.data(), elems, seed, threshold);
+        baseline(mask.data(), elems, seed, threshold);
         benchmark::DoNotOptimize(mask.data());
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(int64_t(state.iterations()) * elems);
     state.SetBytesProcessed(
             int64_t(state.iterations()) * static_cast<int64_t>(mask.size()));
-    state.SetLabel("random123:-O3 -march=native");
+    state.SetLabel(label);
 }
 
 rndnn::post_ops none() { return {}; }
@@ -156,11 +157,23 @@ void register_all() {
                 ("memcpy/" + std::to_string(bytes)).c_str(), bm_memcpy)
                 ->Arg(bytes)
                 ->UseRealTime();
-    auto *r123 = benchmark::RegisterBenchmark(
-            "random123_philox_threshold32_bit", bm_random123)
-                         ->UseRealTime();
-    r123->Arg(int64_t(1) << 22);
-    if (n != int64_t(1) << 22) r123->Arg(n);
+    const struct {
+        const char *name;
+        baseline_fn_t fn;
+        const char *label;
+    } baselines[] = {{"random123_philox_threshold32_bit",
+                             rndnn_bench::random123_philox_threshold32_bit,
+                             "random123:-O3 -march=native"},
+            {"random123_philox_threshold32_bit_scalar",
+                    rndnn_bench::random123_philox_threshold32_bit_scalar,
+                    "random123:-O3 -march=native -fno-tree-vectorize"}};
+    for (const auto &b : baselines) {
+        auto *r123 = benchmark::RegisterBenchmark(
+                b.name, bm_random123, b.fn, b.label)
+                             ->UseRealTime();
+        r123->Arg(int64_t(1) << 22);
+        if (n != int64_t(1) << 22) r123->Arg(n);
+    }
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::mcg31m1, rng_alg::mt19937,
                  rng_alg::multfly}) {
