@@ -143,6 +143,13 @@ public:
     RNDNN_UNI_SHIFT(uni_vpsllq, psllq, vpsllq)
 #undef RNDNN_UNI_SHIFT
 
+    // d = (a & mask) | (b & ~mask), bitwise; t is clobbered.
+    void uni_select(const Xmm &d, const Xmm &mask, const Xmm &a, const Xmm &b,
+            const Xmm &t) {
+        uni_vpand(d, a, mask);
+        uni_vpandn(t, mask, b);
+        uni_vpor(d, d, t);
+    }
     void uni_vpshufd(const Xmm &d, const Operand &a, uint8_t imm) {
         is_sse() ? pshufd(d, a, imm) : vpshufd(d, a, imm);
     }

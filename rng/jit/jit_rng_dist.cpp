@@ -361,12 +361,8 @@ private:
         // Odd quadrants swap sin and cos.
         h.uni_vpand(odd, quad, C(i_one));
         h.uni_vpcmpeqd(odd, odd, C(i_one));
-        h.uni_vpand(sn, cp, odd);
-        h.uni_vpandn(y, odd, sp);
-        h.uni_vpor(sn, sn, y);
-        h.uni_vpand(cs, sp, odd);
-        h.uni_vpandn(y, odd, cp);
-        h.uni_vpor(cs, cs, y);
+        h.uni_select(sn, odd, cp, sp, y);
+        h.uni_select(cs, odd, sp, cp, y);
         // sin < 0 in quadrants 2, 3; cos < 0 in quadrants 1, 2.
         h.uni_vpsrld(y, quad, 1);
         h.uni_vpxor(quad, quad, y);
