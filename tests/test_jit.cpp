@@ -687,7 +687,6 @@ TEST(JitDispatch, CapNoneSelectsReference) {
         EXPECT_EQ(impl_for(dc, cpu_isa::none), "ref:any") << dc.str();
 }
 
-// Fails until the JIT kernels land.
 TEST(JitDispatch, CoveredProblemsUseTheCappedTier) {
     SKIP_WITHOUT_JIT();
     for (const auto &dc : covered_dispatch_cases()) {
@@ -885,7 +884,6 @@ TEST_F(JitCli, MaxCpuIsaNoneSelectsReference) {
     EXPECT_EQ(slurp(dir_ / "m.bin").size(), 375u);
 }
 
-// Fails until the JIT kernels land.
 TEST_F(JitCli, MaxCpuIsaSelectsTheTier) {
     SKIP_WITHOUT_JIT();
     ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_bernoulli).status, 0);
@@ -923,7 +921,7 @@ TEST_F(JitCli, BadMaxCpuIsaFailsNamingTheValue) {
     EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
 }
 
-// Fails until the JIT kernels land: the sse41 kernel must say why it
+// The sse41 kernel must say why it
 // declines uniform.
 TEST_F(JitCli, CheckLevelReportsTheDecliningKernel) {
     if (get_max_cpu_isa() < cpu_isa::sse41)

@@ -3,7 +3,6 @@
 // units straight into dense dst, partial units and other layouts through a
 // scratch buffer and the layout's stores.
 #include <algorithm>
-#include <cstring>
 
 #include "rng/jit/jit_rng_dist.hpp"
 #include "rng/jit/jit_rng_engine.hpp"
@@ -110,14 +109,13 @@ public:
         , gen_(isa, conf)
         , dst_bits_(static_cast<int>(dt_bits(conf.dst.get_data_type())))
         , unit_elems_(gen_.dist().unit_elems())
-        , unit_words_(gen_.dist().unit_words()) {
-        std::memset(&consts_, 0, sizeof(consts_));
-    }
+        , unit_words_(gen_.dist().unit_words()) {}
 
     void execute(const rng_run_t &run) const override {
         const dim_t n = conf_.nelems;
         if (n == 0) return;
-        jit_rng_consts_t consts = consts_;
+        // Fields a kernel does not read stay zero.
+        jit_rng_consts_t consts {};
         gen_.engine().fill_consts(run.seed, run.stream, consts);
         gen_.dist().fill_consts(run.p, consts);
 
@@ -141,7 +139,7 @@ private:
             uint64_t u0, uint64_t u1) const {
         const uint64_t ue = static_cast<uint64_t>(unit_elems_);
         const uint64_t g0 = run.offset, g1 = g0 + conf_.nelems;
-        alignas(64) uint64_t state[8 * 8];
+        alignas(64) uint64_t state[jit_max_state_bytes / 8];
         alignas(64) unsigned char scratch[scratch_elems * 4];
         alignas(64) uint8_t flags[scratch_elems];
         const int scratch_units = std::max(1, scratch_elems / unit_elems_);
@@ -210,7 +208,6 @@ private:
     jit_rng_generator_t gen_;
     int dst_bits_;
     int unit_elems_, unit_words_;
-    jit_rng_consts_t consts_;
 };
 
 } // namespace

@@ -80,8 +80,12 @@ struct jit_rng_call_t {
     uint64_t first; // philox: counter of the first unit's first word block
     uint64_t units; // >= 1
     const jit_rng_consts_t *consts;
-    void *state; // mcg31m1: lane states, read and advanced
+    void *state; // threefry, mcg31m1: lane states, read and advanced
 };
+
+// Bytes of jit_rng_call_t::state: 8 registers of lane states (mcg31m1) at
+// the widest vector length.
+constexpr int jit_max_state_bytes = 8 * 64;
 
 // Registers and stack slots every part of the kernel agrees on.
 struct jit_rng_frame_t {

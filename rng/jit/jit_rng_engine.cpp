@@ -116,7 +116,6 @@ public:
         return onednn_ ? i : i / 4; // i is a multiple of 4
     }
     void init_state(uint64_t, uint64_t, void *) const override {}
-    int state_bytes() const override { return 0; }
 
 private:
     static constexpr int n_pairs = 4;
@@ -187,7 +186,6 @@ public:
             x = mcg31m1_mul(x, mcg31m1_a);
         }
     }
-    int state_bytes() const override { return n_regs * h_.vlen(); }
 
 private:
     static constexpr int n_regs = 8;
@@ -290,7 +288,6 @@ public:
             s[l + lane] = static_cast<uint32_t>(n >> 32);
         }
     }
-    int state_bytes() const override { return 2 * h_.vlen(); }
 
 private:
     static constexpr int n_sets = 2;

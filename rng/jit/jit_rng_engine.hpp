@@ -30,18 +30,18 @@ public:
     virtual void fill_consts(
             uint64_t seed, uint64_t stream, jit_rng_consts_t &c) const = 0;
     // The jit_rng_call_t::first / state of a call whose first word is W(i):
-    // philox fills first; mcg31m1 fills state (lane states) from its seed.
+    // philox fills first; threefry and mcg31m1 fill state (at most
+    // jit_max_state_bytes of lane states).
     virtual uint64_t first_of(uint64_t i) const = 0;
     virtual void init_state(uint64_t seed, uint64_t i, void *state) const = 0;
-    // Bytes of the state buffer (0 if none).
-    virtual int state_bytes() const = 0;
 
 protected:
     jit_generator_t &h_;
     const jit_rng_frame_t &f_;
 };
 
-// philox4x32_10 in the cuRAND or the oneDNN counter layout; mcg31m1.
+// philox4x32_10 in the cuRAND or the oneDNN counter layout,
+// threefry4x32_20 and mcg31m1; nullptr for the other algorithms.
 std::unique_ptr<jit_engine_t> make_jit_engine(
         rng_alg alg, jit_generator_t &h, const jit_rng_frame_t &f);
 
