@@ -21,6 +21,15 @@ inline uint64_t bernoulli_threshold32(double p) {
     return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
 }
 
+// oneDNN's dropout keep rule, 1 iff W > (2^32 - 1) * rate in double, as a
+// threshold32 compare on complemented words: with k = floor((2^32 - 1) *
+// rate), W > k iff ~W < 2^32 - 1 - k. Returns that threshold, in
+// [0, 2^32 - 1]; the kernels compare (W ^ ~0) < t.
+inline uint64_t bernoulli_onednn_threshold(double rate) {
+    constexpr double max32 = 4294967295.0;
+    return static_cast<uint64_t>(max32 - std::floor(max32 * rate));
+}
+
 // mcg31m1 words are in [1, m - 1]: 1 iff W < p * m, decided exactly as
 // W < ceil(p * m), with p * m formed in 128-bit integers.
 inline uint64_t bernoulli_threshold_mcg31(double p) {

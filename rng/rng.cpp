@@ -44,7 +44,8 @@ rng_alg str2alg(const std::string &name) {
 
 bool post_ops::entry::operator==(const entry &o) const {
     return k == o.k && p == o.p && method == o.method && bits == o.bits
-            && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev;
+            && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
+            && alpha == o.alpha && beta == o.beta;
 }
 
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
@@ -66,6 +67,13 @@ void post_ops::append_normal(float mean, float stddev) {
     entry e {kind::normal};
     e.mean = mean;
     e.stddev = stddev;
+    entries_.push_back(e);
+}
+
+void post_ops::append_linear(float alpha, float beta) {
+    entry e {kind::linear};
+    e.alpha = alpha;
+    e.beta = beta;
     entries_.push_back(e);
 }
 
@@ -118,7 +126,11 @@ void check_dst_type(impl::dist_t dist, data_type t) {
                     " (supported: ", names, ")"));
 }
 
-impl::rng_conf_t make_conf(const rng::desc &d, const primitive_attr &attr) {
+} // namespace
+
+namespace impl {
+
+rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     impl::rng_conf_t c;
     c.alg = d.alg;
     if (std::strcmp(alg2str(d.alg), "unknown") == 0)
@@ -191,6 +203,10 @@ impl::rng_conf_t make_conf(const rng::desc &d, const primitive_attr &attr) {
                             cat("normal mean=", e.mean, " stddev=", e.stddev,
                                     " is not finite with stddev >= 0"));
                 break;
+            case post_ops::kind::linear:
+                fail(status::invalid_arguments,
+                        "the RNG takes a distribution post-op (bernoulli, "
+                        "uniform, normal), not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -208,7 +224,32 @@ impl::rng_conf_t make_conf(const rng::desc &d, const primitive_attr &attr) {
     return c;
 }
 
-} // namespace
+std::string rng_info(const rng_conf_t &c) {
+    std::string dist = dist2str(c.dist);
+    if (c.dist == dist_t::bernoulli)
+        dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
+    if (c.dist == dist_t::bernoulli)
+        dist += c.method == bernoulli_method::threshold32
+                ? std::string(":threshold32")
+                : cat(":bitsliced:", c.bits);
+    if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
+    if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
+    return cat("alg=", alg2str(c.alg), ",dist=", dist, ",dst=", c.dst.str(),
+            c.name.empty() ? "" : ",name=", c.name);
+}
+
+const rng_impl_t &pick_rng_impl(
+        const rng_conf_t &conf, const std::string &info) {
+    for (const rng_impl_t &entry : rng_impl_list()) {
+        std::string why;
+        if (entry.init(conf, why)) return entry;
+        verbose_print(verbose_t::check, "check",
+                cat(entry.name, ",", info, ",declined: ", why));
+    }
+    fail(status::unimplemented, cat("no implementation for ", info));
+}
+
+} // namespace impl
 
 struct rng::primitive_desc::impl_t {
     rng::desc desc;
@@ -224,34 +265,9 @@ rng::primitive_desc::primitive_desc(
     const double t0 = impl::now_ms();
     impl_->desc = adesc;
     impl_->attr = attr;
-    impl_->conf = make_conf(adesc, attr);
-
-    const impl::rng_conf_t &c = impl_->conf;
-    std::string dist = dist2str(c.dist);
-    if (c.dist == impl::dist_t::bernoulli)
-        dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
-    if (c.dist == impl::dist_t::bernoulli)
-        dist += c.method == bernoulli_method::threshold32
-                ? std::string(":threshold32")
-                : cat(":bitsliced:", c.bits);
-    if (c.dist == impl::dist_t::uniform) dist += cat(":", c.a, ":", c.b);
-    if (c.dist == impl::dist_t::normal)
-        dist += cat(":", c.mean, ":", c.stddev);
-    impl_->info = cat("alg=", alg2str(c.alg), ",dist=", dist,
-            ",dst=", c.dst.str(), c.name.empty() ? "" : ",name=", c.name);
-
-    for (const impl::rng_impl_t &entry : impl::rng_impl_list()) {
-        std::string why;
-        if (entry.init(c, why)) {
-            impl_->chosen = &entry;
-            break;
-        }
-        impl::verbose_print(impl::verbose_t::check, "check",
-                cat(entry.name, ",", impl_->info, ",declined: ", why));
-    }
-    if (!impl_->chosen)
-        fail(status::unimplemented,
-                cat("no implementation for ", impl_->info));
+    impl_->conf = impl::make_rng_conf(adesc, attr);
+    impl_->info = impl::rng_info(impl_->conf);
+    impl_->chosen = &impl::pick_rng_impl(impl_->conf, impl_->info);
     impl::verbose_print(impl::verbose_t::dispatch, "create",
             cat(impl_->chosen->name, ",", impl_->info, ",",
                     impl::now_ms() - t0, "ms"));
@@ -304,13 +320,9 @@ const char *arg2str(int id) {
         case RNDNN_ARG_STREAM: return "stream";
         case RNDNN_ARG_P: return "p";
         case RNDNN_ARG_NEXT_OFFSET: return "next_offset";
+        case RNDNN_ARG_RATE: return "rate";
     }
     return "argument";
-}
-
-const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
-    const auto it = args.find(id);
-    return it == args.end() || !it->second ? nullptr : &it->second;
 }
 
 // Reads a scalar argument of type `want` passed as `kind`. Integers come
@@ -351,61 +363,42 @@ void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
 
 } // namespace
 
-void rng::execute(const stream &strm,
-        const std::unordered_map<int, memory> &args) const {
-    if (!impl_) fail(status::invalid_arguments, "empty rng primitive");
-    const double t0 = impl::now_ms();
-    const rng::desc &d = pd_.get_desc();
-    const impl::rng_conf_t &c = pd_.impl()->conf;
-    impl::rng_run_t run;
-    run.nthr = strm.get_nthreads();
+namespace impl {
 
-    const memory *dst = find_arg(args, RNDNN_ARG_DST);
-    if (!dst) fail(status::invalid_arguments, "dst argument is missing");
-    if (dst->get_desc() != d.dst)
-        fail(status::invalid_arguments,
-                cat("dst memory ", dst->get_desc().str(),
-                        " does not match the primitive's dst ", d.dst.str()));
-    run.dst = dst->get_data_handle();
-    if (!run.dst && d.dst.get_size() > 0)
-        fail(status::invalid_arguments, "dst memory has no data");
+const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
+    const auto it = args.find(id);
+    return it == args.end() || !it->second ? nullptr : &it->second;
+}
 
+rng_args_t read_rng_args(const rng_arg_spec_t &spec,
+        const std::unordered_map<int, memory> &args) {
+    rng_args_t r;
     int64_t i = 0;
     double f = 0;
     const memory *seed = find_arg(args, RNDNN_ARG_SEED);
     if (!seed) fail(status::invalid_arguments, "seed argument is missing");
-    read_scalar(*seed, RNDNN_ARG_SEED, d.scalars, d.seed_dt, i, f);
-    run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
+    read_scalar(*seed, RNDNN_ARG_SEED, spec.scalars, spec.seed_dt, i, f);
+    r.run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
 
-    if (d.with_offset) {
+    if (spec.with_offset) {
         const memory *off = find_arg(args, RNDNN_ARG_OFFSET);
         if (!off) fail(status::invalid_arguments, "offset argument is missing");
-        read_scalar(*off, RNDNN_ARG_OFFSET, d.scalars, data_type::s64, i, f);
+        read_scalar(*off, RNDNN_ARG_OFFSET, spec.scalars, data_type::s64, i, f);
         if (i < 0)
             fail(status::invalid_arguments,
                     cat("offset=", i, " is negative"));
-        if (i > std::numeric_limits<int64_t>::max() - c.nelems)
+        if (i > std::numeric_limits<int64_t>::max() - spec.nelems)
             fail(status::invalid_arguments,
-                    cat("offset=", i, " plus ", c.nelems,
+                    cat("offset=", i, " plus ", spec.nelems,
                             " elements passes 2^63 - 1"));
-        run.offset = i;
+        r.run.offset = i;
     }
     if (const memory *s = find_arg(args, RNDNN_ARG_STREAM)) {
-        read_scalar(*s, RNDNN_ARG_STREAM, d.scalars, data_type::s64, i, f);
-        run.stream = static_cast<uint64_t>(i);
+        read_scalar(*s, RNDNN_ARG_STREAM, spec.scalars, data_type::s64, i, f);
+        r.run.stream = static_cast<uint64_t>(i);
     }
-    run.p = c.p;
-    if (d.runtime_p) {
-        const memory *p = find_arg(args, RNDNN_ARG_P);
-        if (!p) fail(status::invalid_arguments, "p argument is missing");
-        read_scalar(*p, RNDNN_ARG_P, d.scalars, data_type::f32, i, f);
-        if (!p_ok(f))
-            fail(status::invalid_arguments,
-                    cat("bernoulli p=", f, " is outside [0, 1]"));
-        run.p = f;
-    }
-    int64_t *next = nullptr;
-    if (d.with_next_offset) {
+    if (spec.p_arg) r.run.p = read_probability(args, spec.p_arg, spec.scalars);
+    if (spec.with_next_offset) {
         const memory *n = find_arg(args, RNDNN_ARG_NEXT_OFFSET);
         if (!n)
             fail(status::invalid_arguments, "next_offset argument is missing");
@@ -415,8 +408,56 @@ void rng::execute(const stream &strm,
             fail(status::invalid_arguments,
                     cat("next_offset must be a one-element s64 memory, got ",
                             nmd.str()));
-        next = n->data<int64_t>() + nmd.get_offset0();
+        r.next_offset = n->data<int64_t>() + nmd.get_offset0();
     }
+    return r;
+}
+
+double read_probability(const std::unordered_map<int, memory> &args, int id,
+        scalar_kind kind) {
+    const memory *p = find_arg(args, id);
+    if (!p) fail(status::invalid_arguments, cat(arg2str(id), " argument is missing"));
+    int64_t i = 0;
+    double f = 0;
+    read_scalar(*p, id, kind, data_type::f32, i, f);
+    if (!p_ok(f))
+        fail(status::invalid_arguments,
+                cat(id == RNDNN_ARG_P ? "bernoulli p=" : "rate=", f,
+                        " is outside [0, 1]"));
+    return f;
+}
+
+} // namespace impl
+
+void rng::execute(const stream &strm,
+        const std::unordered_map<int, memory> &args) const {
+    if (!impl_) fail(status::invalid_arguments, "empty rng primitive");
+    const double t0 = impl::now_ms();
+    const rng::desc &d = pd_.get_desc();
+    const impl::rng_conf_t &c = pd_.impl()->conf;
+
+    const memory *dst = impl::find_arg(args, RNDNN_ARG_DST);
+    if (!dst) fail(status::invalid_arguments, "dst argument is missing");
+    if (dst->get_desc() != d.dst)
+        fail(status::invalid_arguments,
+                cat("dst memory ", dst->get_desc().str(),
+                        " does not match the primitive's dst ", d.dst.str()));
+    if (!dst->get_data_handle() && d.dst.get_size() > 0)
+        fail(status::invalid_arguments, "dst memory has no data");
+
+    impl::rng_arg_spec_t spec;
+    spec.seed_dt = d.seed_dt;
+    spec.scalars = d.scalars;
+    spec.with_offset = d.with_offset;
+    spec.with_next_offset = d.with_next_offset;
+    spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
+    spec.nelems = c.nelems;
+    impl::rng_args_t a = impl::read_rng_args(spec, args);
+    impl::rng_run_t &run = a.run;
+    if (!d.runtime_p) run.p = c.p;
+    run.dst = dst->get_data_handle();
+    run.nthr = strm.get_nthreads();
+    int64_t *next = a.next_offset;
 
     impl_->kernel->execute(run);
     if (next) *next = run.offset + c.nelems;

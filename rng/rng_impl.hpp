@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rndnn/rng.hpp"
@@ -29,6 +30,10 @@ struct rng_conf_t {
     dim_t nelems = 0;
     std::string name; // multfly key name
     cpu_isa max_isa = cpu_isa::avx512; // the attribute's cap
+    // Internal (dropout's oneDNN-compatible mode): threshold32 Bernoulli
+    // with oneDNN's keep rule, 1 iff W > (2^32 - 1) * p, where p is then the
+    // drop rate (see bernoulli_onednn_threshold()). Never for mcg31m1.
+    bool onednn_keep = false;
 };
 
 // One execution: the runtime arguments, checked.
@@ -40,6 +45,33 @@ struct rng_run_t {
     void *dst = nullptr;
     int nthr = 1;
 };
+
+// Validates an RNG problem (the checks rng::primitive_desc documents).
+rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr);
+// The problem as one line: "alg=...,dist=...,dst=...".
+std::string rng_info(const rng_conf_t &conf);
+
+// Which runtime arguments an execution reads (rng::desc's fields).
+struct rng_arg_spec_t {
+    data_type seed_dt = data_type::s64;
+    scalar_kind scalars = scalar_kind::host;
+    bool with_offset = false;
+    bool with_next_offset = false;
+    int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0
+    dim_t nelems = 0; // elements generated: offset + nelems <= 2^63 - 1
+};
+struct rng_args_t {
+    rng_run_t run; // seed, offset, stream and (if p_arg) p; the rest unset
+    int64_t *next_offset = nullptr; // where to write it, if asked
+};
+// Reads and checks the arguments; throws error naming a bad one.
+rng_args_t read_rng_args(const rng_arg_spec_t &spec,
+        const std::unordered_map<int, memory> &args);
+// Reads the f32 argument `id`, checked to lie in [0, 1].
+double read_probability(const std::unordered_map<int, memory> &args, int id,
+        scalar_kind kind);
+// The argument `id`, or nullptr if absent or empty.
+const memory *find_arg(const std::unordered_map<int, memory> &args, int id);
 
 class rng_kernel_t {
 public:
@@ -60,6 +92,11 @@ struct rng_impl_t {
 
 // Best first; the reference is last and takes every valid problem.
 const std::vector<rng_impl_t> &rng_impl_list();
+
+// The first implementation of the list that takes conf; declines are
+// logged as verbose `check` lines under `info`.
+// @throws error (unimplemented) naming `info` if none does.
+const rng_impl_t &pick_rng_impl(const rng_conf_t &conf, const std::string &info);
 
 // The reference kernel (rng/ref/ref_rng.cpp): takes every valid problem.
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);

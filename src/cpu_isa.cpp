@@ -43,7 +43,8 @@ cpu_isa cpu_isa_detected() {
         if (cpu.has(cpu_t::tAVX512F) && cpu.has(cpu_t::tAVX512BW)
                 && cpu.has(cpu_t::tAVX512VL) && cpu.has(cpu_t::tAVX512DQ))
             return cpu_isa::avx512;
-        if (cpu.has(cpu_t::tAVX2) && cpu.has(cpu_t::tFMA))
+        if (cpu.has(cpu_t::tAVX2) && cpu.has(cpu_t::tFMA)
+                && cpu.has(cpu_t::tF16C))
             return cpu_isa::avx2;
         if (cpu.has(cpu_t::tSSE41)) return cpu_isa::sse41;
         return cpu_isa::none;

@@ -24,7 +24,8 @@ uint16_t f32_to_f16(float f) {
     const uint32_t u = float_bits(f);
     const uint32_t sign = (u >> 16) & 0x8000u;
     const uint32_t abs = u & 0x7fffffffu;
-    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);
+    if (abs > 0x7f800000u) // NaN: quiet, the payload's top bits kept (F16C)
+        return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));
     if (abs >= 0x477ff000u) // rounds to >= 2^16: infinity
         return static_cast<uint16_t>(sign | 0x7c00u);
     const int exp = static_cast<int>(abs >> 23) - 127;

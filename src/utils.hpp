@@ -51,7 +51,8 @@ inline float bits_float(uint32_t u) {
 }
 
 // f32 -> bf16 and f32 -> f16, rounding to nearest even once. Inf and NaN
-// are kept (a NaN stays a quiet NaN).
+// are kept: a NaN becomes quiet and keeps the top bits of its payload, as
+// x86's vcvtneps2bf16 and vcvtps2ph do.
 uint16_t f32_to_bf16(float f);
 uint16_t f32_to_f16(float f);
 float bf16_to_f32(uint16_t h);

@@ -63,7 +63,7 @@ private:
 enum class cpu_isa {
     none,
     sse41, ///< SSE4.1
-    avx2, ///< AVX2 with FMA
+    avx2, ///< AVX2 with FMA and F16C
     avx512, ///< AVX-512 F, BW, VL and DQ
 };
 /// @returns the name of @p isa ("none", "sse41", "avx2", "avx512").
@@ -98,8 +98,14 @@ private:
 
 /// Execution argument ids (keys of the argument map of execute()).
 inline constexpr int RNDNN_ARG_SRC = 1;
+inline constexpr int RNDNN_ARG_SRC_0 = RNDNN_ARG_SRC;
 inline constexpr int RNDNN_ARG_SRC_1 = 2;
 inline constexpr int RNDNN_ARG_DST = 17;
+/// Backward dropout: the gradient in (diff_dst) and out (diff_src).
+inline constexpr int RNDNN_ARG_DIFF_DST = 18;
+inline constexpr int RNDNN_ARG_DIFF_SRC = 19;
+/// Dropout's keep mask (bit or u8), written forward, read backward.
+inline constexpr int RNDNN_ARG_MASK = 20;
 /// Seed: s32 or s64 (chosen at creation), a host scalar or a one-element
 /// memory (chosen at creation).
 inline constexpr int RNDNN_ARG_SEED = 33;
@@ -111,5 +117,7 @@ inline constexpr int RNDNN_ARG_STREAM = 35;
 inline constexpr int RNDNN_ARG_P = 36;
 /// Output: offset + elements generated, a one-element s64 memory.
 inline constexpr int RNDNN_ARG_NEXT_OFFSET = 37;
+/// Dropout rate when given at execution: f32 in [0, 1].
+inline constexpr int RNDNN_ARG_RATE = 38;
 
 #endif

@@ -6,6 +6,7 @@
 #include "rndnn/common.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"
+#include "rndnn/pipeline.hpp"
 #include "rndnn/rng.hpp"
 #include "rndnn/verify.hpp"
 

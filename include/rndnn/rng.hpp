@@ -38,11 +38,12 @@ enum class bernoulli_method {
     bitsliced,
 };
 
-/// Distribution post-ops. The RNG writes raw u32 words unless its
-/// attributes hold exactly one of these.
+/// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
+/// normal): it writes raw u32 words unless its attributes hold exactly one.
+/// The binary primitive takes linear post-ops.
 class post_ops {
 public:
-    enum class kind { bernoulli, uniform, normal };
+    enum class kind { bernoulli, uniform, normal, linear };
     struct entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
@@ -50,6 +51,7 @@ public:
         int bits = 1; ///< bitsliced: b in [1, 32]
         float a = 0.f, b = 1.f; ///< uniform: [a, b)
         float mean = 0.f, stddev = 1.f; ///< normal
+        float alpha = 1.f, beta = 0.f; ///< linear
         bool operator==(const entry &o) const;
     };
 
@@ -64,6 +66,9 @@ public:
     /// Normal(mean, stddev) by Box-Muller. Checked at creation: finite,
     /// stddev >= 0.
     void append_normal(float mean, float stddev);
+    /// Linear: x = fma(alpha, x, beta) in f32 (oneDNN's eltwise_linear,
+    /// rounded once). Checked at creation: alpha and beta finite.
+    void append_linear(float alpha, float beta);
 
     int len() const { return static_cast<int>(entries_.size()); }
     const entry &get(int index) const;

@@ -71,7 +71,9 @@ void ref_rng_t::run_range(
 
     const bool mcg = conf_.alg == rng_alg::mcg31m1;
     const uint64_t threshold = mcg ? bernoulli_threshold_mcg31(run.p)
-                                   : bernoulli_threshold32(run.p);
+            : conf_.onednn_keep     ? bernoulli_onednn_threshold(run.p)
+                                    : bernoulli_threshold32(run.p);
+    const uint32_t flip = conf_.onednn_keep ? ~0u : 0u;
     const uint64_t level = bitsliced_level(run.p, conf_.bits);
     const int b = conf_.bits;
     const float b_minus_a = conf_.b - conf_.a;
@@ -124,7 +126,7 @@ void ref_rng_t::run_range(
                 if (conf_.method == bernoulli_method::threshold32) {
                     source->fill(gb, cnt, words);
                     for (dim_t k = 0; k < cnt; ++k)
-                        flags[k] = words[k] < threshold;
+                        flags[k] = (words[k] ^ flip) < threshold;
                 } else {
                     const uint64_t grp0 = gb / 32, grp1 = (gn - 1) / 32 + 1;
                     source->fill(grp0 * b, (grp1 - grp0) * b, words);

@@ -1,0 +1,242 @@
+/// @file
+/// The dropout pipeline: a bitmask-aware binary primitive and the dropout
+/// composer (RNG -> binary mul -> eltwise scale), forward and backward.
+/// Semantics and the memory each mode costs: docs/dropout.md.
+#ifndef RNDNN_PIPELINE_HPP
+#define RNDNN_PIPELINE_HPP
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "rndnn/common.hpp"
+#include "rndnn/memory.hpp"
+#include "rndnn/rng.hpp"
+
+namespace rndnn {
+
+/// Element-wise binary operations.
+enum class binary_alg {
+    mul, ///< dst = src0 * src1; with a bit src1: bit ? src0 : +0
+    add, ///< dst = src0 + src1; a bit src1 counts as 0 or 1
+};
+/// @returns "mul" or "add".
+const char *binary_alg2str(binary_alg alg);
+
+/// The binary primitive: dst = post_ops(src0 op src1), computed in f32 and
+/// rounded once to dst's type.
+///
+/// - src0: f32, bf16 or f16; dst: the same dims and type as src0 (any
+///   layout; dst may be the memory of src0: in place).
+/// - src1: the same number of dims as src0, each equal to src0's or 1
+///   (NumPy broadcasting). Type `bit` runs rndnn's own kernels (JIT, or the
+///   reference): mul is then a select, so Inf or NaN in src0 where the bit
+///   is 0 gives +0. Other types (u8, s8, s32, f32, bf16) go to oneDNN's
+///   binary primitive, created once with the primitive.
+/// - Post-ops: any number of post_ops::append_linear() entries, applied in
+///   order: x = fma(alpha, x, beta) in f32.
+class binary {
+public:
+    struct desc {
+        desc() = default;
+        desc(binary_alg aalg, const memory::desc &asrc0,
+                const memory::desc &asrc1, const memory::desc &adst)
+            : alg(aalg), src0(asrc0), src1(asrc1), dst(adst) {}
+
+        binary_alg alg = binary_alg::mul;
+        memory::desc src0, src1, dst;
+
+        bool operator==(const desc &o) const;
+    };
+
+    class primitive_desc {
+    public:
+        primitive_desc() = default;
+        /// @throws error (invalid_arguments) naming the bad value: a type
+        ///     other than the above, dims that do not broadcast, a dst that
+        ///     differs from src0 in dims or type, a post-op other than
+        ///     linear.
+        /// @throws error (unimplemented) if oneDNN has no implementation
+        ///     for a non-bit src1 (e.g. bf16 on a CPU without AVX-512).
+        primitive_desc(const desc &adesc,
+                const primitive_attr &attr = primitive_attr());
+
+        /// @returns the implementation: "jit:avx2", "ref:any" or
+        ///     "onednn:<oneDNN's name>".
+        const char *impl_name() const;
+        const desc &get_desc() const;
+        const primitive_attr &get_attr() const;
+        /// @returns the problem as one line, e.g.
+        ///     "alg=mul,src0=f32:2x8,src1=bit:2x1,dst=f32:2x8,post=linear:2:0".
+        std::string info() const;
+
+        struct impl_t;
+        const std::shared_ptr<impl_t> &impl() const { return impl_; }
+
+    private:
+        std::shared_ptr<impl_t> impl_;
+    };
+
+    binary() = default;
+    /// Creates the kernel (JIT code or the oneDNN primitive) once.
+    explicit binary(const primitive_desc &pd);
+
+    /// Arguments: RNDNN_ARG_SRC_0, RNDNN_ARG_SRC_1 and RNDNN_ARG_DST, whose
+    /// descs must equal pd's.
+    /// @throws error (invalid_arguments) naming the argument if one is
+    ///     missing or does not match; nothing is written then.
+    void execute(const stream &strm,
+            const std::unordered_map<int, memory> &args) const;
+
+    const primitive_desc &get_primitive_desc() const { return pd_; }
+
+private:
+    struct impl_t;
+    primitive_desc pd_;
+    std::shared_ptr<const impl_t> impl_;
+};
+
+/// What a dropout primitive computes.
+enum class prop_kind {
+    forward_training, ///< dst = keep ? src * scale : +0; mask optional
+    forward_inference, ///< dst = src
+    backward, ///< diff_src = keep ? diff_dst * scale : +0
+};
+/// @returns "forward_training", "forward_inference" or "backward".
+const char *prop_kind2str(prop_kind prop);
+
+/// How a dropout primitive is executed. Both plans give identical bits.
+enum class dropout_plan {
+    any, ///< fused where it applies, else chain
+    /// One JIT pass: reads src once, writes dst and the mask. Needs a JIT
+    /// kernel for the algorithm and method, dense src and dst, and a mask
+    /// (if any) of type bit with the data's shape.
+    fused,
+    /// RNG -> binary mul -> oneDNN eltwise linear, in cache-sized blocks:
+    /// takes every valid problem.
+    chain,
+};
+/// @returns "any", "fused" or "chain".
+const char *dropout_plan2str(dropout_plan plan);
+
+/// Dropout with rate r (the probability of dropping an element).
+///
+/// The keep mask is bernoulli(1 - r) of the RNG over the noise shape:
+/// mask element m (row-major in the noise shape) uses the global element
+/// index g = offset + m of the RNG's stream. Data element i is kept iff the
+/// mask element it broadcasts from is 1. dst = keep ? src * scale : +0,
+/// scale = 1 / (1 - r) rounded once to f32 (0 when r = 1), the product
+/// computed in f32 and rounded once to the data type.
+class dropout {
+public:
+    struct desc {
+        prop_kind prop = prop_kind::forward_training;
+        /// Forward: src and dst. Backward: diff_dst (as src) and diff_src
+        /// (as dst). f32, bf16 or f16; the same dims and type; any layouts.
+        /// In place (one memory for both) is allowed.
+        memory::desc src, dst;
+        /// Dims of the keep mask; each equals the data's dim or is 1
+        /// (TensorFlow's noise_shape). Empty: the data's dims. See
+        /// noise_shape_for_axes() for MXNet's axes.
+        dims noise_shape;
+        /// The mask memory, dims = the noise shape, type bit or u8 (0/1
+        /// bytes), any layout. forward_training writes it; backward reads
+        /// it. Empty (the default): forward writes no mask and backward
+        /// recomputes it from seed, offset and stream.
+        memory::desc mask;
+        double rate = 0.5; ///< in [0, 1], unless runtime_rate
+        /// execute() takes the rate as RNDNN_ARG_RATE (f32 in [0, 1]).
+        bool runtime_rate = false;
+
+        /// The RNG: algorithm and Bernoulli method (bitsliced rounds
+        /// 1 - r to a multiple of 2^-bits).
+        rng_alg alg = rng_alg::philox4x32_10;
+        bernoulli_method method = bernoulli_method::threshold32;
+        int bits = 1;
+        std::string name; ///< multfly's key name
+        /// oneDNN's dropout attribute: needs philox4x32_10_onednn and
+        /// threshold32. The rate is taken as f32 r; keep iff
+        /// W > (2^32 - 1) * r in double; scale = 1.f / (1.f - r) in f32.
+        bool onednn_compat = false;
+
+        /// Runtime arguments, as in rng::desc.
+        data_type seed_dt = data_type::s64;
+        bool with_offset = false;
+        /// execute() writes offset + mask elements to RNDNN_ARG_NEXT_OFFSET.
+        bool with_next_offset = false;
+        scalar_kind scalars = scalar_kind::host;
+
+        dropout_plan plan = dropout_plan::any;
+
+        bool operator==(const desc &o) const;
+    };
+
+    /// @returns @p data with the dims in @p axes set to 1: MXNet's
+    ///     variational dropout, where the mask is shared along those axes.
+    /// @throws error (invalid_arguments) naming the axis if one is outside
+    ///     [-ndims, ndims) (negative axes count from the end) or repeats.
+    static dims noise_shape_for_axes(const dims &data, const std::vector<int> &axes);
+
+    class primitive_desc {
+    public:
+        primitive_desc() = default;
+        /// @throws error (invalid_arguments) naming the bad value: a rate
+        ///     outside [0, 1], a noise shape that does not fit the data
+        ///     (naming both shapes), a mask whose dims differ from the noise
+        ///     shape or whose type is not bit or u8, a mask in
+        ///     forward_inference, src and dst that differ in dims or type,
+        ///     a data type other than f32, bf16, f16, onednn_compat without
+        ///     philox4x32_10_onednn and threshold32, or any RNG error.
+        /// @throws error (unimplemented) if plan is fused and the fused
+        ///     kernel does not apply; the message says why.
+        primitive_desc(const desc &adesc,
+                const primitive_attr &attr = primitive_attr());
+
+        /// @returns the plan and its kernels, e.g. "fused:jit:avx2" or
+        ///     "chain:jit:avx2+jit:avx2+onednn:jit:avx2".
+        const char *impl_name() const;
+        /// @returns the plan taken (fused or chain; never any).
+        dropout_plan plan() const;
+        const desc &get_desc() const;
+        const primitive_attr &get_attr() const;
+        std::string info() const;
+        /// @returns the bytes the mask memory takes (0 without a mask).
+        std::size_t mask_bytes() const;
+
+        struct impl_t;
+        const std::shared_ptr<impl_t> &impl() const { return impl_; }
+
+    private:
+        std::shared_ptr<impl_t> impl_;
+    };
+
+    dropout() = default;
+    /// Creates the kernels (JIT code, oneDNN primitives) once.
+    explicit dropout(const primitive_desc &pd);
+
+    /// Arguments:
+    /// - forward: RNDNN_ARG_SRC, RNDNN_ARG_DST (may be the same memory);
+    ///   backward: RNDNN_ARG_DIFF_DST, RNDNN_ARG_DIFF_SRC;
+    /// - RNDNN_ARG_MASK iff the desc has a mask;
+    /// - forward_training and backward: RNDNN_ARG_SEED, RNDNN_ARG_OFFSET
+    ///   (iff with_offset), RNDNN_ARG_STREAM (optional),
+    ///   RNDNN_ARG_RATE (iff runtime_rate), RNDNN_ARG_NEXT_OFFSET (iff
+    ///   with_next_offset). Backward with a stored mask reads no seed,
+    ///   offset or stream, but needs the rate for the scale.
+    /// @throws error (invalid_arguments) naming the argument if one is
+    ///     missing, does not match the desc, or is out of range; nothing is
+    ///     written then.
+    void execute(const stream &strm,
+            const std::unordered_map<int, memory> &args) const;
+
+    const primitive_desc &get_primitive_desc() const { return pd_; }
+
+private:
+    struct impl_t;
+    primitive_desc pd_;
+    std::shared_ptr<const impl_t> impl_;
+};
+
+} // namespace rndnn
+
+#endif
