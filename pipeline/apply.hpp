@@ -61,9 +61,8 @@ struct apply_impl_t {
 // Best first; the reference is last and takes every problem.
 const std::vector<apply_impl_t> &apply_impl_list();
 
-// The first implementation of the list that takes conf (never null: the
-// reference takes all); its name goes to `name`. Declines are logged as
-// verbose `check` lines under `info`.
+// The first implementation of the list that takes conf (the reference
+// takes all). Declines are logged as verbose `check` lines under `info`.
 const apply_impl_t &pick_apply_impl(
         const apply_conf_t &conf, const std::string &info);
 
