@@ -4,50 +4,20 @@
 // 2, a message naming the bad value, and no file at all.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
 #include "rndnn/rndnn.hpp"
+#include "tests/cli_fixture.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-using args_t = std::vector<std::string>;
-using bytes_t = std::string;
-
-struct result_t {
-    int status = -1; // exit status, or -1 if the shell did not exit
-    bytes_t out; // stdout
-    std::string err; // stderr
-};
-
-bytes_t read_file(const fs::path &path) {
-    std::ifstream is(path, std::ios::binary);
-    return bytes_t(std::istreambuf_iterator<char>(is), {});
-}
-
-std::string quote(const std::string &s) {
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string make_temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "rndnn_cli.XXXXXX");
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    return tmpl;
-}
+using namespace rndnn::test;
 
 // One generation problem, run through the public API.
 struct problem_t {
@@ -79,60 +49,6 @@ bytes_t api_bytes(const problem_t &p) {
     return buf;
 }
 
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = make_temp_dir(); // where the CLI runs and writes
-        scratch_ = make_temp_dir(); // its captured stdout and stderr
-    }
-    void TearDown() override {
-        fs::remove_all(dir_);
-        fs::remove_all(scratch_);
-    }
-
-    // Runs a bash script in dir_; $RNDNN is the CLI.
-    result_t sh(const std::string &script) {
-        const fs::path file = scratch_ / "script.sh";
-        std::ofstream(file) << "set -o pipefail\nRNDNN="
-                            << quote(RNDNN_CLI_PATH) << "\ncd " << quote(dir_)
-                            << " || exit 99\n" << script << "\n";
-        const std::string cmd = "bash " + quote(file) + " >"
-                + quote(scratch_ / "out") + " 2>" + quote(scratch_ / "err");
-        const int rc = std::system(cmd.c_str());
-        result_t r;
-        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-        r.out = read_file(scratch_ / "out");
-        r.err = read_file(scratch_ / "err");
-        return r;
-    }
-
-    // Runs `rndnn args...` in dir_.
-    result_t run(const args_t &args) {
-        std::string line = "\"$RNDNN\"";
-        for (const std::string &a : args)
-            line += " " + quote(a);
-        return sh(line);
-    }
-
-    // Runs `rndnn args...`, expects success and returns the file @p out.
-    bytes_t gen_file(const args_t &args, const std::string &out) {
-        const result_t r = run(args);
-        EXPECT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(r.err, "");
-        return read_file(dir_ / out);
-    }
-
-    // Names of everything in dir_, sorted.
-    std::vector<std::string> files() const {
-        std::vector<std::string> names;
-        for (const auto &e : fs::directory_iterator(dir_))
-            names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-    fs::path dir_, scratch_;
-};
 
 // --- gen: the CLI equals the API -------------------------------------------
 
@@ -410,10 +326,6 @@ TEST_F(Cli, NoOrUnknownCommandIsUsageError) {
 
 // --- bad input: exit 2, the value named, no file ---------------------------
 
-struct bad_case_t {
-    args_t args;
-    std::string named; // stderr must contain this
-};
 
 TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
     const std::string long_name(33, 'n');
@@ -462,15 +374,9 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
         args.insert(args.end(), c.args.begin(), c.args.end());
         if (std::find(args.begin(), args.end(), "--shape") == args.end())
             args.insert(args.end(), {"--shape", "64"});
-        std::string line;
-        for (const std::string &a : c.args)
-            line += a + " ";
-        SCOPED_TRACE(line);
+        SCOPED_TRACE(joined(c.args));
         result_t r = run(args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
-        EXPECT_EQ(r.out, "");
+        expect_failure(r, 2, c.named);
         EXPECT_EQ(files(), std::vector<std::string> {"keep.npy"});
 
         // The same failure must not touch an existing output file.
@@ -497,10 +403,7 @@ TEST_F(Cli, MissingRequiredFlagsAreUsageErrors) {
     for (const bad_case_t &c : cases) {
         SCOPED_TRACE(c.args[0] + " " + c.args[1]);
         const result_t r = run(c.args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
-        EXPECT_EQ(r.out, "");
+        expect_failure(r, 2, c.named);
         EXPECT_TRUE(files().empty());
     }
 }
@@ -643,26 +546,17 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
     for (const bad_case_t &c : cases) {
         args_t args = {"bench"};
         args.insert(args.end(), c.args.begin(), c.args.end());
-        std::string line;
-        for (const std::string &a : c.args)
-            line += a + " ";
-        SCOPED_TRACE(line);
-        const result_t r = run(args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        SCOPED_TRACE(joined(c.args));
         // Every problem is checked before any runs: nothing is printed.
-        EXPECT_EQ(r.out, "");
+        const result_t r = run(args);
+        expect_failure(r, 2, c.named);
     }
 }
 
 TEST_F(Cli, BenchMissingBatchFileIsFailure) {
     const result_t r = run({"bench", "--batch", "missing.batch"});
-    EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-    EXPECT_NE(r.err.find("'missing.batch'"), std::string::npos) << r.err;
+    expect_failure(r, 1, "'missing.batch'");
     EXPECT_NE(r.err.find("No such file"), std::string::npos) << r.err;
-    EXPECT_EQ(r.out, "");
 }
 
 // --- I/O failures: exit 1, a message, nothing created ----------------------
@@ -672,9 +566,7 @@ TEST_F(Cli, UnwritableOutputIsFailure) {
     for (const char *out : {"missing/t.npy", "sub", "sub/"}) {
         SCOPED_TRACE(out);
         const result_t r = run({"gen", "--shape", "8", "--out", out});
-        EXPECT_EQ(r.status, 1);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+        expect_failure(r, 1, out);
         EXPECT_EQ(files(), std::vector<std::string> {"sub"});
         EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
     }
