@@ -181,7 +181,8 @@ int dropout_main(int argc, char **argv) {
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, usage, vm)) return exit_ok;
 
-    // Every flag is parsed and checked before a file is read.
+    // Every flag is parsed, and checked as far as it can be without the
+    // data, before a file is read.
     const bool backward = vm.count("backward") > 0;
     for (const char *f : {"in", "out", "rate"})
         if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
