@@ -16,6 +16,18 @@ layout_t::layout_t(const memory::desc &md)
     }
 }
 
+layout_t::layout_t(const dims &adims, const dims &astrides, dim_t aoffset0,
+        data_type adt)
+    : ndims_(static_cast<int>(adims.size()))
+    , offset0_(aoffset0)
+    , esize_(dt_bits(adt) / 8)
+    , dense_(false) {
+    for (int d = 0; d < ndims_; ++d) {
+        dims_[d] = adims[d];
+        strides_[d] = astrides[d];
+    }
+}
+
 dim_t layout_t::position(dim_t i) const {
     if (dense_) return offset0_ + i;
     dim_t pos = offset0_;
@@ -36,6 +48,29 @@ void layout_t::store(void *base, dim_t i0, dim_t n, const void *vals) const {
     const std::size_t es = esize_;
     for_range(i0, n, [&](dim_t k, dim_t pos) {
         std::memcpy(dst + pos * es, src + k * es, es);
+    });
+}
+
+void layout_t::load(const void *base, dim_t i0, dim_t n, void *vals) const {
+    const auto *src = static_cast<const unsigned char *>(base);
+    auto *dst = static_cast<unsigned char *>(vals);
+    if (dense_) {
+        std::memcpy(dst, src + (offset0_ + i0) * esize_, n * esize_);
+        return;
+    }
+    const std::size_t es = esize_;
+    for_range(i0, n, [&](dim_t k, dim_t pos) {
+        std::memcpy(dst + k * es, src + pos * es, es);
+    });
+}
+
+void layout_t::load_bits(
+        const void *base, dim_t i0, dim_t n, uint8_t *packed) const {
+    const auto *src = static_cast<const uint8_t *>(base);
+    std::memset(packed, 0, static_cast<std::size_t>((n + 7) / 8));
+    for_range(i0, n, [&](dim_t k, dim_t pos) {
+        const unsigned bit = (src[pos >> 3] >> (pos & 7)) & 1u;
+        packed[k >> 3] = static_cast<uint8_t>(packed[k >> 3] | bit << (k & 7));
     });
 }
 

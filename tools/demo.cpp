@@ -1,6 +1,7 @@
 // rndnn-demo: the library's main job in a few lines. It writes a dropout
 // keep mask (Bernoulli, one bit per element) and a normal tensor as .npy
-// files, then prints what they hold.
+// files, runs dropout forward and backward on that tensor, and prints what
+// they hold.
 //
 //     rndnn-demo [--out-dir DIR] [--size N]
 #include <algorithm>
@@ -67,7 +68,7 @@ void mask_demo(const std::string &dir, rndnn::dim_t n) {
               << 4 * n << " for an f32 mask (1/32)\n";
 }
 
-void normal_demo(const std::string &dir, rndnn::dim_t n) {
+rndnn::memory normal_demo(const std::string &dir, rndnn::dim_t n) {
     std::cout << "normal.npy: Normal(0, 1), f32\n";
     rndnn::post_ops ops;
     ops.append_normal(0.f, 1.f);
@@ -86,6 +87,58 @@ void normal_demo(const std::string &dir, rndnn::dim_t n) {
     std::cout << "  mean " << mean << ", stddev " << std::sqrt(var)
               << ", min " << *std::min_element(v, v + n) << ", max "
               << *std::max_element(v, v + n) << "\n";
+    return x;
+}
+
+// Dropout on x: forward training writes dst and a bit mask; backward
+// recomputes the mask from (seed, stream, offset) instead of reading it,
+// and gives the same gradient as the stored mask.
+void dropout_demo(const std::string &dir, const rndnn::memory &x) {
+    const double rate = 0.1;
+    const rndnn::memory::desc &md = x.get_desc();
+    const rndnn::dim_t n = md.nelems();
+    std::cout << "dropout.npy: dropout(normal, rate " << rate
+              << "), mask in dropout_mask.npy\n";
+    rndnn::dropout::desc d;
+    d.src = d.dst = md;
+    d.mask = rndnn::memory::desc(md.get_dims(), rndnn::data_type::bit);
+    d.rate = rate;
+    const rndnn::dropout::primitive_desc fwd_pd(d);
+    std::cout << "  " << fwd_pd.info() << " on " << fwd_pd.impl_name() << "\n";
+    rndnn::memory y(md), mask(d.mask);
+    const auto seed_arg = rndnn::memory::scalar(seed);
+    const auto stream_arg = rndnn::memory::scalar(std::int64_t(2));
+    rndnn::dropout(fwd_pd).execute(rndnn::stream(),
+            {{RNDNN_ARG_SRC, x}, {RNDNN_ARG_DST, y}, {RNDNN_ARG_MASK, mask},
+                    {RNDNN_ARG_SEED, seed_arg}, {RNDNN_ARG_STREAM, stream_arg}});
+    save(y, dir + "/dropout.npy");
+    save(mask, dir + "/dropout_mask.npy");
+
+    // Backward of sum(dropout(x)): diff_dst = 1 everywhere.
+    rndnn::memory ones(md), dx_stored(md), dx_recomputed(md);
+    std::fill(ones.data<float>(), ones.data<float>() + n, 1.f);
+    d.prop = rndnn::prop_kind::backward;
+    rndnn::dropout(rndnn::dropout::primitive_desc(d)).execute(rndnn::stream(),
+            {{RNDNN_ARG_DIFF_DST, ones}, {RNDNN_ARG_DIFF_SRC, dx_stored},
+                    {RNDNN_ARG_MASK, mask}});
+    d.mask = rndnn::memory::desc();
+    const rndnn::dropout::primitive_desc bwd_pd(d);
+    rndnn::dropout(bwd_pd).execute(rndnn::stream(),
+            {{RNDNN_ARG_DIFF_DST, ones}, {RNDNN_ARG_DIFF_SRC, dx_recomputed},
+                    {RNDNN_ARG_SEED, seed_arg}, {RNDNN_ARG_STREAM, stream_arg}});
+    const float *a = dx_stored.data<const float>();
+    const float *b = dx_recomputed.data<const float>();
+    const float *v = y.data<const float>();
+    rndnn::dim_t zeros = 0;
+    for (rndnn::dim_t i = 0; i < n; ++i)
+        zeros += v[i] == 0.f;
+    std::cout << "  dropped " << zeros << " of " << n << "; kept values scaled by "
+              << 1 / (1 - rate) << "\n"
+              << "  backward on " << bwd_pd.impl_name()
+              << ": recomputed mask gives the stored mask's gradient: "
+              << (std::equal(a, a + n, b) ? "yes" : "NO") << "\n"
+              << "  mask memory kept for backward: " << fwd_pd.mask_bytes()
+              << " bytes as bits, " << n << " as u8, 0 when recomputed\n";
 }
 
 } // namespace
@@ -114,7 +167,7 @@ int main(int argc, char **argv) {
                     "cannot create directory '" + dir + "': " + ec.message());
 
         mask_demo(dir, n);
-        normal_demo(dir, n);
+        dropout_demo(dir, normal_demo(dir, n));
         return rndnn_cli::exit_ok;
     });
 }

@@ -1,0 +1,87 @@
+#include "pipeline/operands.hpp"
+
+#include <cstring>
+
+namespace rndnn {
+namespace impl {
+
+data_operand_t::data_operand_t(const memory::desc &md)
+    : layout_(md)
+    , offset0_(md.get_offset0())
+    , esize_(dt_bits(md.get_data_type()) / 8)
+    , dense_(md.is_dense()) {}
+
+const void *data_operand_t::read(
+        const void *base, dim_t i0, dim_t n, void *scratch) const {
+    if (dense_)
+        return static_cast<const unsigned char *>(base)
+                + (offset0_ + i0) * static_cast<dim_t>(esize_);
+    layout_.load(base, i0, n, scratch);
+    return scratch;
+}
+
+void *data_operand_t::target(void *base, dim_t i0, void *scratch) const {
+    if (dense_)
+        return static_cast<unsigned char *>(base)
+                + (offset0_ + i0) * static_cast<dim_t>(esize_);
+    return scratch;
+}
+
+void data_operand_t::write_back(
+        void *base, dim_t i0, dim_t n, const void *block) const {
+    if (!dense_) layout_.store(base, i0, n, block);
+}
+
+namespace {
+// md's strides seen with data_dims: 0 where md's dim is 1 (broadcast).
+dims broadcast_strides(const memory::desc &md, const dims &data_dims) {
+    dims s(md.get_strides());
+    for (size_t d = 0; d < s.size(); ++d)
+        if (md.get_dims()[d] != data_dims[d]) s[d] = 0;
+    return s;
+}
+} // namespace
+
+mask_operand_t::mask_operand_t(const memory::desc &md, const dims &data_dims)
+    : layout_(data_dims, broadcast_strides(md, data_dims), md.get_offset0(),
+            md.get_data_type())
+    , dt_(md.get_data_type())
+    , offset0_(md.get_offset0())
+    , dense_bit_(md.get_data_type() == data_type::bit && md.is_dense())
+    , broadcast_(md.get_dims() != data_dims) {}
+
+bool mask_operand_t::direct(dim_t i0) const {
+    return dense_bit_ && !broadcast_ && (offset0_ + i0) % 8 == 0;
+}
+
+uint8_t *mask_operand_t::at(void *base, dim_t i0) const {
+    return static_cast<uint8_t *>(base) + (offset0_ + i0) / 8;
+}
+
+const uint8_t *mask_operand_t::read(const void *base, dim_t i0, dim_t n,
+        uint8_t *scratch, uint8_t *flags) const {
+    if (direct(i0)) return at(const_cast<void *>(base), i0);
+    if (dt_ == data_type::bit) {
+        layout_.load_bits(base, i0, n, scratch);
+        return scratch;
+    }
+    layout_.load(base, i0, n, flags);
+    std::memset(scratch, 0, static_cast<std::size_t>((n + 7) / 8));
+    for (dim_t k = 0; k < n; ++k)
+        if (flags[k])
+            scratch[k / 8] = static_cast<uint8_t>(scratch[k / 8] | 1u << (k % 8));
+    return scratch;
+}
+
+void mask_operand_t::write(void *base, dim_t i0, dim_t n, const uint8_t *packed,
+        uint8_t *flags) const {
+    for (dim_t k = 0; k < n; ++k)
+        flags[k] = (packed[k / 8] >> (k % 8)) & 1u;
+    if (dt_ == data_type::bit)
+        layout_.store_bits(base, i0, n, flags);
+    else
+        layout_.store(base, i0, n, flags);
+}
+
+} // namespace impl
+} // namespace rndnn

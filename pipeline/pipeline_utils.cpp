@@ -1,0 +1,42 @@
+#include "pipeline/pipeline_utils.hpp"
+
+#include "rng/rng_impl.hpp"
+
+namespace rndnn {
+namespace impl {
+
+void check_data_type(const char *what, data_type dt) {
+    if (dt != data_type::f32 && dt != data_type::bf16 && dt != data_type::f16)
+        fail(status::invalid_arguments,
+                cat(what, " type ", dt2str(dt),
+                        " is not supported (expected f32, bf16 or f16)"));
+}
+
+void check_broadcast(const char *what, const dims &shape, const dims &data) {
+    bool ok = shape.size() == data.size();
+    for (size_t d = 0; ok && d < shape.size(); ++d)
+        ok = shape[d] == data[d] || shape[d] == 1;
+    if (!ok)
+        fail(status::invalid_arguments,
+                cat(what, " shape ", dims2str(shape),
+                        " does not broadcast to the data shape ",
+                        dims2str(data),
+                        " (each dim must equal the data's or be 1)"));
+}
+
+const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
+        const char *what, const memory::desc &desc) {
+    const memory *m = find_arg(args, id);
+    if (!m) fail(status::invalid_arguments, cat(what, " argument is missing"));
+    if (m->get_desc() != desc)
+        fail(status::invalid_arguments,
+                cat(what, " memory ", m->get_desc().str(),
+                        " does not match the primitive's ", what, " ",
+                        desc.str()));
+    if (!m->get_data_handle() && desc.get_size() > 0)
+        fail(status::invalid_arguments, cat(what, " memory has no data"));
+    return *m;
+}
+
+} // namespace impl
+} // namespace rndnn

@@ -1,0 +1,80 @@
+// Checks and loops the pipeline's primitives share.
+#ifndef RNDNN_PIPELINE_PIPELINE_UTILS_HPP
+#define RNDNN_PIPELINE_PIPELINE_UTILS_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/operands.hpp"
+#include "rndnn/memory.hpp"
+#include "src/parallel.hpp"
+#include "src/utils.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// Throws error (invalid_arguments) naming `what` unless dt is f32, bf16 or
+// f16.
+void check_data_type(const char *what, data_type dt);
+// Throws error (invalid_arguments) naming both shapes unless `shape` has the
+// count of dims of `data` and each dim equals data's or is 1.
+void check_broadcast(const char *what, const dims &shape, const dims &data);
+
+// The tensor argument `id` (named `what` in errors), checked against desc.
+const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
+        const char *what, const memory::desc &desc);
+
+// Fewer elements than this per thread are not worth a thread.
+constexpr dim_t pipeline_min_per_thread = 65536;
+
+// Runs f(b0, b1) on up to nthr threads over a split of [0, n) whose inner
+// boundaries are multiples of pipeline_block. An exception f throws (an
+// allocation, a oneDNN call) is rethrown once every thread is done.
+template <typename F>
+void for_blocks(dim_t n, int nthr, const F &f) {
+    const dim_t blocks = (n + pipeline_block - 1) / pipeline_block;
+    const int t = static_cast<int>(std::max<dim_t>(1,
+            std::min<dim_t>({dim_t(nthr), blocks,
+                    (n + pipeline_min_per_thread - 1)
+                            / pipeline_min_per_thread})));
+    std::exception_ptr failure;
+    parallel(t, [&](int ithr, int nthr_) {
+        dim_t s, e;
+        balance211(blocks, nthr_, ithr, s, e);
+        if (s >= e) return;
+        try {
+            f(s * pipeline_block, std::min(n, e * pipeline_block));
+        } catch (...) {
+#pragma omp critical(rndnn_for_blocks)
+            if (!failure) failure = std::current_exception();
+        }
+    });
+    if (failure) std::rethrow_exception(failure);
+}
+
+// One thread's scratch for a block: data copies (only where a layout is
+// not dense), packed mask bits and mask flags.
+class block_scratch_t {
+public:
+    block_scratch_t(std::size_t esize, bool need_src, bool need_dst)
+        : src_(need_src ? pipeline_block * esize : 0)
+        , dst_(need_dst ? pipeline_block * esize : 0)
+        , bits_(pipeline_block / 8 + 8)
+        , flags_(pipeline_block) {}
+    void *src() { return src_.data(); }
+    void *dst() { return dst_.data(); }
+    uint8_t *bits() { return bits_.data(); }
+    uint8_t *flags() { return flags_.data(); }
+
+private:
+    std::vector<unsigned char> src_, dst_;
+    std::vector<uint8_t> bits_, flags_;
+};
+
+} // namespace impl
+} // namespace rndnn
+
+#endif
