@@ -84,13 +84,14 @@ public:
         const uint64_t t = is_mcg(conf_) ? bernoulli_threshold_mcg31(p)
                 : conf_.onednn_keep      ? bernoulli_onednn_threshold(p)
                                          : bernoulli_threshold32(p);
-        // The oneDNN rule compares ~W: the bias then also flips every bit.
-        const uint32_t bias = is_mcg(conf_) ? 0u
-                : conf_.onednn_keep         ? 0x7fffffffu
-                                            : 0x80000000u;
+        // The signed compare needs both sides xor-ed with 2^31 (not for the
+        // 31-bit mcg31m1 words). The oneDNN rule compares ~W: its bias then
+        // also flips every other bit of W, but not of t.
+        const uint32_t sign = is_mcg(conf_) ? 0u : 0x80000000u;
+        const uint32_t bias = conf_.onednn_keep ? ~sign : sign;
         const bool full = t >> 32;
         c.bias.fill(bias);
-        c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ (bias & 0x80000000u));
+        c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ sign);
         c.full.fill(full ? ~0u : 0u);
         const uint32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};
         for (int i = 0; i < 16; ++i)
