@@ -1,24 +1,36 @@
-// The RNG's JIT kernels with the internal oneDNN keep rule (dropout's),
-// which the public API, and so test_jit.cpp, cannot reach: every JIT tier
-// this process may use against the reference kernel, bit for bit.
+// The pipeline's JIT kernels against the reference, bit for bit, at every
+// JIT tier this process may use (sse41 .. get_max_cpu_isa()):
 //
-// In a build without JIT the tests are not built.
+// - ApplyJit.*: the apply kernels (pipeline/apply.hpp) for alg mul/add, dt
+//   f32/bf16/f16 and 0..2 linear post-ops, n = 0..200 and large, NaN, Inf,
+//   -0 and denormal data and post-op values, separate and in-place dst;
+//   and which problems a tier declines.
+// - RngJit.OnednnKeepEqualsReference: the RNG's JIT kernels with the
+//   internal oneDNN keep rule, which the public API cannot reach.
+//
+// Cases come from a std::mt19937_64 with a fixed seed; every failure prints
+// its case. In a build without JIT the apply tests skip and the others,
+// whose entry points do not exist there, are not built.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "pipeline/apply.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/utils.hpp"
 
 using namespace rndnn;
 using namespace rndnn::impl;
 
 namespace {
-
-#if RNDNN_ENABLE_JIT
 
 using prng_t = std::mt19937_64;
 
@@ -47,6 +59,205 @@ int64_t first_diff(
     const auto m = std::mismatch(a.begin(), a.end(), b.begin());
     return m.first == a.end() ? -1 : m.first - a.begin();
 }
+
+template <typename T>
+T pick(prng_t &g, const std::vector<T> &v) {
+    return v[static_cast<size_t>(uniform_s64(g, 0, int64_t(v.size()) - 1))];
+}
+
+std::string hex(const void *p, size_t n) {
+    std::ostringstream os;
+    for (size_t i = 0; i < n; ++i)
+        os << std::hex << std::setw(2) << std::setfill('0')
+           << int(static_cast<const uint8_t *>(p)[i]);
+    return os.str();
+}
+
+const data_type all_dts[] = {data_type::f32, data_type::bf16, data_type::f16};
+
+// f32 bit patterns where the kernels' paths differ: zeros, infinities,
+// quiet and signaling NaNs with payloads, denormals, the largest values,
+// bf16 and f16 rounding ties and overflow, f16 denormals.
+const std::vector<uint32_t> special_f32 = {0x00000000u, 0x80000000u,
+        0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7fc12345u,
+        0x7f800001u, 0xff812345u, 0x7fbfffffu, 0x00000001u, 0x80000001u,
+        0x007fffffu, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu,
+        0x3f808000u, 0x3f818000u, 0x3f808001u, 0xbf7f8000u, 0x7f7f8000u,
+        0x477fe000u, 0x477ff000u, 0x477fefffu, 0xc77ff000u, 0x33800000u,
+        0x33000000u, 0x33000001u, 0x387fc000u, 0x38800000u, 0xb3c00000u,
+        0x3f800000u, 0xbf800000u, 0x3f801000u, 0x3f803000u};
+
+// n values of type dt (4 or 2 bytes each): special values and random bit
+// patterns (which include NaNs and denormals) in random order.
+std::vector<uint8_t> make_data(prng_t &g, data_type dt, size_t n) {
+    const size_t es = dt == data_type::f32 ? 4 : 2;
+    std::vector<uint8_t> v(n * es);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t u = static_cast<uint32_t>(g());
+        if (g() % 4 == 0) u = pick(g, special_f32);
+        else if (g() % 3 == 0) // ordinary magnitudes
+            u = float_bits(std::uniform_real_distribution<float>(-8.f, 8.f)(g));
+        if (es == 4) {
+            std::memcpy(&v[i * 4], &u, 4);
+        } else {
+            // Halves of f32 patterns: bf16 specials, f16 anything.
+            const auto h = static_cast<uint16_t>(g() % 2 ? u >> 16 : u);
+            std::memcpy(&v[i * 2], &h, 2);
+        }
+    }
+    return v;
+}
+
+// Mask bits: random, with whole words of 0s and of 1s.
+std::vector<uint8_t> make_mask(prng_t &g, size_t n) {
+    std::vector<uint8_t> m((n + 7) / 8 + 4);
+    for (size_t i = 0; i < m.size(); ++i) {
+        const int kind = static_cast<int>((i / 4) % 4);
+        m[i] = kind == 0 ? 0x00 : kind == 1 ? 0xff : static_cast<uint8_t>(g());
+    }
+    return m;
+}
+
+// --- apply ------------------------------------------------------------------
+
+const std::vector<float> linear_values = {1.f, 2.f, -1.5f, 0.f, -0.f, 3.25f,
+        1e30f, -1e30f, 1e-30f, 0x1p-149f, -0x1p-126f, 65504.f, 0.1f,
+        std::numeric_limits<float>::infinity(),
+        -std::numeric_limits<float>::infinity()};
+
+struct apply_case_t {
+    apply_conf_t conf;
+    int64_t n = 0;
+    size_t lead = 0; // elements before src and dst in their buffers
+    bool in_place = false;
+    std::vector<float> linear;
+    std::string str() const {
+        std::ostringstream os;
+        os << "alg=" << (conf.alg == binary_alg::mul ? "mul" : "add")
+           << " dt=" << dt2str(conf.dt)
+           << " n=" << n << " lead=" << lead << " in_place=" << in_place
+           << " linear={" << std::hexfloat;
+        for (float v : linear)
+            os << v << " ";
+        os << "}";
+        return os.str();
+    }
+};
+
+// Runs c with kernel k on copies of src; returns the dst buffer with
+// `guard` bytes around the n elements (which must keep their values).
+std::vector<uint8_t> run_apply(const apply_kernel_t &k, const apply_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask) {
+    const size_t es = c.conf.dt == data_type::f32 ? 4 : 2;
+    std::vector<uint8_t> s(src.begin(), src.begin() + (c.lead + c.n) * es);
+    std::vector<uint8_t> d(s.size() + 64, 0xa5);
+    if (c.in_place) d = s, d.resize(s.size() + 64, 0xa5);
+    const void *sp = (c.in_place ? d.data() : s.data()) + c.lead * es;
+    k({sp, mask.data(), d.data() + c.lead * es, c.n, c.linear.data()});
+    return d;
+}
+
+void check_apply(const apply_impl_t &entry, const apply_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask,
+        const apply_kernel_t &jit, const apply_kernel_t &ref) {
+    const auto want = run_apply(ref, c, src, mask);
+    const auto got = run_apply(jit, c, src, mask);
+    const int64_t at = first_diff(want, got);
+    const size_t es = c.conf.dt == data_type::f32 ? 4 : 2;
+    if (at < 0) return;
+    const size_t e = static_cast<size_t>(at) / es;
+    ADD_FAILURE() << entry.name << ": " << c.str() << ": element "
+                  << int64_t(e) - int64_t(c.lead) << " differs: src "
+                  << hex(&src[e * es], es) << " ref " << hex(&want[e * es], es)
+                  << " jit " << hex(&got[e * es], es);
+}
+
+// The JIT entries of the apply list.
+std::vector<const apply_impl_t *> jit_apply_entries() {
+    std::vector<const apply_impl_t *> v;
+    for (const apply_impl_t &e : apply_impl_list())
+        if (std::string(e.name).rfind("jit:", 0) == 0) v.push_back(&e);
+    return v;
+}
+
+cpu_isa tier_of(const char *name) {
+    return str2isa(std::string(name).substr(4));
+}
+
+TEST(ApplyJit, EqualsReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(1);
+    constexpr int64_t large = 100003;
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        const cpu_isa isa = tier_of(entry->name);
+        for (binary_alg alg : {binary_alg::mul, binary_alg::add})
+            for (data_type dt : all_dts)
+                for (int n_linear = 0; n_linear <= 2; ++n_linear) {
+                    apply_conf_t conf;
+                    conf.alg = alg;
+                    conf.dt = dt;
+                    conf.n_linear = n_linear;
+                    std::string why;
+                    const bool expect = isa <= get_max_cpu_isa()
+                            && !(isa < cpu_isa::avx2
+                                    && (dt == data_type::f16 || n_linear > 0));
+                    ASSERT_EQ(entry->init(conf, why), expect)
+                            << entry->name << " dt=" << dt2str(dt)
+                            << " n_linear=" << n_linear << ": " << why;
+                    if (!expect) continue;
+                    const auto jit = entry->create(conf);
+                    const auto ref = create_ref_apply(conf);
+                    const auto src = make_data(g, dt, large + 3);
+                    const auto mask = make_mask(g, large);
+                    std::vector<int64_t> sizes;
+                    for (int64_t n = 0; n <= 200; ++n)
+                        sizes.push_back(n);
+                    sizes.push_back(4096 + 17);
+                    sizes.push_back(large);
+                    for (int64_t n : sizes) {
+                        apply_case_t c;
+                        c.conf = conf;
+                        c.n = n;
+                        c.lead = static_cast<size_t>(n % 3);
+                        c.in_place = n % 2 == 1;
+                        for (int k = 0; k < 2 * n_linear; ++k)
+                            c.linear.push_back(pick(g, linear_values));
+                        check_apply(*entry, c, src, mask, *jit, *ref);
+                        if (::testing::Test::HasFailure()) return;
+                    }
+                }
+    }
+}
+
+TEST(ApplyJit, Declines) {
+    SKIP_WITHOUT_JIT();
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        if (tier_of(entry->name) != cpu_isa::sse41) continue;
+        apply_conf_t conf;
+        std::string why;
+        conf.dt = data_type::f16;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("F16C"), std::string::npos) << why;
+        conf.dt = data_type::f32;
+        conf.n_linear = 1;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("FMA"), std::string::npos) << why;
+    }
+    // The cap: a tier above it declines, saying so.
+    apply_conf_t conf;
+    conf.max_isa = cpu_isa::none;
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        std::string why;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("capped"), std::string::npos) << why;
+    }
+    EXPECT_STREQ(pick_apply_impl(conf, "test").name, "ref:any");
+    conf.max_isa = cpu_isa::avx512;
+    EXPECT_EQ(pick_apply_impl(conf, "test").name,
+            std::string("jit:") + isa2str(available_tiers().back()));
+}
+
+#if RNDNN_ENABLE_JIT
 
 // --- the RNG's oneDNN keep rule ---------------------------------------------
 

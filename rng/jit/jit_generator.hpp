@@ -191,6 +191,36 @@ public:
     void uni_vpmovmskb(const Xbyak::Reg32 &d, const Xmm &a) {
         is_sse() ? pmovmskb(d, a) : vpmovmskb(d, a);
     }
+    // d = the 32-bit word at a in every lane.
+    void uni_vpbroadcastd(const Xmm &d, const Address &a) {
+        if (is_sse()) {
+            movd(d, a);
+            pshufd(d, d, 0);
+        } else {
+            vpbroadcastd(d, a);
+        }
+    }
+    void uni_vbroadcastss(const Xmm &d, const Address &a) {
+        if (is_sse()) {
+            movss(d, a);
+            shufps(d, d, 0);
+        } else {
+            vbroadcastss(d, a);
+        }
+    }
+    // d = 16-bit words at a, zero-extended to 32-bit lanes.
+    void uni_vpmovzxwd(const Xmm &d, const Address &a) {
+        is_sse() ? pmovzxwd(d, a) : vpmovzxwd(d, a);
+    }
+    // d = ~0 in the lanes where a is NaN.
+    void uni_vcmpunordps(const Xmm &d, const Xmm &a) {
+        if (is_sse()) {
+            uni_mov(d, a);
+            cmpunordps(d, a);
+        } else {
+            vcmpunordps(d, a, a);
+        }
+    }
 
 private:
     // SSE's destructive form would overwrite b before reading it.
