@@ -5,6 +5,12 @@
 //   f32/bf16/f16 and 0..2 linear post-ops, n = 0..200 and large, NaN, Inf,
 //   -0 and denormal data and post-op values, separate and in-place dst;
 //   and which problems a tier declines.
+// - FusedJit.*: the fused dropout kernel (pipeline/fused.hpp) against the
+//   reference RNG kernel's mask applied by the reference apply kernel, for
+//   every algorithm and Bernoulli method the RNG JIT covers, every dt,
+//   with and without the mask output, unaligned mask offset0, data offsets
+//   and sizes that cut units, 1..3 threads, runtime p, the oneDNN keep rule
+//   and p = 0 and 1; and which problems it declines.
 // - RngJit.OnednnKeepEqualsReference: the RNG's JIT kernels with the
 //   internal oneDNN keep rule, which the public API cannot reach.
 //
@@ -24,6 +30,7 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/apply.hpp"
+#include "pipeline/fused.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/utils.hpp"
 
@@ -296,6 +303,250 @@ TEST(RngJit, OnednnKeepEqualsReference) {
                         << " rate=" << rate << " n=" << n;
             }
         }
+}
+
+// --- fused ------------------------------------------------------------------
+
+struct fused_combo_t {
+    rng_alg alg;
+    bernoulli_method method;
+    int b; // bitsliced b
+    bool onednn_keep;
+    std::string str() const {
+        std::ostringstream os;
+        os << alg2str(alg) << " "
+           << (method == bernoulli_method::threshold32 ? "threshold32"
+                                                       : "bitsliced");
+        if (method == bernoulli_method::bitsliced) os << "(" << b << ")";
+        if (onednn_keep) os << " onednn_keep";
+        return os.str();
+    }
+};
+
+std::vector<fused_combo_t> fused_combos() {
+    std::vector<fused_combo_t> v;
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::mcg31m1}) {
+        v.push_back({alg, bernoulli_method::threshold32, 1, false});
+        if (alg == rng_alg::mcg31m1) continue;
+        for (int b : {1, 2, 5, 32})
+            v.push_back({alg, bernoulli_method::bitsliced, b, false});
+    }
+    v.push_back({rng_alg::philox4x32_10_onednn, bernoulli_method::threshold32,
+            1, true});
+    v.push_back({rng_alg::philox4x32_10, bernoulli_method::threshold32, 1,
+            true});
+    return v;
+}
+
+struct fused_case_t {
+    fused_combo_t combo;
+    data_type dt = data_type::f32;
+    bool write_mask = false;
+    int64_t n = 0;
+    int64_t offset = 0; // run.rng.offset
+    int64_t mask_off0 = 0;
+    bool runtime_p = false;
+    double p = 0.5;
+    float scale = 2.f;
+    uint64_t seed = 0, stream = 0;
+    int nthr = 1;
+    bool in_place = false;
+
+    std::string str() const {
+        std::ostringstream os;
+        os << combo.str() << " dt=" << dt2str(dt) << " write_mask="
+           << write_mask << " n=" << n << " offset=" << offset
+           << " mask offset0=" << mask_off0 << " p=" << std::setprecision(17)
+           << p << (runtime_p ? " (runtime)" : "") << " scale="
+           << std::hexfloat << scale << std::defaultfloat << " seed=" << seed
+           << " stream=" << stream << " nthr=" << nthr
+           << " in_place=" << in_place;
+        return os.str();
+    }
+
+    // The RNG problem of the mask, with its dst at mask offset0 `off0`.
+    rng_conf_t rng_conf(int64_t off0) const {
+        const memory::desc md({n}, data_type::bit, {1}, off0);
+        rng::desc d(combo.alg, md);
+        d.with_offset = true;
+        d.runtime_p = runtime_p;
+        post_ops po;
+        po.append_bernoulli(runtime_p ? 0.25 : p, combo.method, combo.b);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        rng_conf_t c = make_rng_conf(d, attr);
+        c.onednn_keep = combo.onednn_keep;
+        return c;
+    }
+
+    rng_run_t rng_run(void *mask) const {
+        rng_run_t r;
+        r.seed = seed;
+        r.stream = stream;
+        r.offset = offset;
+        r.p = p;
+        r.dst = mask;
+        r.nthr = nthr;
+        return r;
+    }
+};
+
+fused_case_t make_fused_case(prng_t &g, const fused_combo_t &combo,
+        data_type dt, int index) {
+    fused_case_t c;
+    c.combo = combo;
+    c.dt = dt;
+    c.write_mask = index % 2 == 0;
+    c.in_place = index % 3 == 1;
+    switch (index % 5) {
+        case 0: c.n = uniform_s64(g, 0, 70); break;
+        case 1: c.n = uniform_s64(g, 60, 200); break;
+        case 2: c.n = uniform_s64(g, 2000, 7000); break;
+        case 3: c.n = pick<int64_t>(g, {64, 128, 2048, 4096, 6144}); break;
+        default: c.n = uniform_s64(g, 33000, 70000);
+    }
+    if (index == 5) c.n = 0;
+    c.nthr = static_cast<int>(uniform_s64(g, 1, 3));
+    c.offset = pick<int64_t>(g, {0, 1, 3, 5, 31, 33, 63, 64, 65, 2047, 2048,
+            2049, 4095, (int64_t(1) << 40) + 3, uniform_s64(g, 0, 1 << 30)});
+    c.mask_off0 = c.write_mask
+            ? pick<int64_t>(g, {0, 1, 3, 7, 8, 9, 13, 64, 100})
+            : 0;
+    c.runtime_p = index % 4 == 3;
+    const bool bitsliced = combo.method == bernoulli_method::bitsliced;
+    switch (index % 7) {
+        case 0: c.p = 0.0; break;
+        case 1: c.p = 1.0; break;
+        case 2: c.p = 0.5; break;
+        case 3: c.p = bitsliced ? 0.75 : 0.9; break;
+        default:
+            c.p = std::uniform_real_distribution<double>(0.0, 1.0)(g);
+            if (c.runtime_p) c.p = static_cast<float>(c.p);
+    }
+    // The keep probability's scale, or a value that stresses the product.
+    c.scale = index % 6 == 5
+            ? pick(g, linear_values)
+            : static_cast<float>(1.0 / std::max(c.p, 0.01));
+    c.seed = g();
+    c.stream = index % 3 == 0 ? 0 : g();
+    return c;
+}
+
+// The reference: the mask from the reference RNG kernel, applied by the
+// reference apply kernel. Returns dst (with 64 guard bytes) and the mask
+// memory (with its offset0 and 8 guard bytes, from `mask_init`).
+void run_fused_ref(const fused_case_t &c, const std::vector<uint8_t> &src,
+        const std::vector<uint8_t> &mask_init, std::vector<uint8_t> &dst,
+        std::vector<uint8_t> &mask) {
+    const size_t es = c.dt == data_type::f32 ? 4 : 2;
+    // The dense mask the apply kernel reads.
+    std::vector<uint8_t> bits((c.n + 7) / 8 + 1);
+    create_ref_rng(c.rng_conf(0))->execute(c.rng_run(bits.data()));
+    apply_conf_t ac;
+    ac.dt = c.dt;
+    ac.n_linear = 1;
+    const float linear[2] = {c.scale, -0.f};
+    dst.assign(c.n * es + 64, 0x5a);
+    create_ref_apply(ac)->operator()(
+            {src.data(), bits.data(), dst.data(), c.n, linear});
+    mask = mask_init;
+    if (c.write_mask)
+        create_ref_rng(c.rng_conf(c.mask_off0))
+                ->execute(c.rng_run(mask.data()));
+}
+
+void run_fused_jit(const fused_kernel_t &k, const fused_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask_init,
+        std::vector<uint8_t> &dst, std::vector<uint8_t> &mask) {
+    const size_t es = c.dt == data_type::f32 ? 4 : 2;
+    dst.assign(c.n * es + 64, 0x5a);
+    if (c.in_place) std::copy(src.begin(), src.begin() + c.n * es, dst.begin());
+    mask = mask_init;
+    fused_run_t run;
+    run.rng = c.rng_run(c.write_mask ? mask.data() : nullptr);
+    run.src = c.in_place ? dst.data() : src.data();
+    run.dst = dst.data();
+    run.scale = c.scale;
+    k.execute(run);
+}
+
+TEST(FusedJit, EqualsReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(2);
+    constexpr int cases = 10;
+    for (const fused_combo_t &combo : fused_combos())
+        for (data_type dt : all_dts)
+            for (int i = 0; i < cases; ++i) {
+                const fused_case_t c = make_fused_case(g, combo, dt, i);
+                const auto src = make_data(g, dt, static_cast<size_t>(c.n));
+                std::vector<uint8_t> mask_init((c.mask_off0 + c.n + 7) / 8 + 8);
+                for (uint8_t &b : mask_init)
+                    b = static_cast<uint8_t>(g());
+                std::vector<uint8_t> want_dst, want_mask;
+                run_fused_ref(c, src, mask_init, want_dst, want_mask);
+                fused_conf_t fc;
+                fc.rng = c.rng_conf(c.mask_off0);
+                fc.dt = dt;
+                fc.write_mask = c.write_mask;
+                for (cpu_isa isa : available_tiers()) {
+                    std::string why;
+                    const bool expect
+                            = isa >= cpu_isa::avx2 || dt != data_type::f16;
+                    ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
+                            << isa2str(isa) << " " << c.str() << ": " << why;
+                    if (!expect) continue;
+                    std::vector<uint8_t> dst, mask;
+                    run_fused_jit(*create_jit_fused(isa, fc), c, src,
+                            mask_init, dst, mask);
+                    const int64_t d = first_diff(want_dst, dst);
+                    const int64_t m = first_diff(want_mask, mask);
+                    ASSERT_EQ(d, -1) << isa2str(isa) << " " << c.str()
+                                     << ": dst byte " << d << " differs";
+                    ASSERT_EQ(m, -1) << isa2str(isa) << " " << c.str()
+                                     << ": mask byte " << m << " differs";
+                }
+            }
+}
+
+TEST(FusedJit, Declines) {
+    SKIP_WITHOUT_JIT();
+    const auto conf = [](rng_alg alg, const post_ops &po, data_type mask_dt) {
+        const memory::desc md({100}, mask_dt);
+        rng::desc d(alg, md);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        fused_conf_t fc;
+        fc.rng = make_rng_conf(d, attr);
+        fc.write_mask = true;
+        return fc;
+    };
+    post_ops bern;
+    bern.append_bernoulli(0.5);
+    post_ops normal;
+    normal.append_normal(0.f, 1.f);
+    for (cpu_isa isa : available_tiers()) {
+        std::string why;
+        EXPECT_FALSE(init_jit_fused(
+                isa, conf(rng_alg::mt19937, bern, data_type::bit), why));
+        EXPECT_NE(why.find("mt19937"), std::string::npos) << why;
+        EXPECT_FALSE(init_jit_fused(
+                isa, conf(rng_alg::philox4x32_10, bern, data_type::u8), why));
+        EXPECT_NE(why.find("bit"), std::string::npos) << why;
+        EXPECT_FALSE(init_jit_fused(isa,
+                conf(rng_alg::philox4x32_10, normal, data_type::f32), why));
+        EXPECT_NE(why.find("bernoulli"), std::string::npos) << why;
+        fused_conf_t fc = conf(rng_alg::philox4x32_10, bern, data_type::bit);
+        fc.dt = data_type::f16;
+        EXPECT_EQ(init_jit_fused(isa, fc, why), isa >= cpu_isa::avx2) << why;
+        if (isa < cpu_isa::avx2) {
+            EXPECT_NE(why.find("F16C"), std::string::npos) << why;
+        }
+        fc.dt = data_type::f32;
+        fc.rng.max_isa = cpu_isa::none;
+        EXPECT_FALSE(init_jit_fused(isa, fc, why));
+        EXPECT_NE(why.find("capped"), std::string::npos) << why;
+    }
 }
 
 #endif
