@@ -85,8 +85,8 @@ public:
                 : conf_.onednn_keep      ? bernoulli_onednn_threshold(p)
                                          : bernoulli_threshold32(p);
         // The signed compare needs both sides xor-ed with 2^31 (not for the
-        // 31-bit mcg31m1 words). The oneDNN rule compares ~W: its bias then
-        // also flips every other bit of W, but not of t.
+        // 31-bit mcg31m1 words). The oneDNN rule compares ~W with t: W's
+        // bias then also flips its other 31 bits; t's stays the sign bit.
         const uint32_t sign = is_mcg(conf_) ? 0u : 0x80000000u;
         const uint32_t bias = conf_.onednn_keep ? ~sign : sign;
         const bool full = t >> 32;

@@ -84,7 +84,7 @@ constexpr int jit_rng_scratch_elems = 4096;
 // stores.
 class jit_rng_driver_t {
 public:
-    // gen (its conf the problem) must outlive the driver.
+    // The problem is gen.conf(); gen must outlive the driver.
     explicit jit_rng_driver_t(const jit_rng_generator_t &gen);
 
     int unit_elems() const { return unit_elems_; }
@@ -93,7 +93,8 @@ public:
         return std::max(1, jit_rng_scratch_elems / unit_elems_);
     }
 
-    // The constants of an execution; fields no part reads stay zero.
+    // Fills the engine's and the distribution's fields of an execution's
+    // constants; the caller zeroes c first, so that no field is unset.
     void fill_consts(const rng_run_t &run, jit_rng_consts_t &c) const;
 
     // Calls f(u0, u1) on each thread with its range [u0, u1) of the global
