@@ -275,6 +275,14 @@ void parse_method(
     }
 }
 
+rndnn::dropout_plan parse_plan(const std::string &text) {
+    using plan_t = rndnn::dropout_plan;
+    for (const plan_t plan : {plan_t::any, plan_t::fused, plan_t::chain})
+        if (text == rndnn::dropout_plan2str(plan)) return plan;
+    throw usage_error(
+            "unknown --plan '" + text + "' (expected any, fused or chain)");
+}
+
 namespace {
 
 enum class dist_t { bits, bernoulli, uniform, normal };

@@ -107,6 +107,10 @@ void check_offset_range(const stream_options_t &so, std::int64_t n);
 void parse_method(
         const std::string &text, rndnn::bernoulli_method &method, int &bits);
 
+// --plan any | fused | chain: a dropout plan.
+// @throws usage_error naming the text if it names none.
+rndnn::dropout_plan parse_plan(const std::string &text);
+
 // The options that describe one RNG problem, shared by gen and bench:
 // --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
 // --shape, --dtype and the stream options.

@@ -42,14 +42,6 @@ std::vector<int> parse_axes(const std::string &text) {
     return axes;
 }
 
-rndnn::dropout_plan parse_plan(const std::string &text) {
-    for (const auto plan : {rndnn::dropout_plan::any,
-                 rndnn::dropout_plan::fused, rndnn::dropout_plan::chain})
-        if (text == rndnn::dropout_plan2str(plan)) return plan;
-    throw usage_error(
-            "unknown --plan '" + text + "' (expected any, fused or chain)");
-}
-
 data_type parse_mask_dtype(const std::string &text) {
     if (text == "bit") return data_type::bit;
     if (text == "u8") return data_type::u8;
