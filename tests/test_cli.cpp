@@ -450,8 +450,11 @@ void expect_bench_row(const std::string &row, const std::string &problem,
     ASSERT_EQ(f.size(), 9u);
     EXPECT_EQ(row.rfind("\"", 0), 0u); // the problem is quoted
     EXPECT_EQ(f[0], problem);
-    EXPECT_TRUE(f[1].rfind("ref:", 0) == 0 || f[1].rfind("jit:", 0) == 0)
-            << f[1];
+    // rng's implementations, or dropout's plan and kernels.
+    bool known = false;
+    for (const char *prefix : {"ref:", "jit:", "fused:", "chain:"})
+        known = known || f[1].rfind(prefix, 0) == 0;
+    EXPECT_TRUE(known) << f[1];
     EXPECT_GE(std::stoi(f[2]), 1); // threads
     EXPECT_EQ(std::stoll(f[3]), elements);
     for (size_t i = 4; i < f.size(); ++i) {
@@ -518,6 +521,36 @@ TEST_F(Cli, BenchAlignedOutput) {
     EXPECT_EQ(lines[0].find("problem"), lines[1].size() - problem.size() + 2);
 }
 
+TEST_F(Cli, BenchDropoutRows) {
+    // Every kind of dropout row, and an rng row in the same batch.
+    const std::vector<std::string> problems = {
+            "--prim dropout --dir fwd --rate 0.5 --method bitsliced:1 "
+            "--dt f32 --shape 4x1024 --mask bit --threads 1",
+            "--prim dropout --shape 4x1024 --mask u8 --dtype bf16",
+            "--prim dropout --shape 4x1024 --dtype f16 --inplace --plan chain",
+            "--prim dropout --shape 4x1024 --noise-shape 4x1 --mask bit",
+            "--prim dropout --dir bwd --shape 4x1024 --mask bit",
+            "--prim dropout --dir bwd --shape 4x1024 --mask none --rate 0.1 "
+            "--method bitsliced:8 --seed 5 --offset 7 --stream 3",
+            "--prim dropout --shape 4x1024 --isa none",
+            "--prim rng --dist bernoulli --dtype bit --shape 4x1024"};
+    std::ofstream batch(dir_ / "d.batch");
+    for (const std::string &p : problems)
+        batch << p << "\n";
+    batch.close();
+    const result_t r = run({"bench", "--batch", "d.batch", "--runs", "2",
+            "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), problems.size() + 1) << r.out;
+    EXPECT_EQ(lines[0], bench_header);
+    for (size_t i = 0; i < problems.size(); ++i)
+        expect_bench_row(lines[i + 1], problems[i], 4096);
+    EXPECT_EQ(csv_fields(lines[3])[1].rfind("chain:", 0), 0u) << lines[3];
+    // --isa none: the reference plan is its own reference.
+    EXPECT_EQ(csv_fields(lines[7])[8], "1");
+}
+
 TEST_F(Cli, BenchBadInputIsUsageError) {
     std::ofstream(dir_ / "bad.batch") << "--shape 4096\n"
                                          "# fine so far\n"
@@ -527,7 +560,29 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
                                           "--shape 64\n";
     std::ofstream(dir_ / "runs.batch") << "--shape 64 --runs 3\n";
     std::ofstream(dir_ / "empty.batch") << "# nothing\n\n";
+    const args_t d = {"--prim", "dropout", "--shape", "4x8"};
+    const auto dropout = [&](const args_t &more) {
+        args_t a = d;
+        a.insert(a.end(), more.begin(), more.end());
+        return a;
+    };
     const std::vector<bad_case_t> cases = {
+            {dropout({"--rate", "1.5"}), "rate=1.5"},
+            {dropout({"--dir", "up"}), "--dir 'up'"},
+            {dropout({"--mask", "f32"}), "--mask 'f32'"},
+            {dropout({"--plan", "fastest"}), "--plan 'fastest'"},
+            {dropout({"--dtype", "u8"}), "u8"},
+            {dropout({"--noise-shape", "3x1"}), "3x1"},
+            {dropout({"--method", "bitsliced:0"}), "b=0"},
+            {dropout({"--offset", "-1"}), "--offset -1"},
+            {dropout({"--dist", "bits"}),
+                    "--dist is only used with --prim rng"},
+            {dropout({"--dir", "bwd", "--mask", "bit", "--seed", "3"}),
+                    "--seed"},
+            {{"--shape", "8", "--rate", "0.3"},
+                    "--rate is only used with --prim dropout"},
+            {{"--prim", "rng", "--shape", "8", "--inplace"},
+                    "--inplace is only used with --prim dropout"},
             {{"--shape", "64", "--runs", "0"}, "--runs 0"},
             {{"--shape", "64", "--runs", "-2"}, "--runs -2"},
             {{"--shape", "64", "--runs", "x"}, "'x'"},
