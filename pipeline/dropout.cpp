@@ -233,16 +233,17 @@ bool fused_jit_ok(pd_impl_t &p, std::string &why) {
         why = "src or dst is not dense";
         return false;
     }
-    if (p.has_mask
-            && (d.mask.get_data_type() != data_type::bit
-                    || !d.mask.is_dense())) {
-        why = "the mask is not a dense bit tensor";
+    if (p.has_mask && !d.mask.is_dense()) {
+        why = "the mask is not dense";
         return false;
     }
+    const bool bit_mask
+            = p.has_mask && d.mask.get_data_type() == data_type::bit;
     p.fused.rng = p.noise_rng;
-    p.fused.rng.dst = p.has_mask ? d.mask : dense_bits(p.noise);
+    p.fused.rng.dst = bit_mask ? d.mask : dense_bits(p.noise);
     p.fused.dt = d.src.get_data_type();
     p.fused.write_mask = p.has_mask;
+    p.fused.mask = d.mask;
 #if RNDNN_ENABLE_JIT
     for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::sse41}) {
         std::string w;
