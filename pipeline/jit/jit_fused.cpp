@@ -118,7 +118,7 @@ public:
         , write_mask_(conf.write_mask)
         , mask_u8_(conf.write_mask
                   && conf.mask.get_data_type() == data_type::u8)
-        , u8_layout_(mask_u8_ ? conf.mask : conf.rng.dst)
+        , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
         , esize_(dt_bits(conf.dt) / 8) {}
 
     void execute(const fused_run_t &run) const override {
@@ -196,13 +196,28 @@ private:
             drv_.store(rr, gs, ge, scratch, scratch_g, flags);
             return;
         }
-        const auto cnt = static_cast<dim_t>(ge - gs);
-        const uint64_t skip = gs - scratch_g;
-        for (dim_t k = 0; k < cnt; ++k) {
-            const uint64_t b = skip + static_cast<uint64_t>(k);
-            flags[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+        // The u8 mask is dense: its bytes are written in place, eight at a
+        // time from each whole byte of bits.
+        auto *out = static_cast<uint8_t *>(rr.dst) + u8_offset0_
+                + (gs - rr.offset);
+        const uint64_t cnt = ge - gs;
+        uint64_t b = gs - scratch_g, k = 0;
+        for (; k < cnt && b % 8; ++k, ++b)
+            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+        for (; k + 8 <= cnt; k += 8, b += 8) {
+            const uint64_t bytes = expand_bits(scratch[b / 8]);
+            std::memcpy(out + k, &bytes, 8);
         }
-        u8_layout_.store(rr.dst, static_cast<dim_t>(gs - rr.offset), cnt, flags);
+        for (; k < cnt; ++k, ++b)
+            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+    }
+
+    // The eight 0/1 bytes of the bits of v, bit j in byte j.
+    static uint64_t expand_bits(uint8_t v) {
+        // v in every byte, byte j keeping only bit j; adding 0x7f to a byte
+        // (never carrying out of it) sets its top bit iff that bit was set.
+        const uint64_t picked = (v * 0x0101010101010101ull) & 0x8040201008040201ull;
+        return ((picked + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
     }
 
     // Elements of the largest unit (bitsliced).
@@ -210,7 +225,7 @@ private:
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
     bool write_mask_, mask_u8_;
-    layout_t u8_layout_; // the u8 mask's, when mask_u8_
+    uint64_t u8_offset0_; // the u8 mask's first element, when mask_u8_
     uint64_t esize_;
 };
 
