@@ -369,33 +369,28 @@ dropout::primitive_desc::primitive_desc(
 }
 
 const char *dropout::primitive_desc::impl_name() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->name.c_str();
+    return impl::checked(impl_).name.c_str();
 }
 
 dropout_plan dropout::primitive_desc::plan() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->plan;
+    return impl::checked(impl_).plan;
 }
 
 const dropout::desc &dropout::primitive_desc::get_desc() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->desc;
+    return impl::checked(impl_).desc;
 }
 
 const primitive_attr &dropout::primitive_desc::get_attr() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->attr;
+    return impl::checked(impl_).attr;
 }
 
 std::string dropout::primitive_desc::info() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->info;
+    return impl::checked(impl_).info;
 }
 
 std::size_t dropout::primitive_desc::mask_bytes() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->has_mask ? impl_->desc.mask.get_size() : 0;
+    const impl_t &p = impl::checked(impl_);
+    return p.has_mask ? p.desc.mask.get_size() : 0;
 }
 
 struct dropout::impl_t {
