@@ -50,6 +50,7 @@ mask_operand_t::mask_operand_t(const memory::desc &md, const dims &data_dims)
                               md.get_offset0(), md.get_data_type()))
     , dt_(md.get_data_type())
     , offset0_(md.get_offset0())
+    , dense_(md.is_dense())
     , dense_bit_(md.get_data_type() == data_type::bit && md.is_dense())
     , broadcast_(md.get_dims() != data_dims)
     , inner_dim_(data_dims.empty() ? 1 : data_dims.back())
@@ -122,19 +123,30 @@ const uint8_t *mask_operand_t::read(const void *base, dim_t i0, dim_t n,
         read_broadcast_bits(base, i0, n, scratch);
         return scratch;
     }
-    layout_.load(base, i0, n, flags);
-    // Any non-zero byte keeps; whole bytes of bits first, then the rest.
+    // A dense u8 mask is read in place, else gathered into flags.
+    const uint8_t *bytes = flags;
+    if (dense_ && !broadcast_)
+        bytes = static_cast<const uint8_t *>(base) + offset0_ + i0;
+    else
+        layout_.load(base, i0, n, flags);
+    // Any non-zero byte keeps; eight bytes at a time, then the rest.
     const dim_t whole = n / 8 * 8;
     for (dim_t k = 0; k < whole; k += 8) {
-        unsigned byte = 0;
-        for (int j = 0; j < 8; ++j)
-            byte |= unsigned(flags[k + j] != 0) << j;
-        scratch[k / 8] = static_cast<uint8_t>(byte);
+        uint64_t x;
+        std::memcpy(&x, bytes + k, 8);
+        // The top bit of each byte: set iff the byte is non-zero (adding
+        // 0x7f to its low 7 bits never carries out of the byte).
+        const uint64_t nz = (((x & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full)
+                                    | x)
+                & 0x8080808080808080ull;
+        // Gather the eight top bits into one byte, byte j to bit j.
+        scratch[k / 8] = static_cast<uint8_t>(
+                ((nz >> 7) * 0x0102040810204080ull) >> 56);
     }
     if (whole < n) {
         unsigned byte = 0;
         for (dim_t k = whole; k < n; ++k)
-            byte |= unsigned(flags[k] != 0) << (k - whole);
+            byte |= unsigned(bytes[k] != 0) << (k - whole);
         scratch[whole / 8] = static_cast<uint8_t>(byte);
     }
     return scratch;

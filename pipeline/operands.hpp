@@ -67,7 +67,7 @@ private:
     layout_t layout_; // with the data's dims, stride 0 where broadcast
     data_type dt_;
     dim_t offset0_;
-    bool dense_bit_, broadcast_;
+    bool dense_, dense_bit_, broadcast_;
     dim_t inner_dim_, inner_stride_; // the innermost dim; its mask stride
 };
 

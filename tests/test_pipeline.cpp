@@ -546,6 +546,29 @@ TEST(Dropout, BackwardStoredAndRecomputedAgree) {
         }
 }
 
+// A stored u8 mask keeps where its byte is non-zero, whatever the value.
+TEST(Dropout, BackwardU8MaskKeepsNonZeroBytes) {
+    problem_t p;
+    p.shape = {1000};
+    p.mask_dt = data_type::u8;
+    const dropout::desc d = make_desc(p, prop_kind::backward);
+    tensor_t dy(d.src), dx(d.dst), mask(d.mask);
+    fill_values(dy, 5);
+    const uint8_t values[] = {0, 1, 2, 128, 255, 0, 7};
+    for (int64_t i = 0; i < mask.n(); ++i)
+        mask.buf[i] = values[i % 7];
+    dropout {dropout::primitive_desc(d)}.execute(stream(1),
+            {{RNDNN_ARG_DIFF_DST, dy.mem()}, {RNDNN_ARG_DIFF_SRC, dx.mem()},
+                    {RNDNN_ARG_MASK, mask.mem()}});
+    const float scale = static_cast<float>(1.0 / (1.0 - p.rate));
+    for (int64_t i = 0; i < dy.n(); ++i) {
+        const float want = mask.buf[i] ? std::fma(scale, dy.get(i), -0.f) : 0.f;
+        if (!std::isnan(want)) {
+            ASSERT_EQ(dx.raw(i), rounded_bits(p.dt, want)) << i;
+        }
+    }
+}
+
 // f(x) = sum(w * dropout(x)^2) / 2 has df/dx = dropout_bwd(w * dropout(x)):
 // central differences with the same seed (the same mask) agree.
 TEST(Dropout, GradientCheckInAComposedFunction) {
