@@ -411,8 +411,10 @@ dropout::dropout(const primitive_desc &pd) : pd_(pd) {
         fail(status::invalid_arguments, "empty primitive descriptor");
     const primitive_desc::impl_t &p = *pd.impl();
     auto k = std::make_shared<impl_t>();
+#if RNDNN_ENABLE_JIT
     if (p.mode == mode_t::fused_jit)
         k->fused = impl::create_jit_fused(p.fused_isa, p.fused);
+#endif
     if (p.noise_impl) k->noise_rng = p.noise_impl->create(p.noise_rng);
     if (p.block_impl) {
         k->block_rng = p.block_impl->create(p.block_rng);

@@ -43,8 +43,10 @@ dims broadcast_strides(const memory::desc &md, const dims &data_dims) {
 } // namespace
 
 mask_operand_t::mask_operand_t(const memory::desc &md, const dims &data_dims)
-    : layout_(data_dims, broadcast_strides(md, data_dims), md.get_offset0(),
-            md.get_data_type())
+    : layout_(md.get_dims() == data_dims
+                      ? layout_t(md)
+                      : layout_t(data_dims, broadcast_strides(md, data_dims),
+                              md.get_offset0(), md.get_data_type()))
     , dt_(md.get_data_type())
     , offset0_(md.get_offset0())
     , dense_bit_(md.get_data_type() == data_type::bit && md.is_dense())
@@ -66,10 +68,20 @@ const uint8_t *mask_operand_t::read(const void *base, dim_t i0, dim_t n,
         return scratch;
     }
     layout_.load(base, i0, n, flags);
-    std::memset(scratch, 0, static_cast<std::size_t>((n + 7) / 8));
-    for (dim_t k = 0; k < n; ++k)
-        if (flags[k])
-            scratch[k / 8] = static_cast<uint8_t>(scratch[k / 8] | 1u << (k % 8));
+    // Any non-zero byte keeps; whole bytes of bits first, then the rest.
+    const dim_t whole = n / 8 * 8;
+    for (dim_t k = 0; k < whole; k += 8) {
+        unsigned byte = 0;
+        for (int j = 0; j < 8; ++j)
+            byte |= unsigned(flags[k + j] != 0) << j;
+        scratch[k / 8] = static_cast<uint8_t>(byte);
+    }
+    if (whole < n) {
+        unsigned byte = 0;
+        for (dim_t k = whole; k < n; ++k)
+            byte |= unsigned(flags[k] != 0) << (k - whole);
+        scratch[whole / 8] = static_cast<uint8_t>(byte);
+    }
     return scratch;
 }
 

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
 # Installs rndnn's build and test dependencies from Debian's packages.
 # Packages already present are skipped; nothing is downloaded at build time.
+#
+# Usage: scripts/install-deps.sh [--bench]
+#   --bench  also libtorch-dev (about 160 packages), for the optional
+#            benchmark program rndnn_bench_torch (docs/performance.md);
+#            nothing else needs it, CI included.
 set -euo pipefail
+
+bench=0
+for arg in "$@"; do
+    case "$arg" in
+        --bench) bench=1 ;;
+        *) echo "install-deps: unknown argument '$arg' (expected --bench)" >&2
+           exit 2 ;;
+    esac
+done
 
 packages=(
     build-essential cmake ninja-build
@@ -12,6 +26,7 @@ packages=(
     # looks for OpenCL even though rndnn only uses the CPU engine.
     ocl-icd-opencl-dev opencl-headers
 )
+if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,50 +4,20 @@
 // 2, a message naming the bad value, and no file at all.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
 #include "rndnn/rndnn.hpp"
+#include "tests/cli_fixture.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-using args_t = std::vector<std::string>;
-using bytes_t = std::string;
-
-struct result_t {
-    int status = -1; // exit status, or -1 if the shell did not exit
-    bytes_t out; // stdout
-    std::string err; // stderr
-};
-
-bytes_t read_file(const fs::path &path) {
-    std::ifstream is(path, std::ios::binary);
-    return bytes_t(std::istreambuf_iterator<char>(is), {});
-}
-
-std::string quote(const std::string &s) {
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string make_temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "rndnn_cli.XXXXXX");
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    return tmpl;
-}
+using namespace rndnn::test;
 
 // One generation problem, run through the public API.
 struct problem_t {
@@ -79,60 +49,6 @@ bytes_t api_bytes(const problem_t &p) {
     return buf;
 }
 
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = make_temp_dir(); // where the CLI runs and writes
-        scratch_ = make_temp_dir(); // its captured stdout and stderr
-    }
-    void TearDown() override {
-        fs::remove_all(dir_);
-        fs::remove_all(scratch_);
-    }
-
-    // Runs a bash script in dir_; $RNDNN is the CLI.
-    result_t sh(const std::string &script) {
-        const fs::path file = scratch_ / "script.sh";
-        std::ofstream(file) << "set -o pipefail\nRNDNN="
-                            << quote(RNDNN_CLI_PATH) << "\ncd " << quote(dir_)
-                            << " || exit 99\n" << script << "\n";
-        const std::string cmd = "bash " + quote(file) + " >"
-                + quote(scratch_ / "out") + " 2>" + quote(scratch_ / "err");
-        const int rc = std::system(cmd.c_str());
-        result_t r;
-        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-        r.out = read_file(scratch_ / "out");
-        r.err = read_file(scratch_ / "err");
-        return r;
-    }
-
-    // Runs `rndnn args...` in dir_.
-    result_t run(const args_t &args) {
-        std::string line = "\"$RNDNN\"";
-        for (const std::string &a : args)
-            line += " " + quote(a);
-        return sh(line);
-    }
-
-    // Runs `rndnn args...`, expects success and returns the file @p out.
-    bytes_t gen_file(const args_t &args, const std::string &out) {
-        const result_t r = run(args);
-        EXPECT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(r.err, "");
-        return read_file(dir_ / out);
-    }
-
-    // Names of everything in dir_, sorted.
-    std::vector<std::string> files() const {
-        std::vector<std::string> names;
-        for (const auto &e : fs::directory_iterator(dir_))
-            names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-    fs::path dir_, scratch_;
-};
 
 // --- gen: the CLI equals the API -------------------------------------------
 
@@ -410,10 +326,6 @@ TEST_F(Cli, NoOrUnknownCommandIsUsageError) {
 
 // --- bad input: exit 2, the value named, no file ---------------------------
 
-struct bad_case_t {
-    args_t args;
-    std::string named; // stderr must contain this
-};
 
 TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
     const std::string long_name(33, 'n');
@@ -462,15 +374,9 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
         args.insert(args.end(), c.args.begin(), c.args.end());
         if (std::find(args.begin(), args.end(), "--shape") == args.end())
             args.insert(args.end(), {"--shape", "64"});
-        std::string line;
-        for (const std::string &a : c.args)
-            line += a + " ";
-        SCOPED_TRACE(line);
+        SCOPED_TRACE(joined(c.args));
         result_t r = run(args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
-        EXPECT_EQ(r.out, "");
+        expect_failure(r, 2, c.named);
         EXPECT_EQ(files(), std::vector<std::string> {"keep.npy"});
 
         // The same failure must not touch an existing output file.
@@ -497,10 +403,7 @@ TEST_F(Cli, MissingRequiredFlagsAreUsageErrors) {
     for (const bad_case_t &c : cases) {
         SCOPED_TRACE(c.args[0] + " " + c.args[1]);
         const result_t r = run(c.args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
-        EXPECT_EQ(r.out, "");
+        expect_failure(r, 2, c.named);
         EXPECT_TRUE(files().empty());
     }
 }
@@ -547,8 +450,11 @@ void expect_bench_row(const std::string &row, const std::string &problem,
     ASSERT_EQ(f.size(), 9u);
     EXPECT_EQ(row.rfind("\"", 0), 0u); // the problem is quoted
     EXPECT_EQ(f[0], problem);
-    EXPECT_TRUE(f[1].rfind("ref:", 0) == 0 || f[1].rfind("jit:", 0) == 0)
-            << f[1];
+    // rng's implementations, or dropout's plan and kernels.
+    bool known = false;
+    for (const char *prefix : {"ref:", "jit:", "fused:", "chain:"})
+        known = known || f[1].rfind(prefix, 0) == 0;
+    EXPECT_TRUE(known) << f[1];
     EXPECT_GE(std::stoi(f[2]), 1); // threads
     EXPECT_EQ(std::stoll(f[3]), elements);
     for (size_t i = 4; i < f.size(); ++i) {
@@ -615,6 +521,36 @@ TEST_F(Cli, BenchAlignedOutput) {
     EXPECT_EQ(lines[0].find("problem"), lines[1].size() - problem.size() + 2);
 }
 
+TEST_F(Cli, BenchDropoutRows) {
+    // Every kind of dropout row, and an rng row in the same batch.
+    const std::vector<std::string> problems = {
+            "--prim dropout --dir fwd --rate 0.5 --method bitsliced:1 "
+            "--dt f32 --shape 4x1024 --mask bit --threads 1",
+            "--prim dropout --shape 4x1024 --mask u8 --dtype bf16",
+            "--prim dropout --shape 4x1024 --dtype f16 --inplace --plan chain",
+            "--prim dropout --shape 4x1024 --noise-shape 4x1 --mask bit",
+            "--prim dropout --dir bwd --shape 4x1024 --mask bit",
+            "--prim dropout --dir bwd --shape 4x1024 --mask none --rate 0.1 "
+            "--method bitsliced:8 --seed 5 --offset 7 --stream 3",
+            "--prim dropout --shape 4x1024 --isa none",
+            "--prim rng --dist bernoulli --dtype bit --shape 4x1024"};
+    std::ofstream batch(dir_ / "d.batch");
+    for (const std::string &p : problems)
+        batch << p << "\n";
+    batch.close();
+    const result_t r = run({"bench", "--batch", "d.batch", "--runs", "2",
+            "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), problems.size() + 1) << r.out;
+    EXPECT_EQ(lines[0], bench_header);
+    for (size_t i = 0; i < problems.size(); ++i)
+        expect_bench_row(lines[i + 1], problems[i], 4096);
+    EXPECT_EQ(csv_fields(lines[3])[1].rfind("chain:", 0), 0u) << lines[3];
+    // --isa none: the reference plan is its own reference.
+    EXPECT_EQ(csv_fields(lines[7])[8], "1");
+}
+
 TEST_F(Cli, BenchBadInputIsUsageError) {
     std::ofstream(dir_ / "bad.batch") << "--shape 4096\n"
                                          "# fine so far\n"
@@ -624,7 +560,29 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
                                           "--shape 64\n";
     std::ofstream(dir_ / "runs.batch") << "--shape 64 --runs 3\n";
     std::ofstream(dir_ / "empty.batch") << "# nothing\n\n";
+    const args_t d = {"--prim", "dropout", "--shape", "4x8"};
+    const auto dropout = [&](const args_t &more) {
+        args_t a = d;
+        a.insert(a.end(), more.begin(), more.end());
+        return a;
+    };
     const std::vector<bad_case_t> cases = {
+            {dropout({"--rate", "1.5"}), "rate=1.5"},
+            {dropout({"--dir", "up"}), "--dir 'up'"},
+            {dropout({"--mask", "f32"}), "--mask 'f32'"},
+            {dropout({"--plan", "fastest"}), "--plan 'fastest'"},
+            {dropout({"--dtype", "u8"}), "u8"},
+            {dropout({"--noise-shape", "3x1"}), "3x1"},
+            {dropout({"--method", "bitsliced:0"}), "b=0"},
+            {dropout({"--offset", "-1"}), "--offset -1"},
+            {dropout({"--dist", "bits"}),
+                    "--dist is only used with --prim rng"},
+            {dropout({"--dir", "bwd", "--mask", "bit", "--seed", "3"}),
+                    "--seed"},
+            {{"--shape", "8", "--rate", "0.3"},
+                    "--rate is only used with --prim dropout"},
+            {{"--prim", "rng", "--shape", "8", "--inplace"},
+                    "--inplace is only used with --prim dropout"},
             {{"--shape", "64", "--runs", "0"}, "--runs 0"},
             {{"--shape", "64", "--runs", "-2"}, "--runs -2"},
             {{"--shape", "64", "--runs", "x"}, "'x'"},
@@ -643,26 +601,17 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
     for (const bad_case_t &c : cases) {
         args_t args = {"bench"};
         args.insert(args.end(), c.args.begin(), c.args.end());
-        std::string line;
-        for (const std::string &a : c.args)
-            line += a + " ";
-        SCOPED_TRACE(line);
-        const result_t r = run(args);
-        EXPECT_EQ(r.status, 2);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        SCOPED_TRACE(joined(c.args));
         // Every problem is checked before any runs: nothing is printed.
-        EXPECT_EQ(r.out, "");
+        const result_t r = run(args);
+        expect_failure(r, 2, c.named);
     }
 }
 
 TEST_F(Cli, BenchMissingBatchFileIsFailure) {
     const result_t r = run({"bench", "--batch", "missing.batch"});
-    EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-    EXPECT_NE(r.err.find("'missing.batch'"), std::string::npos) << r.err;
+    expect_failure(r, 1, "'missing.batch'");
     EXPECT_NE(r.err.find("No such file"), std::string::npos) << r.err;
-    EXPECT_EQ(r.out, "");
 }
 
 // --- I/O failures: exit 1, a message, nothing created ----------------------
@@ -672,9 +621,7 @@ TEST_F(Cli, UnwritableOutputIsFailure) {
     for (const char *out : {"missing/t.npy", "sub", "sub/"}) {
         SCOPED_TRACE(out);
         const result_t r = run({"gen", "--shape", "8", "--out", out});
-        EXPECT_EQ(r.status, 1);
-        EXPECT_EQ(r.err.rfind("rndnn: ", 0), 0u) << r.err;
-        EXPECT_NE(r.err.find(out), std::string::npos) << r.err;
+        expect_failure(r, 1, out);
         EXPECT_EQ(files(), std::vector<std::string> {"sub"});
         EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
     }

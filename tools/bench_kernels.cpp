@@ -13,6 +13,14 @@
 // plain loop compiled with -O3 -march=native, writing the mask of
 // philox4x32_10/bernoulli_threshold32/bit (checked to be the same bits),
 // at 2^22 elements and at N.
+//
+// Dropout: the dropout_fwd rows are rndnn's dropout forward on N f32
+// elements at rate 0.5 (tools/bench_common.cpp), on 1 and 2 threads; the
+// onednn_dropout rows are the baseline, dropout as a framework builds it
+// with oneDNN alone: a u8 keep mask from Random123's philox4x32 in a plain
+// loop, then oneDNN's binary mul of the data by the mask with an
+// eltwise_linear post-op (alpha = 1 / (1 - rate)), timed together on one
+// thread, and checked to give rndnn's dst and mask.
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -20,8 +28,11 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "bench_baseline_random123.hpp"
+#include "bench_common.hpp"
 #include "cli_common.hpp"
 #include "rndnn/rndnn.hpp"
 
@@ -29,17 +40,6 @@ namespace {
 
 // Elements per problem (--elements).
 int64_t n = int64_t(1) << 25;
-
-void bm_memcpy(benchmark::State &state) {
-    const auto bytes = static_cast<size_t>(state.range(0));
-    std::vector<char> src(bytes, 1), dst(bytes);
-    for (auto _ : state) {
-        std::memcpy(dst.data(), src.data(), bytes);
-        benchmark::DoNotOptimize(dst.data());
-        benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
-}
 
 rndnn::rng::primitive_desc make_pd(rndnn::rng_alg alg, rndnn::dt t,
         const rndnn::post_ops &po, rndnn::cpu_isa max_isa, int64_t elems) {
@@ -71,8 +71,8 @@ void bm_rng(benchmark::State &state, rndnn::rng_alg alg, rndnn::dt t,
 using baseline_fn_t = void (*)(uint8_t *, int64_t, uint64_t, uint32_t);
 
 // Random123's philox4x32 in a loop; the argument is the element count.
-void bm_random123(
-        benchmark::State &state, baseline_fn_t baseline, const char *label) {
+void bm_random123(benchmark::State &state, baseline_fn_t baseline,
+        const std::string &label) {
     const int64_t elems = state.range(0);
     const double p = 0.5;
     const auto threshold = static_cast<uint32_t>(std::ceil(p * 0x1p32));
@@ -106,6 +106,82 @@ void bm_random123(
     state.SetBytesProcessed(
             int64_t(state.iterations()) * static_cast<int64_t>(mask.size()));
     state.SetLabel(label);
+}
+
+// Dropout with oneDNN alone at rate 0.5 on N f32 elements: the u8 keep mask
+// from @p mask_fn, then oneDNN's binary mul with an eltwise_linear post-op,
+// on state.range(0) threads (oneDNN's, through omp_set_num_threads; the
+// mask loop is serial).
+void bm_onednn_dropout(benchmark::State &state, baseline_fn_t mask_fn,
+        const std::string &label) {
+    const double rate = 0.5;
+    const auto threshold
+            = static_cast<uint32_t>(std::ceil((1 - rate) * 0x1p32));
+    const auto scale = static_cast<float>(1 / (1 - rate));
+    const uint64_t seed = 42;
+    const int nthr = static_cast<int>(state.range(0));
+
+    using tag = dnnl::memory::format_tag;
+    using ddt = dnnl::memory::data_type;
+    const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream strm(eng);
+    const dnnl::memory::desc data_md({n}, ddt::f32, tag::a);
+    const dnnl::memory::desc mask_md({n}, ddt::u8, tag::a);
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, scale, 0.f);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const dnnl::binary::primitive_desc pd(
+            dnnl::binary::desc(
+                    dnnl::algorithm::binary_mul, data_md, mask_md, data_md),
+            attr, eng);
+    const dnnl::binary mul(pd);
+    dnnl::memory src(data_md, eng), mask(mask_md, eng), dst(data_md, eng);
+    const size_t bytes = data_md.get_size();
+    rndnn_bench::fill_dropout_src(src.get_data_handle(), bytes);
+    std::memset(dst.get_data_handle(), 0, bytes);
+    auto *mask_ptr = static_cast<uint8_t *>(mask.get_data_handle());
+    const auto run = [&] {
+        mask_fn(mask_ptr, n, seed, threshold);
+        mul.execute(strm,
+                {{DNNL_ARG_SRC_0, src}, {DNNL_ARG_SRC_1, mask},
+                        {DNNL_ARG_DST, dst}});
+        strm.wait();
+    };
+    const int saved_nthr = omp_get_max_threads();
+    omp_set_num_threads(nthr);
+    run();
+
+    // rndnn's dst and mask, or the comparison means nothing.
+    const rndnn::dropout::desc d = rndnn_bench::dropout_fwd_desc(n, rate,
+            rndnn::bernoulli_method::threshold32, 1, rndnn::dt::u8);
+    rndnn::memory want_src(d.src), want_dst(d.dst), want_mask(d.mask);
+    rndnn_bench::fill_dropout_src(want_src.get_data_handle(), bytes);
+    rndnn::dropout(rndnn::dropout::primitive_desc(d))
+            .execute(rndnn::stream(nthr),
+                    {{RNDNN_ARG_SRC, want_src}, {RNDNN_ARG_DST, want_dst},
+                            {RNDNN_ARG_MASK, want_mask},
+                            {RNDNN_ARG_SEED,
+                                    rndnn::memory::scalar(
+                                            static_cast<int64_t>(seed))}});
+    if (std::memcmp(mask_ptr, want_mask.get_data_handle(), size_t(n)) != 0
+            || std::memcmp(dst.get_data_handle(), want_dst.get_data_handle(),
+                       bytes)
+                    != 0) {
+        omp_set_num_threads(saved_nthr);
+        state.SkipWithError("the baseline's dst or mask differs from rndnn's");
+        return;
+    }
+
+    for (auto _ : state) {
+        run();
+        benchmark::ClobberMemory();
+    }
+    omp_set_num_threads(saved_nthr);
+    state.SetItemsProcessed(int64_t(state.iterations()) * n);
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+    state.SetLabel(label + " + onednn binary "
+            + pd.impl_info_str());
 }
 
 rndnn::post_ops none() { return {}; }
@@ -154,25 +230,35 @@ void register_all() {
     const auto sliced = rndnn::bernoulli_method::bitsliced;
     for (int64_t bytes : {n * 4, (n + 7) / 8})
         benchmark::RegisterBenchmark(
-                ("memcpy/" + std::to_string(bytes)).c_str(), bm_memcpy)
+                ("memcpy/" + std::to_string(bytes)).c_str(),
+                rndnn_bench::bm_memcpy)
                 ->Arg(bytes)
                 ->UseRealTime();
-    const struct {
-        const char *name;
-        baseline_fn_t fn;
-        const char *label;
-    } baselines[] = {{"random123_philox_threshold32_bit",
-                             rndnn_bench::random123_philox_threshold32_bit,
-                             "random123:-O3 -march=native"},
-            {"random123_philox_threshold32_bit_scalar",
-                    rndnn_bench::random123_philox_threshold32_bit_scalar,
-                    "random123:-O3 -march=native -fno-tree-vectorize"}};
-    for (const auto &b : baselines) {
+    // Each baseline is compiled twice (tools/CMakeLists.txt): the _scalar
+    // rows also with -fno-tree-vectorize.
+    for (const bool scalar : {false, true}) {
+        namespace b = rndnn_bench;
+        const std::string suffix = scalar ? "_scalar" : "";
+        const std::string flags = std::string("-O3 -march=native")
+                + (scalar ? " -fno-tree-vectorize" : "");
         auto *r123 = benchmark::RegisterBenchmark(
-                b.name, bm_random123, b.fn, b.label)
+                ("random123_philox_threshold32_bit" + suffix).c_str(),
+                bm_random123,
+                scalar ? b::random123_philox_threshold32_bit_scalar
+                       : b::random123_philox_threshold32_bit,
+                "random123:" + flags)
                              ->UseRealTime();
         r123->Arg(int64_t(1) << 22);
         if (n != int64_t(1) << 22) r123->Arg(n);
+        benchmark::RegisterBenchmark(
+                ("onednn_dropout/random123_u8" + suffix).c_str(),
+                bm_onednn_dropout,
+                scalar ? b::random123_philox_threshold32_u8_scalar
+                       : b::random123_philox_threshold32_u8,
+                "random123 u8:" + flags)
+                ->ArgName("threads")
+                ->Arg(1)
+                ->UseRealTime();
     }
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::mcg31m1, rng_alg::mt19937,
@@ -192,38 +278,13 @@ void register_all() {
     reg("philox4x32_10/uniform/f32", philox, dt::f32, uniform());
     reg("philox4x32_10/uniform/bf16", philox, dt::bf16, uniform());
     reg("philox4x32_10/normal/f32", philox, dt::f32, normal());
-}
 
-// Takes --elements=N out of argv, leaving Google Benchmark's flags.
-void parse_elements(int &argc, char **argv) {
-    const std::string flag = "--elements=";
-    int kept = 1;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg.compare(0, flag.size(), flag) != 0) {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        n = rndnn_cli::parse_s64("--elements", arg.substr(flag.size()));
-        if (n < 1)
-            throw rndnn_cli::usage_error("--elements "
-                    + arg.substr(flag.size()) + " must be at least 1");
-    }
-    argc = kept;
+    rndnn_bench::register_dropout(n, {1, 2});
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-    const int rc = rndnn_cli::run_guarded("rndnn_bench_kernels", [&] {
-        parse_elements(argc, argv);
-        register_all();
-        return rndnn_cli::exit_ok;
-    });
-    if (rc != rndnn_cli::exit_ok) return rc;
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return rndnn_bench::benchmark_main(
+            "rndnn_bench_kernels", argc, argv, n, register_all);
 }

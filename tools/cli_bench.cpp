@@ -1,5 +1,6 @@
-// `rndnn bench`: times problems written as `rndnn gen` options, against a
-// memcpy of their output and against the reference kernel (docs/cli.md).
+// `rndnn bench`: times problems written as `rndnn gen` options or as
+// dropout problems, against a memcpy of their output (dropout: of their
+// data) and against the reference kernel (docs/cli.md).
 //
 // A problem goes through three steps: parse (every value checked, the
 // primitive descriptors created, nothing allocated), prepare (primitives
@@ -27,6 +28,60 @@ using std::string;
 using words_t = std::vector<string>;
 
 struct prim_kind_t;
+using args_t = std::unordered_map<int, rndnn::memory>;
+
+// A problem ready to time: primitives created, buffers allocated.
+struct prepared_t {
+    std::int64_t elements = 0;
+    // The bytes a memcpy copies as the baseline: the output's (the dst
+    // desc's get_size()) for rng, the data's (src) for dropout.
+    std::size_t bytes = 0;
+    std::function<void()> run_impl; // one execution
+    // One execution of the reference; empty when run_impl is the
+    // reference already (then it is timed once and the ratio is 1).
+    std::function<void()> run_ref;
+};
+
+// A problem's two primitive descriptors: the implementation's, under the
+// --isa cap, and the reference's, the same problem capped with
+// cpu_isa::none.
+template <typename prim_t>
+struct pds_t {
+    using desc_t = typename prim_t::desc;
+    using pd_t = typename prim_t::primitive_desc;
+    pd_t impl, ref;
+
+    pds_t() = default;
+    // @p ref_desc is @p desc but where the cap none needs another value.
+    pds_t(const desc_t &desc, const desc_t &ref_desc,
+            rndnn::primitive_attr attr, rndnn::cpu_isa max_isa) {
+        attr.set_max_cpu_isa(max_isa);
+        impl = pd_t(desc, attr);
+        attr.set_max_cpu_isa(rndnn::cpu_isa::none);
+        ref = pd_t(ref_desc, attr);
+    }
+
+    // Creates the primitives into t.run_impl and t.run_ref. Both run with
+    // the same @p args, so that neither gets cold buffers.
+    void prepare(prepared_t &t, const rndnn::stream &strm,
+            const args_t &args) const {
+        const prim_t prim(impl);
+        t.run_impl = [prim, strm, args] { prim.execute(strm, args); };
+        if (string(impl.impl_name()) != ref.impl_name()) {
+            const prim_t ref_prim(ref);
+            t.run_ref = [ref_prim, strm, args] {
+                ref_prim.execute(strm, args);
+            };
+        }
+    }
+};
+
+// --prim dropout, parsed.
+struct dropout_problem_t {
+    rndnn::dropout::desc desc;
+    stream_options_t so;
+    bool inplace = false; // --inplace: dst is src's memory
+};
 
 // One problem, parsed and checked.
 struct problem_t {
@@ -34,31 +89,27 @@ struct problem_t {
     const prim_kind_t *kind = nullptr; // --prim
     rndnn::cpu_isa max_isa = rndnn::cpu_isa::avx512; // --isa; no cap
     rndnn::stream strm; // --threads
+    // The implementation under test, pd.impl_name(): "jit:avx2",
+    // "fused:jit:avx2", ...
+    string impl;
 
-    // --prim rng: the problem, its primitive descriptor (under the --isa
-    // cap) and the reference's (cap none).
+    // --prim rng: the problem and its primitive descriptors.
     rng_problem_t rng;
-    rndnn::rng::primitive_desc rng_pd, rng_ref_pd;
-};
-
-// A problem ready to time: primitives created, buffers allocated.
-struct prepared_t {
-    string impl; // the implementation under test, e.g. "jit:avx2"
-    std::int64_t elements = 0;
-    std::size_t bytes = 0; // output bytes: the dst desc's get_size()
-    std::function<void()> run_impl; // one execution
-    // One execution of the reference; empty when run_impl is the
-    // reference already (then it is timed once and the ratio is 1).
-    std::function<void()> run_ref;
+    pds_t<rndnn::rng> rng_pds;
+    // --prim dropout: the same.
+    dropout_problem_t dropout;
+    pds_t<rndnn::dropout> dropout_pds;
 };
 
 // A kind of problem (--prim): parse() fills the kind's part of a problem
 // from its options and checks it, allocating nothing; prepare() makes a
-// parsed problem ready to time.
+// parsed problem ready to time. Options in own are the kind's alone:
+// given with another --prim they are refused.
 struct prim_kind_t {
     const char *name;
     void (*parse)(const po::variables_map &vm, problem_t &p);
     prepared_t (*prepare)(const problem_t &p);
+    std::vector<const char *> own;
 };
 
 // --- --prim rng ------------------------------------------------------------
@@ -66,42 +117,153 @@ struct prim_kind_t {
 void parse_rng(const po::variables_map &vm, problem_t &p) {
     p.rng = parse_rng_problem(vm);
     p.strm = rndnn::stream(p.rng.so.threads);
-    rndnn::primitive_attr attr = p.rng.attr;
-    attr.set_max_cpu_isa(p.max_isa);
-    p.rng_pd = rndnn::rng::primitive_desc(p.rng.desc, attr);
-    attr.set_max_cpu_isa(rndnn::cpu_isa::none);
-    p.rng_ref_pd = rndnn::rng::primitive_desc(p.rng.desc, attr);
+    p.rng_pds = pds_t<rndnn::rng>(
+            p.rng.desc, p.rng.desc, p.rng.attr, p.max_isa);
+    p.impl = p.rng_pds.impl.impl_name();
 }
 
 prepared_t prepare_rng(const problem_t &p) {
-    const rndnn::memory::desc &md = p.rng_pd.dst_desc();
+    const rndnn::memory::desc &md = p.rng_pds.impl.dst_desc();
     const stream_options_t &so = p.rng.so;
-    // Both kernels write the same buffer, so that neither gets a cold one.
-    const std::unordered_map<int, rndnn::memory> args
-            = {{RNDNN_ARG_DST, rndnn::memory(md)},
-                    {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
-                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
-                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}};
-    const rndnn::stream strm = p.strm;
+    const args_t args = {{RNDNN_ARG_DST, rndnn::memory(md)},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
+            {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}};
     prepared_t t;
-    t.impl = p.rng_pd.impl_name();
     t.elements = md.nelems();
     t.bytes = md.get_size();
-    const rndnn::rng prim(p.rng_pd);
-    t.run_impl = [prim, strm, args] { prim.execute(strm, args); };
-    if (t.impl != p.rng_ref_pd.impl_name()) {
-        const rndnn::rng ref(p.rng_ref_pd);
-        t.run_ref = [ref, strm, args] { ref.execute(strm, args); };
+    p.rng_pds.prepare(t, p.strm, args);
+    return t;
+}
+
+// --- --prim dropout --------------------------------------------------------
+
+void add_dropout_options(po::options_description &desc) {
+    auto opt = desc.add_options();
+    opt("dir", text("fwd"),
+            "dropout: fwd (forward_training) or bwd (backward)");
+    opt("rate", text("0.5"),
+            "dropout: probability of dropping an element, in [0, 1]");
+    opt("mask", text("none"),
+            "dropout: mask memory: bit, u8, or none (fwd writes no mask, "
+            "bwd recomputes it; bit and u8: bwd reads the stored mask)");
+    opt("noise-shape", text(),
+            "dropout: dims of the mask, each the data's or 1; default: the "
+            "data's");
+    opt("inplace", "dropout: dst (diff_src) is the memory of src (diff_dst)");
+    opt("plan", text("any"), "dropout: any, fused or chain");
+}
+
+void parse_dropout(const po::variables_map &vm, problem_t &p) {
+    using rndnn::prop_kind;
+    if (!vm.count("shape")) throw usage_error("--shape is required");
+    dropout_problem_t &dp = p.dropout;
+    rndnn::dropout::desc &d = dp.desc;
+
+    const string dir = vm["dir"].as<string>();
+    if (dir != "fwd" && dir != "bwd")
+        throw usage_error(
+                "unknown --dir '" + dir + "' (expected fwd or bwd)");
+    d.prop = dir == "fwd" ? prop_kind::forward_training : prop_kind::backward;
+    d.rate = parse_double("--rate", vm["rate"].as<string>());
+    parse_method(vm["method"].as<string>(), d.method, d.bits);
+    const rndnn::dims shape = parse_shape("--shape", vm["shape"].as<string>());
+    d.src = d.dst = rndnn::memory::desc(shape,
+            rndnn::str2dt(vm.count("dtype") ? vm["dtype"].as<string>()
+                                            : string("f32")));
+    if (vm.count("noise-shape"))
+        d.noise_shape = parse_shape(
+                "--noise-shape", vm["noise-shape"].as<string>());
+    const rndnn::dims &mask_dims
+            = d.noise_shape.empty() ? shape : d.noise_shape;
+    const string mask = vm["mask"].as<string>();
+    if (mask != "none" && mask != "bit" && mask != "u8")
+        throw usage_error(
+                "unknown --mask '" + mask + "' (expected bit, u8 or none)");
+    if (mask != "none")
+        d.mask = rndnn::memory::desc(mask_dims, rndnn::str2dt(mask));
+    dp.inplace = vm.count("inplace") > 0;
+    d.plan = parse_plan(vm["plan"].as<string>());
+
+    dp.so = parse_stream_options(vm);
+    d.alg = dp.so.alg;
+    d.name = dp.so.name;
+    // Backward with a stored mask runs no RNG.
+    const bool uses_rng
+            = d.prop == prop_kind::forward_training || d.mask.is_zero();
+    d.with_offset = uses_rng;
+    if (!uses_rng)
+        for (const char *f : {"seed", "offset", "stream", "name"})
+            if (given(vm, f))
+                throw usage_error(string("--") + f
+                        + " is not used by --dir bwd with a stored --mask");
+    p.strm = rndnn::stream(dp.so.threads);
+
+    // The reference plans freely: a fused plan needs a JIT kernel.
+    rndnn::dropout::desc ref = d;
+    ref.plan = rndnn::dropout_plan::any;
+    p.dropout_pds = pds_t<rndnn::dropout>(d, ref, {}, p.max_isa);
+    p.impl = p.dropout_pds.impl.impl_name();
+    if (uses_rng)
+        check_offset_range(dp.so,
+                rndnn::memory::desc(mask_dims, rndnn::data_type::bit)
+                        .nelems());
+}
+
+prepared_t prepare_dropout(const problem_t &p) {
+    const dropout_problem_t &dp = p.dropout;
+    const rndnn::dropout::desc &d = dp.desc;
+    const bool fwd = d.prop == rndnn::prop_kind::forward_training;
+    // Data that never turns denormal: 0x3f bytes are 0.747 in f32, 0.746
+    // in bf16 and 1.81 in f16, and in place a scale >= 1 only makes kept
+    // values larger.
+    const rndnn::memory src(d.src);
+    std::memset(src.get_data_handle(), 0x3f, d.src.get_size());
+    const rndnn::memory dst = dp.inplace ? src : rndnn::memory(d.dst);
+    if (!dp.inplace) std::memset(dst.get_data_handle(), 0, d.dst.get_size());
+    args_t args = {{fwd ? RNDNN_ARG_SRC : RNDNN_ARG_DIFF_DST, src},
+            {fwd ? RNDNN_ARG_DST : RNDNN_ARG_DIFF_SRC, dst}};
+    const args_t rng_args
+            = {{RNDNN_ARG_SEED, rndnn::memory::scalar(dp.so.seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(dp.so.offset)},
+                    {RNDNN_ARG_STREAM,
+                            rndnn::memory::scalar(dp.so.stream_id)}};
+    if (d.with_offset) args.insert(rng_args.begin(), rng_args.end());
+    if (!d.mask.is_zero()) {
+        const rndnn::memory mask(d.mask);
+        std::memset(mask.get_data_handle(), 0, d.mask.get_size());
+        args.emplace(RNDNN_ARG_MASK, mask);
+        if (!fwd) {
+            // The stored mask backward reads: forward's, from the same
+            // stream.
+            rndnn::dropout::desc fd = d;
+            fd.prop = rndnn::prop_kind::forward_training;
+            fd.with_offset = true;
+            args_t fwd_args = rng_args;
+            fwd_args.emplace(RNDNN_ARG_SRC, src);
+            fwd_args.emplace(RNDNN_ARG_DST, dst);
+            fwd_args.emplace(RNDNN_ARG_MASK, mask);
+            rndnn::dropout(rndnn::dropout::primitive_desc(fd))
+                    .execute(p.strm, fwd_args);
+        }
     }
+    prepared_t t;
+    t.elements = d.src.nelems();
+    t.bytes = d.src.get_size();
+    p.dropout_pds.prepare(t, p.strm, args);
     return t;
 }
 
 // --- problems --------------------------------------------------------------
 
 // Adding a kind: a row here, its options in problem_options(), and a part
-// of problem_t.
+// of problem_t. Options shared by kinds: --shape, --dtype, --method and the
+// stream options (--alg, --seed, --offset, --stream, --name, --threads).
 const prim_kind_t prim_kinds[] = {
-        {"rng", parse_rng, prepare_rng},
+        {"rng", parse_rng, prepare_rng,
+                {"dist", "p", "a", "b", "mean", "stddev"}},
+        {"dropout", parse_dropout, prepare_dropout,
+                {"dir", "rate", "mask", "noise-shape", "inplace", "plan"}},
 };
 
 const prim_kind_t &find_kind(const string &name) {
@@ -119,11 +281,15 @@ po::options_description problem_options() {
     po::options_description desc(
             "Problem options (on the command line or in a --batch file)");
     auto opt = desc.add_options();
-    opt("prim", text("rng"), "primitive: rng");
+    opt("prim", text("rng"),
+            "primitive: rng, or dropout, which takes the dropout options below"
+            " and --shape, --dtype (f32, the default, bf16, f16), --method"
+            " and the stream options");
     opt("isa", text(),
             "cap on the ISA of the implementation: none (the reference "
             "kernel), sse41, avx2, avx512; default: no cap");
     add_rng_problem_options(desc);
+    add_dropout_options(desc);
     return desc;
 }
 
@@ -135,6 +301,12 @@ problem_t parse_problem(const words_t &words, const string &text,
     p.text = text;
     p.kind = &find_kind(vm["prim"].as<string>());
     if (vm.count("isa")) p.max_isa = rndnn::str2isa(vm["isa"].as<string>());
+    for (const prim_kind_t &k : prim_kinds)
+        if (&k != p.kind)
+            for (const char *f : k.own)
+                if (given(vm, f))
+                    throw usage_error(string("--") + f
+                            + " is only used with --prim " + k.name);
     p.kind->parse(vm, p);
     return p;
 }
@@ -282,20 +454,22 @@ const char *const csv_header = "problem,impl,threads,elements,median_s,"
                                "gelem_per_s,gb_per_s,ratio_to_memcpy,"
                                "ratio_to_reference";
 
-void print_header(bool csv) {
+// @p width: the impl column's, at least the longest name of the run (dropout
+// names its plan and every kernel: "chain:jit:avx2+jit:avx2+onednn:...").
+void print_header(bool csv, int width) {
     if (csv) {
         std::cout << csv_header << "\n";
         return;
     }
-    char line[160];
-    std::snprintf(line, sizeof line, "%-12s %7s %12s %12s %9s %9s %9s %9s  %s",
-            "impl", "threads", "elements", "median_s", "Gelem/s", "GB/s",
+    char line[256];
+    std::snprintf(line, sizeof line, "%-*s %7s %12s %12s %9s %9s %9s %9s  %s",
+            width, "impl", "threads", "elements", "median_s", "Gelem/s", "GB/s",
             "to_memcpy", "to_ref", "problem");
     std::cout << line << "\n";
 }
 
-void print_result(bool csv, const problem_t &p, const prepared_t &t,
-        const medians_t &m) {
+void print_result(bool csv, int width, const problem_t &p,
+        const prepared_t &t, const medians_t &m) {
     const double elements = static_cast<double>(t.elements);
     const double bytes = static_cast<double>(t.bytes);
     const double gelem = elements / m.impl / 1e9;
@@ -304,16 +478,16 @@ void print_result(bool csv, const problem_t &p, const prepared_t &t,
     const double to_ref = m.ref / m.impl;
     const int threads = p.strm.get_nthreads();
     if (csv) {
-        std::cout << csv_quote(p.text) << "," << t.impl << "," << threads
+        std::cout << csv_quote(p.text) << "," << p.impl << "," << threads
                   << "," << t.elements << "," << num("%.6g", m.impl) << ","
                   << num("%.6g", gelem) << "," << num("%.6g", gb) << ","
                   << num("%.4g", to_memcpy) << "," << num("%.4g", to_ref)
                   << "\n";
     } else {
-        char line[160];
+        char line[256];
         std::snprintf(line, sizeof line,
-                "%-12s %7d %12lld %12.6g %9.4g %9.4g %9.3g %9.3g  ",
-                t.impl.c_str(), threads, static_cast<long long>(t.elements),
+                "%-*s %7d %12lld %12.6g %9.4g %9.4g %9.3g %9.3g  ", width,
+                p.impl.c_str(), threads, static_cast<long long>(t.elements),
                 m.impl, gelem, gb, to_memcpy, to_ref);
         std::cout << line << p.text << "\n";
     }
@@ -324,19 +498,21 @@ const char *const usage
         = "rndnn bench [problem options] [--runs N] [--csv]\n"
           "       rndnn bench --batch FILE [--runs N] [--csv]\n"
           "\n"
-          "Times problems written as `rndnn gen` options. Each primitive is\n"
-          "created once and run once to warm up; then N rounds (--runs) each\n"
-          "time, in turn: the implementation; a memcpy of its output bytes\n"
-          "(the dst's get_size()) between two buffers touched beforehand, on\n"
-          "the problem's threads (each copying at least 64 KiB); and the\n"
-          "reference kernel (the same problem with --isa none). t_impl,\n"
-          "t_memcpy and t_ref are the medians of the N times, in seconds:\n"
+          "Times problems written as `rndnn gen` options (--prim rng, the\n"
+          "default) or as dropout problems (--prim dropout). Each primitive\n"
+          "is created once and run once to warm up; then N rounds (--runs)\n"
+          "each time, in turn: the implementation; a memcpy of its bytes\n"
+          "(rng: the dst's get_size(); dropout: the data's, src) between two\n"
+          "buffers touched beforehand, on the problem's threads (each copying\n"
+          "at least 64 KiB); and the reference kernel (the same problem with\n"
+          "--isa none). t_impl, t_memcpy and t_ref are the medians of the N\n"
+          "times, in seconds:\n"
           "\n"
           "  median_s            t_impl\n"
           "  Gelem/s             elements / t_impl / 1e9\n"
-          "  GB/s                output bytes / t_impl / 1e9\n"
+          "  GB/s                the memcpy's bytes / t_impl / 1e9\n"
           "  ratio_to_memcpy     t_memcpy / t_impl (> 1: faster than\n"
-          "                      copying the output once)\n"
+          "                      copying those bytes once)\n"
           "  ratio_to_reference  t_ref / t_impl (> 1: faster than the\n"
           "                      reference; exactly 1 when the implementation\n"
           "                      is the reference, which then runs once)\n"
@@ -402,11 +578,14 @@ int bench_main(int argc, char **argv) {
         problems.push_back(parse_problem(problem_words, text, problem_desc));
     }
 
-    print_header(csv);
+    size_t width = 12;
+    for (const problem_t &p : problems)
+        width = std::max(width, p.impl.size());
+    print_header(csv, static_cast<int>(width));
     for (const problem_t &p : problems) {
         const prepared_t t = p.kind->prepare(p);
         const medians_t m = measure(t, p.strm.get_nthreads(), runs);
-        print_result(csv, p, t, m);
+        print_result(csv, static_cast<int>(width), p, t, m);
     }
     if (!std::cout) throw io_error("cannot write to stdout");
     return exit_ok;

@@ -195,16 +195,29 @@ atomic_file::~atomic_file() {
     std::remove(tmp_.c_str());
 }
 
-void atomic_file::commit() {
+void atomic_file::finish() {
+    if (finished_) return;
     errno = 0;
     os_.flush();
     os_.close();
     if (!os_)
         throw io_error("cannot write '" + path_ + "': "
                 + (errno ? std::strerror(errno) : "write failed"));
+    finished_ = true;
+}
+
+void atomic_file::commit() {
+    finish();
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
         throw io_error("cannot write '" + path_ + "': " + std::strerror(errno));
     committed_ = true;
+}
+
+void commit_all(const std::vector<atomic_file *> &files) {
+    for (atomic_file *f : files)
+        f->finish();
+    for (atomic_file *f : files)
+        f->commit();
 }
 
 void add_stream_options(po::options_description &desc, const char *what) {
@@ -236,6 +249,40 @@ stream_options_t parse_stream_options(const po::variables_map &vm) {
     return o;
 }
 
+void check_offset_range(const stream_options_t &so, std::int64_t n) {
+    const std::int64_t last = std::numeric_limits<std::int64_t>::max();
+    if (so.offset < 0)
+        throw usage_error("--offset " + std::to_string(so.offset)
+                + " is negative");
+    if (so.offset > last - n)
+        throw usage_error("--offset " + std::to_string(so.offset) + " plus "
+                + std::to_string(n) + " elements passes 2^63 - 1");
+}
+
+void parse_method(
+        const std::string &text, rndnn::bernoulli_method &method, int &bits) {
+    const std::string sliced = "bitsliced:";
+    if (text == "threshold32") {
+        method = rndnn::bernoulli_method::threshold32;
+        bits = 1;
+    } else if (text.compare(0, sliced.size(), sliced) == 0) {
+        method = rndnn::bernoulli_method::bitsliced;
+        bits = parse_int(
+                "--method '" + text + "': B", text.substr(sliced.size()));
+    } else {
+        throw usage_error("unknown --method '" + text
+                + "' (expected threshold32 or bitsliced:B, 1 <= B <= 32)");
+    }
+}
+
+rndnn::dropout_plan parse_plan(const std::string &text) {
+    using plan_t = rndnn::dropout_plan;
+    for (const plan_t plan : {plan_t::any, plan_t::fused, plan_t::chain})
+        if (text == rndnn::dropout_plan2str(plan)) return plan;
+    throw usage_error(
+            "unknown --plan '" + text + "' (expected any, fused or chain)");
+}
+
 namespace {
 
 enum class dist_t { bits, bernoulli, uniform, normal };
@@ -258,24 +305,6 @@ const char *default_dtype(dist_t dist) {
         case dist_t::normal: return "f32";
     }
     return "u32";
-}
-
-// --method threshold32 | bitsliced:B. The range of B is the library's to
-// check, so that its message is the one users see.
-void parse_method(
-        const std::string &text, rndnn::bernoulli_method &method, int &bits) {
-    const std::string sliced = "bitsliced:";
-    if (text == "threshold32") {
-        method = rndnn::bernoulli_method::threshold32;
-        bits = 1;
-    } else if (text.compare(0, sliced.size(), sliced) == 0) {
-        method = rndnn::bernoulli_method::bitsliced;
-        bits = parse_int(
-                "--method '" + text + "': B", text.substr(sliced.size()));
-    } else {
-        throw usage_error("unknown --method '" + text
-                + "' (expected threshold32 or bitsliced:B, 1 <= B <= 32)");
-    }
 }
 
 // A parameter of another distribution is almost certainly a mistake (a
@@ -350,15 +379,7 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     p.desc = rndnn::rng::desc(p.so.alg, rndnn::memory::desc(shape, dtype));
     p.desc.with_offset = true;
     p.desc.name = p.so.name;
-
-    const std::int64_t last = std::numeric_limits<std::int64_t>::max();
-    const std::int64_t n = p.desc.dst.nelems();
-    if (p.so.offset < 0)
-        throw usage_error("--offset " + std::to_string(p.so.offset)
-                + " is negative");
-    if (p.so.offset > last - n)
-        throw usage_error("--offset " + std::to_string(p.so.offset) + " plus "
-                + std::to_string(n) + " elements passes 2^63 - 1");
+    check_offset_range(p.so, p.desc.dst.nelems());
     return p;
 }
 

@@ -95,6 +95,22 @@ struct stream_options_t {
 };
 stream_options_t parse_stream_options(const po::variables_map &vm);
 
+// Checks the offset range of @p n elements from so.offset that the library
+// would only check at execution (0 <= offset, offset + n <= 2^63 - 1), so
+// that every value is known good before anything is generated.
+// @throws usage_error naming --offset.
+void check_offset_range(const stream_options_t &so, std::int64_t n);
+
+// --method threshold32 | bitsliced:B. The range of B is the library's to
+// check, so that its message is the one users see.
+// @throws usage_error naming the text if it is neither.
+void parse_method(
+        const std::string &text, rndnn::bernoulli_method &method, int &bits);
+
+// --plan any | fused | chain: a dropout plan.
+// @throws usage_error naming the text if it names none.
+rndnn::dropout_plan parse_plan(const std::string &text);
+
 // The options that describe one RNG problem, shared by gen and bench:
 // --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
 // --shape, --dtype and the stream options.
@@ -107,9 +123,7 @@ struct rng_problem_t {
     rndnn::primitive_attr attr; // the distribution post-op; no ISA cap
     stream_options_t so;
 };
-// Also checks the offset range (0 <= offset, offset + elements <= 2^63 - 1)
-// that the library would only check at execution, so that every value is
-// known good before anything is generated.
+// Also checks the offset range (check_offset_range).
 // @throws usage_error or rndnn::error naming the bad value; a parameter
 //     of another distribution (--p without --dist bernoulli) is refused.
 rng_problem_t parse_rng_problem(const po::variables_map &vm);
@@ -128,15 +142,26 @@ public:
     atomic_file &operator=(const atomic_file &) = delete;
 
     std::ostream &stream() { return os_; }
-    // Flushes, closes and renames. @throws io_error on failure.
+    // Flushes and closes the temporary file, and checks that every write
+    // succeeded; the file stays temporary. @throws io_error on failure.
+    void finish();
+    // finish()es if not done yet, then renames. @throws io_error on
+    // failure.
     void commit();
 
 private:
     std::string path_;
     std::string tmp_;
     std::ofstream os_;
+    bool finished_ = false;
     bool committed_ = false;
 };
+
+// Commits several output files of one run: every file is finished (written
+// out and checked) before the first is renamed, so a failed write leaves
+// none of them. Only a rename itself failing (which in one directory does
+// not happen short of a concurrent change) could leave some committed.
+void commit_all(const std::vector<atomic_file *> &files);
 
 // Subcommands: each takes the arguments after the subcommand name
 // (argv[0] is the subcommand) and returns the exit status, or throws.
@@ -144,6 +169,7 @@ int gen_main(int argc, char **argv);
 int stream_main(int argc, char **argv);
 int verify_main(int argc, char **argv);
 int bench_main(int argc, char **argv);
+int dropout_main(int argc, char **argv);
 
 } // namespace rndnn_cli
 

@@ -6,7 +6,7 @@
 
 namespace {
 
-// The subcommands; `dropout` joins this table when it exists.
+// The subcommands.
 const struct {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -16,6 +16,8 @@ const struct {
                 "write one random tensor to a file or stdout (raw or .npy)"},
         {"stream", rndnn_cli::stream_main,
                 "write raw u32 words to stdout, without end or --count N"},
+        {"dropout", rndnn_cli::dropout_main,
+                "dropout forward or backward on .npy tensors, with its mask"},
         {"verify", rndnn_cli::verify_main,
                 "run the built-in known-answer checks"},
         {"bench", rndnn_cli::bench_main,

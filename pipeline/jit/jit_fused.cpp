@@ -1,16 +1,210 @@
-// Placeholder until the fused JIT kernel lands: declines every problem.
+// The fused dropout kernel: the JIT RNG kernel's generator with a consumer
+// that applies each unit's mask to the unit's data as soon as the
+// distribution wrote it (jit_apply_emitter.hpp: the apply kernel's code,
+// with the scale as a product), so the mask never leaves L1. The mask goes
+// to the user's memory (write_mask) or to a one-unit slot that each unit
+// overwrites. The driver is the RNG kernel's (jit_rng_generator.hpp).
+#include <algorithm>
+#include <cstring>
+
 #include "pipeline/fused.hpp"
+#include "pipeline/jit/jit_apply_emitter.hpp"
+#include "rng/jit/jit_rng_generator.hpp"
 
 namespace rndnn {
 namespace impl {
 
-bool init_jit_fused(cpu_isa, const fused_conf_t &, std::string &why) {
-    why = "not built yet";
-    return false;
+namespace {
+
+// The constants of an execution: the RNG's, then the post-op's (alpha,
+// beta) = (scale, -0.f). f.consts points to it.
+struct jit_fused_consts_t {
+    jit_rng_consts_t rng;
+    float linear[2];
+};
+
+// The arguments: the RNG kernel's (rng.dst: where the units' mask bits go)
+// and the units' data.
+struct jit_fused_call_t {
+    jit_rng_call_t rng;
+    const void *src;
+    void *dst;
+};
+
+jit_apply_ops_t ops_of(const fused_conf_t &conf) {
+    jit_apply_ops_t ops;
+    ops.alg = binary_alg::mul;
+    ops.dt = conf.dt;
+    ops.n_linear = 1;
+    ops.beta_is_neg_zero = true;
+    return ops;
 }
 
-std::unique_ptr<fused_kernel_t> create_jit_fused(cpu_isa, const fused_conf_t &) {
-    return nullptr;
+class jit_fused_generator_t : public jit_rng_generator_t {
+public:
+    jit_fused_generator_t(cpu_isa isa, const fused_conf_t &conf)
+        : jit_rng_generator_t(isa, conf.rng)
+        , apply_(*this, ops_of(conf))
+        , write_mask_(conf.write_mask) {
+        create();
+    }
+
+private:
+    // The data pointers live in the consumer's stack slot across units.
+    Xbyak::Address src_slot() const {
+        return ptr[rsp + jit_rng_frame_t::consumer_off];
+    }
+    Xbyak::Address dst_slot() const {
+        return ptr[rsp + jit_rng_frame_t::consumer_off + 8];
+    }
+
+    void emit_consumer_init() override {
+        const Xbyak::Reg64 &args = frame().args;
+        mov(rax, ptr[args + offsetof(jit_fused_call_t, src)]);
+        mov(src_slot(), rax);
+        mov(rax, ptr[args + offsetof(jit_fused_call_t, dst)]);
+        mov(dst_slot(), rax);
+    }
+
+    void emit_consume_unit() override {
+        const jit_rng_frame_t &f = frame();
+        const int unit_bytes = dist().unit_bytes();
+        const int groups
+                = dist().unit_elems() / jit_apply_emitter_t::group_elems;
+        const int gb = apply_.group_bytes();
+        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, cnt = r8;
+        const Xbyak::RegExp linear = f.consts
+                + static_cast<int>(offsetof(jit_fused_consts_t, linear));
+        mov(src, src_slot());
+        mov(dst, dst_slot());
+        lea(mask, ptr[f.dst - unit_bytes]);
+        apply_.emit_load_consts(); // the engine used the registers
+        // A loop over the unit's groups when it has many (bitsliced: 64).
+        const int per_iter = std::min(groups, max_groups_per_iter);
+        const int iters = groups / per_iter;
+        Xbyak::Label iter;
+        if (iters > 1) {
+            mov(cnt, iters);
+            L(iter);
+        }
+        for (int g = 0; g < per_iter; ++g)
+            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
+                    linear);
+        add(src, per_iter * gb);
+        add(dst, per_iter * gb);
+        if (iters > 1) {
+            add(mask, per_iter * 4);
+            dec(cnt);
+            jnz(iter, T_NEAR);
+        }
+        mov(src_slot(), src);
+        mov(dst_slot(), dst);
+        // Without a mask output every unit's bits go to the same slot.
+        if (!write_mask_) sub(f.dst, unit_bytes);
+    }
+
+    void emit_consumer_data() override { apply_.emit_table(); }
+
+    static constexpr int max_groups_per_iter = 2;
+    jit_apply_emitter_t apply_;
+    bool write_mask_;
+};
+
+class jit_fused_t : public fused_kernel_t {
+public:
+    jit_fused_t(cpu_isa isa, const fused_conf_t &conf)
+        : gen_(isa, conf)
+        , drv_(gen_)
+        , write_mask_(conf.write_mask)
+        , esize_(dt_bits(conf.dt) / 8) {}
+
+    void execute(const fused_run_t &run) const override {
+        jit_fused_consts_t consts {};
+        drv_.fill_consts(run.rng, consts.rng);
+        consts.linear[0] = run.scale;
+        consts.linear[1] = -0.f;
+        drv_.parallel_units(run.rng, [&](uint64_t u0, uint64_t u1) {
+            run_range(run, consts, u0, u1);
+        });
+    }
+
+private:
+    // Units [u0, u1) of the global index space, clipped to the tensor. The
+    // data is dense, so whole units read and write it in place; the mask
+    // goes straight to its memory when that starts units on byte
+    // boundaries, else through scratch and the layout's bit stores. A unit
+    // the tensor starts or ends inside runs on a copy of its data.
+    void run_range(const fused_run_t &run, const jit_fused_consts_t &consts,
+            uint64_t u0, uint64_t u1) const {
+        const rng_run_t &rr = run.rng;
+        const uint64_t ue = static_cast<uint64_t>(drv_.unit_elems());
+        const uint64_t g0 = rr.offset, g1 = g0 + gen_.conf().nelems;
+        alignas(64) uint64_t state[jit_max_state_bytes / 8];
+        alignas(64) unsigned char mask[jit_rng_scratch_elems / 8];
+        alignas(64) unsigned char data[max_unit_elems * 4];
+        alignas(64) uint8_t flags[jit_rng_scratch_elems];
+        const auto *src = static_cast<const unsigned char *>(run.src);
+        auto *dst = static_cast<unsigned char *>(run.dst);
+        const auto at = [&](uint64_t g) { return (g - g0) * esize_; };
+
+        jit_fused_call_t call;
+        call.rng.consts = &consts.rng;
+        drv_.begin_range(rr, u0, state, call.rng);
+        const bool mask_direct = write_mask_ && drv_.direct_ok(rr);
+        for (uint64_t u = u0; u < u1;) {
+            const uint64_t gs = std::max(g0, u * ue);
+            call.rng.first = drv_.first_of_unit(u);
+            if (gs == u * ue && std::min(g1, u1 * ue) - gs >= ue) {
+                uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;
+                if (write_mask_ && !mask_direct)
+                    k = std::min<uint64_t>(k, drv_.scratch_units());
+                call.rng.dst = mask_direct ? drv_.dst_at(rr, gs) : mask;
+                call.rng.units = k;
+                call.src = src + at(gs);
+                call.dst = dst + at(gs);
+                gen_(call.rng);
+                if (write_mask_ && !mask_direct)
+                    drv_.store(rr, gs, gs + k * ue, mask, gs, flags);
+                u += k;
+                continue;
+            }
+            const uint64_t ge = std::min(g1, (u + 1) * ue);
+            unsigned char *part = data + (gs - u * ue) * esize_;
+            std::memcpy(part, src + at(gs), (ge - gs) * esize_);
+            call.rng.dst = mask;
+            call.rng.units = 1;
+            call.src = data;
+            call.dst = data;
+            gen_(call.rng);
+            std::memcpy(dst + at(gs), part, (ge - gs) * esize_);
+            if (write_mask_) drv_.store(rr, gs, ge, mask, u * ue, flags);
+            ++u;
+        }
+    }
+
+    // Elements of the largest unit (bitsliced).
+    static constexpr int max_unit_elems = jit_unit_groups * 32;
+    jit_fused_generator_t gen_;
+    jit_rng_driver_t drv_;
+    bool write_mask_;
+    uint64_t esize_;
+};
+
+} // namespace
+
+bool init_jit_fused(cpu_isa isa, const fused_conf_t &conf, std::string &why) {
+    if (!init_jit_rng(isa, conf.rng, why)) return false;
+    if (conf.rng.dist != dist_t::bernoulli
+            || conf.rng.dst.get_data_type() != data_type::bit) {
+        why = "the mask is not a bernoulli bit tensor";
+        return false;
+    }
+    return jit_apply_emitter_t::supported(isa, ops_of(conf), why);
+}
+
+std::unique_ptr<fused_kernel_t> create_jit_fused(
+        cpu_isa isa, const fused_conf_t &conf) {
+    return std::make_unique<jit_fused_t>(isa, conf);
 }
 
 } // namespace impl

@@ -9,12 +9,32 @@
 #ifndef RNDNN_RNG_JIT_JIT_GENERATOR_HPP
 #define RNDNN_RNG_JIT_JIT_GENERATOR_HPP
 
+#include <algorithm>
+#include <string>
+
 #include <xbyak/xbyak.h>
 
 #include "rndnn/common.hpp"
+#include "src/cpu_isa.hpp"
+#include "src/utils.hpp"
 
 namespace rndnn {
 namespace impl {
+
+// Whether a JIT kernel of tier isa may run under the primitive's ISA cap:
+// the CPU has the tier, and neither the cap nor RNDNN_MAX_CPU_ISA is below
+// it. Says why not.
+inline bool jit_tier_usable(cpu_isa isa, cpu_isa cap, std::string &why) {
+    if (cpu_isa_detected() < isa) {
+        why = cat("the CPU lacks ", isa2str(isa));
+        return false;
+    }
+    if (!isa_allowed(isa, cap)) {
+        why = cat("ISA capped at ", isa2str(std::min(cap, get_max_cpu_isa())));
+        return false;
+    }
+    return true;
+}
 
 class jit_generator_t : public Xbyak::CodeGenerator {
 public:
@@ -170,6 +190,36 @@ public:
     }
     void uni_vpmovmskb(const Xbyak::Reg32 &d, const Xmm &a) {
         is_sse() ? pmovmskb(d, a) : vpmovmskb(d, a);
+    }
+    // d = the 32-bit word at a in every lane.
+    void uni_vpbroadcastd(const Xmm &d, const Address &a) {
+        if (is_sse()) {
+            movd(d, a);
+            pshufd(d, d, 0);
+        } else {
+            vpbroadcastd(d, a);
+        }
+    }
+    void uni_vbroadcastss(const Xmm &d, const Address &a) {
+        if (is_sse()) {
+            movss(d, a);
+            shufps(d, d, 0);
+        } else {
+            vbroadcastss(d, a);
+        }
+    }
+    // d = 16-bit words at a, zero-extended to 32-bit lanes.
+    void uni_vpmovzxwd(const Xmm &d, const Address &a) {
+        is_sse() ? pmovzxwd(d, a) : vpmovzxwd(d, a);
+    }
+    // d = ~0 in the lanes where a is NaN.
+    void uni_vcmpunordps(const Xmm &d, const Xmm &a) {
+        if (is_sse()) {
+            uni_mov(d, a);
+            cmpunordps(d, a);
+        } else {
+            vcmpunordps(d, a, a);
+        }
     }
 
 private:

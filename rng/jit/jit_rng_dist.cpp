@@ -84,10 +84,13 @@ public:
         const uint64_t t = is_mcg(conf_) ? bernoulli_threshold_mcg31(p)
                 : conf_.onednn_keep      ? bernoulli_onednn_threshold(p)
                                          : bernoulli_threshold32(p);
+        // The signed compare needs both sides xor-ed with 2^31 (not for the
+        // 31-bit mcg31m1 words). The oneDNN rule compares ~W with t: W's
+        // bias then also flips its other 31 bits; t's stays the sign bit.
         const uint32_t sign = is_mcg(conf_) ? 0u : 0x80000000u;
+        const uint32_t bias = conf_.onednn_keep ? ~sign : sign;
         const bool full = t >> 32;
-        // The oneDNN rule compares ~W: the bias then also flips every bit.
-        c.bias.fill(conf_.onednn_keep ? ~sign : sign);
+        c.bias.fill(bias);
         c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ sign);
         c.full.fill(full ? ~0u : 0u);
         const uint32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};

@@ -1,0 +1,108 @@
+// The JIT apply kernels: generated code for whole groups of 32 elements
+// (one mask word each, jit_apply_emitter.hpp); the reference kernel does
+// the last n % 32, which gives the same bits.
+#include "pipeline/apply.hpp"
+#include "pipeline/jit/jit_apply_emitter.hpp"
+
+namespace rndnn {
+namespace impl {
+
+namespace {
+
+// The generated function's arguments.
+struct jit_apply_call_t {
+    const void *src;
+    const uint8_t *mask;
+    void *dst;
+    uint64_t groups; // >= 1
+    const float *linear;
+};
+
+jit_apply_ops_t ops_of(const apply_conf_t &conf) {
+    jit_apply_ops_t ops;
+    ops.alg = conf.alg;
+    ops.dt = conf.dt;
+    ops.n_linear = conf.n_linear;
+    return ops;
+}
+
+class jit_apply_generator_t : public jit_generator_t {
+public:
+    using kernel_fn_t = void (*)(const jit_apply_call_t *);
+
+    jit_apply_generator_t(cpu_isa isa, const apply_conf_t &conf)
+        : jit_generator_t(isa), apply_(*this, ops_of(conf)) {
+        generate();
+        fn_ = finalize<kernel_fn_t>();
+    }
+
+    void operator()(const jit_apply_call_t &call) const { fn_(&call); }
+
+private:
+    void generate() {
+        const Xbyak::Reg64 src = r8, mask = r9, dst = r10, groups = r11,
+                           linear = rax;
+        preamble(0);
+        mov(src, ptr[abi_param1 + offsetof(jit_apply_call_t, src)]);
+        mov(mask, ptr[abi_param1 + offsetof(jit_apply_call_t, mask)]);
+        mov(dst, ptr[abi_param1 + offsetof(jit_apply_call_t, dst)]);
+        mov(groups, ptr[abi_param1 + offsetof(jit_apply_call_t, groups)]);
+        mov(linear, ptr[abi_param1 + offsetof(jit_apply_call_t, linear)]);
+        apply_.emit_load_consts();
+        Xbyak::Label group;
+        L(group);
+        apply_.emit_group(dword[mask], src, dst, linear);
+        add(src, apply_.group_bytes());
+        add(dst, apply_.group_bytes());
+        add(mask, 4);
+        dec(groups);
+        jnz(group, T_NEAR);
+        postamble();
+        apply_.emit_table();
+    }
+
+    jit_apply_emitter_t apply_;
+    kernel_fn_t fn_ = nullptr;
+};
+
+class jit_apply_t : public apply_kernel_t {
+public:
+    jit_apply_t(cpu_isa isa, const apply_conf_t &conf)
+        : gen_(isa, conf)
+        , tail_(create_ref_apply(conf))
+        , esize_(static_cast<int64_t>(dt_bits(conf.dt) / 8)) {}
+
+    void operator()(const apply_call_t &c) const override {
+        constexpr int ge = jit_apply_emitter_t::group_elems;
+        const int64_t groups = c.n / ge;
+        if (groups > 0)
+            gen_({c.src, c.mask, c.dst, static_cast<uint64_t>(groups),
+                    c.linear});
+        const int64_t done = groups * ge;
+        if (done == c.n) return;
+        const int64_t skip = done * esize_;
+        (*tail_)({static_cast<const unsigned char *>(c.src) + skip,
+                c.mask + done / 8, static_cast<unsigned char *>(c.dst) + skip,
+                c.n - done, c.linear});
+    }
+
+private:
+    jit_apply_generator_t gen_;
+    std::unique_ptr<apply_kernel_t> tail_;
+    int64_t esize_;
+};
+
+} // namespace
+
+bool init_jit_apply(cpu_isa isa, const apply_conf_t &conf, std::string &why) {
+    return jit_tier_usable(isa, conf.max_isa, why)
+            && jit_apply_emitter_t::supported(isa, ops_of(conf), why);
+}
+
+std::unique_ptr<apply_kernel_t> create_jit_apply(
+        cpu_isa isa, const apply_conf_t &conf) {
+    return std::make_unique<jit_apply_t>(isa, conf);
+}
+
+} // namespace impl
+} // namespace rndnn

@@ -1,0 +1,165 @@
+#include "pipeline/jit/jit_apply_emitter.hpp"
+
+namespace rndnn {
+namespace impl {
+
+using namespace Xbyak;
+
+namespace {
+
+// The constant table: byte offsets of its entries. Vectors are 32 bytes
+// (the widest tier's), aligned for SSE's memory operands.
+enum table_off_t {
+    bit_off = 0, // 32 words: 1 << k
+    one_off = 128, // 1.0f
+    i_one_off = 160, // 1
+    round_off = 192, // 0x7fff: below half a bf16 unit
+    quiet_off = 224, // 0x40: a bf16 NaN's quiet bit
+};
+
+// The vector registers: each lane's mask bit, the broadcast mask word, and
+// temporaries from 0 up.
+constexpr int tmp_x = 0, tmp_t = 1, tmp_a = 2, tmp_b = 3, tmp_n = 4,
+              tmp_h = 5, tmp_q = 6;
+
+} // namespace
+
+jit_apply_emitter_t::jit_apply_emitter_t(
+        jit_generator_t &h, const jit_apply_ops_t &ops)
+    : h_(h), ops_(ops) {}
+
+bool jit_apply_emitter_t::supported(
+        cpu_isa isa, const jit_apply_ops_t &ops, std::string &why) {
+    switch (ops.dt) {
+        case data_type::f32:
+        case data_type::bf16: break;
+        case data_type::f16:
+            if (isa >= cpu_isa::avx2) break;
+            why = "f16 needs F16C (avx2 tier and up)";
+            return false;
+        default:
+            why = cat("dt=", dt2str(ops.dt), " has no JIT kernel");
+            return false;
+    }
+    if (ops.n_linear > 0 && !ops.beta_is_neg_zero && isa < cpu_isa::avx2) {
+        why = "linear post-ops need FMA (avx2 tier and up)";
+        return false;
+    }
+    return true;
+}
+
+int jit_apply_emitter_t::esize() const {
+    return ops_.dt == data_type::f32 ? 4 : 2;
+}
+
+int jit_apply_emitter_t::group_bytes() const { return group_elems * esize(); }
+
+Address jit_apply_emitter_t::table(int off) const {
+    return h_.ptr[h_.rip + table_ + off];
+}
+
+void jit_apply_emitter_t::emit_load_consts() {
+    for (int r = 0; r < regs(); ++r)
+        h_.uni_load(h_.vmm(16 - regs() + r), table(bit_off + r * h_.vlen()));
+}
+
+void jit_apply_emitter_t::emit_group(const Address &word, const RegExp &src,
+        const RegExp &dst, const RegExp &linear) {
+    h_.uni_vpbroadcastd(h_.vmm(15 - regs()), word);
+    for (int r = 0; r < regs(); ++r)
+        emit_reg(r, src, dst, linear);
+}
+
+void jit_apply_emitter_t::emit_reg(
+        int r, const RegExp &src, const RegExp &dst, const RegExp &linear) {
+    auto &h = h_;
+    const Xmm x = h.vmm(tmp_x), t = h.vmm(tmp_t), a = h.vmm(tmp_a),
+              b = h.vmm(tmp_b);
+    const Xmm bit = h.vmm(16 - regs() + r), word = h.vmm(15 - regs());
+    const int off = r * lanes() * esize();
+
+    switch (ops_.dt) {
+        case data_type::bf16:
+            h.uni_vpmovzxwd(x, h.ptr[src + off]);
+            h.uni_vpslld(x, x, 16);
+            break;
+        case data_type::f16: h.vcvtph2ps(x, h.ptr[src + off]); break;
+        default: h.uni_load(x, h.ptr[src + off]);
+    }
+
+    // t = ~0 in the lanes whose bit is set.
+    h.uni_vpand(t, word, bit);
+    h.uni_vpcmpeqd(t, t, bit);
+    if (ops_.alg == binary_alg::mul) {
+        h.uni_vpand(x, x, t);
+    } else {
+        h.uni_vpand(t, t, table(one_off));
+        h.uni_vaddps(x, x, t);
+    }
+
+    Xmm v = x;
+    if (ops_.beta_is_neg_zero) {
+        // alpha first: when both are NaN, alpha's payload wins, as in the
+        // reference's fma(alpha, x, -0.f).
+        h.uni_vbroadcastss(a, h.ptr[linear]);
+        h.uni_vmulps(a, a, x);
+        v = a;
+    } else {
+        for (int k = 0; k < ops_.n_linear; ++k) {
+            h.vbroadcastss(a, h.ptr[linear + 8 * k]);
+            h.vbroadcastss(b, h.ptr[linear + 8 * k + 4]);
+            h.vfmadd213ps(x, a, b);
+        }
+    }
+
+    switch (ops_.dt) {
+        case data_type::bf16: {
+            const Xmm w = emit_round_bf16(v);
+            // Pack the lanes' low halves into the low half of w.
+            if (h.is_sse()) {
+                h.packusdw(w, w);
+                h.movq(h.ptr[dst + off], w);
+            } else {
+                const Ymm y(w.getIdx());
+                h.vpackusdw(y, y, y);
+                h.vpermq(y, y, 0x08);
+                h.vmovdqu(h.ptr[dst + off], Xmm(w.getIdx()));
+            }
+            break;
+        }
+        case data_type::f16:
+            // Immediate 0: round to nearest even, whatever MXCSR says.
+            h.vcvtps2ph(h.ptr[dst + off], v, 0);
+            break;
+        default: h.uni_store(h.ptr[dst + off], v);
+    }
+}
+
+Xmm jit_apply_emitter_t::emit_round_bf16(const Xmm &x) {
+    auto &h = h_;
+    const Xmm nan = h.vmm(tmp_n), hi = h.vmm(tmp_h), q = h.vmm(tmp_q);
+    // f32_to_bf16: a NaN keeps its top bits and becomes quiet; any other
+    // value rounds to nearest even: (x + 0x7fff + lsb) >> 16.
+    h.uni_vcmpunordps(nan, x);
+    h.uni_vpsrld(hi, x, 16);
+    h.uni_vpor(q, hi, table(quiet_off));
+    h.uni_vpand(hi, hi, table(i_one_off));
+    h.uni_vpaddd(x, x, hi);
+    h.uni_vpaddd(x, x, table(round_off));
+    h.uni_vpsrld(x, x, 16);
+    h.uni_select(hi, nan, q, x, nan);
+    return hi;
+}
+
+void jit_apply_emitter_t::emit_table() {
+    h_.align(64);
+    h_.L(table_);
+    for (int k = 0; k < 32; ++k)
+        h_.dd(1u << k);
+    for (const uint32_t v : {0x3f800000u, 1u, 0x7fffu, 0x40u})
+        for (int i = 0; i < 8; ++i)
+            h_.dd(v);
+}
+
+} // namespace impl
+} // namespace rndnn

@@ -1,0 +1,157 @@
+// The JIT RNG kernel's generator and C++ driver, shared by the RNG
+// primitive (jit_rng.cpp) and by kernels that consume its output in the
+// same pass (the fused dropout kernel, pipeline/jit/jit_fused.cpp).
+//
+// The generator composes an engine and a distribution into one loop over
+// units; a subclass may add code after each unit (the consumer hooks). The
+// driver splits the units of an execution over threads and writes partial
+// units and non-dense dst through a scratch buffer.
+#ifndef RNDNN_RNG_JIT_JIT_RNG_GENERATOR_HPP
+#define RNDNN_RNG_JIT_JIT_RNG_GENERATOR_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "rng/jit/jit_rng_dist.hpp"
+#include "rng/jit/jit_rng_engine.hpp"
+#include "rng/rng_impl.hpp"
+#include "src/layout.hpp"
+#include "src/parallel.hpp"
+#include "src/utils.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// The kernel function: per unit, the engine writes the unit's words and the
+// distribution turns them into dst values at [f.dst], advancing f.dst by
+// dist().unit_bytes(); then comes the consumer's code, if any.
+class jit_rng_generator_t : public jit_generator_t {
+public:
+    using kernel_fn_t = void (*)(const jit_rng_call_t *);
+
+    // Sets up the engine and distribution emitters for a copy of conf,
+    // which init_jit_rng() accepted; create() generates the code.
+    jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf);
+
+    // Generates the code, once, after construction (the hooks are virtual,
+    // so they cannot run from this class's constructor).
+    void create();
+
+    const rng_conf_t &conf() const { return conf_; }
+    const jit_engine_t &engine() const { return *engine_; }
+    const jit_dist_t &dist() const { return *dist_; }
+    // call may be the first member of a larger argument struct that the
+    // consumer's code reads through frame().args.
+    void operator()(const jit_rng_call_t &call) const { fn_(&call); }
+
+protected:
+    const jit_rng_frame_t &frame() const { return frame_; }
+
+    // Consumer hooks. Their code may use every vector register, rax, rcx,
+    // rdx, rsi, r8-r11 and the frame's consumer slot; it must keep the
+    // frame's registers (except that consume_unit may move f.dst).
+    //
+    // Once per call, after the engine's init: f.args still holds the call.
+    virtual void emit_consumer_init() {}
+    // After each unit: the unit's dist output is the dist().unit_bytes()
+    // bytes before [f.dst].
+    virtual void emit_consume_unit() {}
+    // After the function's code: data the consumer's code reads, e.g.
+    // constant tables addressed relative to rip.
+    virtual void emit_consumer_data() {}
+
+private:
+    void generate();
+    // n words from the engine to [out], advancing out.
+    void emit_words(const Xbyak::Reg64 &out, int n);
+
+    static constexpr int max_inline_batches = 4;
+    // The emitters keep references to it, and read it at execution.
+    const rng_conf_t conf_;
+    jit_rng_frame_t frame_;
+    std::unique_ptr<jit_engine_t> engine_;
+    std::unique_ptr<jit_dist_t> dist_;
+    kernel_fn_t fn_ = nullptr;
+};
+
+// Elements per scratch pass: partial units and non-dense layouts.
+constexpr int jit_rng_scratch_elems = 4096;
+
+// The C++ side of a JIT RNG kernel that does not depend on what consumes
+// its units: per-execution constants, the split of the global units over
+// threads, the engine's position at a unit, and the dst's addresses and
+// stores.
+class jit_rng_driver_t {
+public:
+    // The problem is gen.conf(); gen must outlive the driver.
+    explicit jit_rng_driver_t(const jit_rng_generator_t &gen);
+
+    int unit_elems() const { return unit_elems_; }
+    // Units that fill jit_rng_scratch_elems elements (at least one).
+    int scratch_units() const {
+        return std::max(1, jit_rng_scratch_elems / unit_elems_);
+    }
+
+    // Fills the engine's and the distribution's fields of an execution's
+    // constants; the caller zeroes c first, so that no field is unset.
+    void fill_consts(const rng_run_t &run, jit_rng_consts_t &c) const;
+
+    // Calls f(u0, u1) on each thread with its range [u0, u1) of the global
+    // units that hold the elements [run.offset, run.offset + nelems); the
+    // ranges split the units in order. Nothing runs if nelems is 0.
+    template <typename F>
+    void parallel_units(const rng_run_t &run, const F &f) const {
+        const dim_t n = conf_.nelems;
+        if (n == 0) return;
+        const uint64_t ue = static_cast<uint64_t>(unit_elems_);
+        const uint64_t g0 = run.offset, g1 = g0 + n; // <= 2^63 - 1
+        const uint64_t unit0 = g0 / ue;
+        const auto units = static_cast<dim_t>((g1 - 1) / ue + 1 - unit0);
+        const int nthr = static_cast<int>(std::min<dim_t>({run.nthr, units,
+                (n + min_elems_per_thread - 1) / min_elems_per_thread}));
+        parallel(std::max(nthr, 1), [&](int ithr, int nthr_) {
+            dim_t us, ue_;
+            balance211(units, nthr_, ithr, us, ue_);
+            if (us == ue_) return;
+            f(unit0 + us, unit0 + ue_);
+        });
+    }
+
+    // Starts a thread's range at global unit u0: the engine's lane states
+    // in `state` (jit_max_state_bytes, 64-byte aligned), which the kernel
+    // calls then advance as they produce the range's units in order.
+    void begin_range(const rng_run_t &run, uint64_t u0, void *state,
+            jit_rng_call_t &call) const;
+    // jit_rng_call_t::first of a call whose first unit is global unit u.
+    uint64_t first_of_unit(uint64_t u) const {
+        return gen_.engine().first_of(u * unit_words_);
+    }
+
+    // Whether whole units can be written straight into dst: dense dst, and
+    // for bit dst, units starting on byte boundaries.
+    bool direct_ok(const rng_run_t &run) const;
+    // The address of global element g in a dense dst (bit dst: its byte).
+    void *dst_at(const rng_run_t &run, uint64_t g) const;
+    // Stores global elements [gs, ge) into dst through the layout, from
+    // scratch, the kernel's dense output from global element scratch_g
+    // (<= gs) on; flags holds jit_rng_scratch_elems bytes.
+    void store(const rng_run_t &run, uint64_t gs, uint64_t ge,
+            const unsigned char *scratch, uint64_t scratch_g,
+            uint8_t *flags) const;
+
+private:
+    // Fewer elements than this per thread are not worth a thread.
+    static constexpr dim_t min_elems_per_thread = 16384;
+
+    const jit_rng_generator_t &gen_;
+    const rng_conf_t &conf_;
+    layout_t layout_;
+    int dst_bits_;
+    int unit_elems_, unit_words_;
+};
+
+} // namespace impl
+} // namespace rndnn
+
+#endif

@@ -1,0 +1,470 @@
+// CLI tests of `rndnn dropout`: what it writes must equal the public
+// API's dropout for the same problem, bit for bit; a mask written forward
+// and read backward must give what recomputing it gives; every bad input
+// must give exit status 2 (1 for I/O), a message naming the bad value, and
+// no output file.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rndnn/rndnn.hpp"
+#include "tests/cli_fixture.hpp"
+
+namespace {
+
+using namespace rndnn::test;
+using rndnn::data_type;
+
+// One dropout problem, as the API takes it.
+struct problem_t {
+    rndnn::prop_kind prop = rndnn::prop_kind::forward_training;
+    double rate = 0.5;
+    rndnn::dims noise_shape;
+    data_type mask_dt = data_type::undef; // undef: no mask
+    rndnn::rng_alg alg = rndnn::rng_alg::philox4x32_10;
+    rndnn::bernoulli_method method = rndnn::bernoulli_method::threshold32;
+    int bits = 1;
+    bool onednn_compat = false;
+    std::string name;
+    std::int64_t seed = 0, offset = 0, stream = 0;
+};
+
+// A tensor of values in [-2, 2), from the RNG.
+rndnn::memory make_data(const rndnn::dims &shape, data_type dt) {
+    rndnn::rng::desc d(rndnn::rng_alg::philox4x32_10,
+            rndnn::memory::desc(shape, dt));
+    rndnn::post_ops po;
+    po.append_uniform(-2.f, 2.f);
+    rndnn::primitive_attr attr;
+    attr.set_post_ops(po);
+    rndnn::memory mem(d.dst);
+    rndnn::rng(rndnn::rng::primitive_desc(d, attr))
+            .execute(rndnn::stream(1),
+                    {{RNDNN_ARG_DST, mem},
+                            {RNDNN_ARG_SEED,
+                                    rndnn::memory::scalar(std::int64_t(77))}});
+    return mem;
+}
+
+// The output of the API, out of place: dst and the mask, each as the
+// bytes of its .npy file (the unused bits of a bit mask zero).
+struct api_result_t {
+    bytes_t dst, mask;
+};
+
+api_result_t api_dropout(const rndnn::memory &src, const problem_t &p) {
+    rndnn::dropout::desc d;
+    d.prop = p.prop;
+    d.src = d.dst = src.get_desc();
+    d.noise_shape = p.noise_shape;
+    if (p.mask_dt != data_type::undef)
+        d.mask = rndnn::memory::desc(
+                p.noise_shape.empty() ? src.get_desc().get_dims()
+                                      : p.noise_shape,
+                p.mask_dt);
+    d.rate = p.rate;
+    d.alg = p.alg;
+    d.method = p.method;
+    d.bits = p.bits;
+    d.onednn_compat = p.onednn_compat;
+    d.name = p.name;
+    d.with_offset = true;
+    const rndnn::dropout prim {rndnn::dropout::primitive_desc(d)};
+    rndnn::memory dst(d.dst);
+    bytes_t mask_buf(d.mask.get_size(), '\0');
+    const bool fwd = p.prop != rndnn::prop_kind::backward;
+    std::unordered_map<int, rndnn::memory> args
+            = {{fwd ? RNDNN_ARG_SRC : RNDNN_ARG_DIFF_DST, src},
+                    {fwd ? RNDNN_ARG_DST : RNDNN_ARG_DIFF_SRC, dst},
+                    {RNDNN_ARG_SEED, rndnn::memory::scalar(p.seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(p.offset)},
+                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(p.stream)}};
+    rndnn::memory mask;
+    if (!d.mask.is_zero()) {
+        mask = rndnn::memory(d.mask, mask_buf.data());
+        args[RNDNN_ARG_MASK] = mask;
+    }
+    prim.execute(rndnn::stream(2), args);
+    std::ostringstream dst_npy, mask_npy;
+    rndnn::npy::save(dst_npy, dst);
+    if (mask) rndnn::npy::save(mask_npy, mask);
+    return {dst_npy.str(), mask_npy.str()};
+}
+
+class CliDropout : public Cli {
+protected:
+    void save(const std::string &name, const rndnn::memory &mem) {
+        std::ofstream os(dir_ / name, std::ios::binary);
+        rndnn::npy::save(os, mem);
+    }
+    rndnn::npy::array load(const std::string &name) {
+        return rndnn::npy::load_file((dir_ / name).string());
+    }
+    // Runs `rndnn dropout args...`; expects success and no message.
+    void ok(const args_t &args) {
+        args_t a = {"dropout"};
+        a.insert(a.end(), args.begin(), args.end());
+        const result_t r = run(a);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err, "");
+        EXPECT_EQ(r.out, "");
+    }
+    bytes_t file(const std::string &name) { return read_file(dir_ / name); }
+};
+
+// --- forward: the CLI equals the API ---------------------------------------
+
+struct fwd_case_t {
+    const char *what;
+    args_t args; // after `dropout --in x.npy --out y.npy`
+    problem_t problem;
+};
+
+std::vector<fwd_case_t> fwd_cases() {
+    std::vector<fwd_case_t> cases;
+    problem_t p;
+    // Every seed, offset and stream bit reaches the library.
+    p.rate = 0.3;
+    p.seed = -7;
+    p.offset = 13;
+    p.stream = -1;
+    cases.push_back({"rate 0.3, seed, offset, stream",
+            {"--rate", "0.3", "--seed", "-7", "--offset", "13", "--stream",
+                    "18446744073709551615", "--threads", "3"},
+            p});
+    p = {};
+    p.rate = 0.75;
+    p.method = rndnn::bernoulli_method::bitsliced;
+    p.bits = 2;
+    p.alg = rndnn::rng_alg::threefry4x32_20;
+    cases.push_back({"bitsliced:2, threefry",
+            {"--rate", "0.75", "--method", "bitsliced:2", "--alg",
+                    "threefry4x32_20"},
+            p});
+    p = {};
+    p.rate = 0.4;
+    p.noise_shape = {3, 1, 37};
+    p.seed = 5;
+    cases.push_back({"noise shape",
+            {"--rate", "0.4", "--noise-shape", "3x1x37", "--seed", "5"}, p});
+    cases.push_back({"axes", {"--rate", "0.4", "--axes", "-2", "--seed", "5"},
+            p});
+    cases.push_back({"chain plan",
+            {"--rate", "0.4", "--axes", "1", "--seed", "5", "--plan",
+                    "chain"},
+            p});
+    p = {};
+    p.rate = 0.5;
+    p.alg = rndnn::rng_alg::multfly;
+    p.name = "encoder.layer3.dropout";
+    cases.push_back({"multfly with a name",
+            {"--rate", "0.5", "--alg", "multfly", "--name",
+                    "encoder.layer3.dropout"},
+            p});
+    p = {};
+    p.rate = 0.2;
+    p.alg = rndnn::rng_alg::philox4x32_10_onednn;
+    p.onednn_compat = true;
+    p.stream = 9;
+    cases.push_back({"oneDNN compatible",
+            {"--rate", "0.2", "--onednn-compat", "--stream", "9"}, p});
+    return cases;
+}
+
+TEST_F(CliDropout, ForwardEqualsApi) {
+    for (const char *dt : {"f32", "f16", "bf16"}) {
+        const rndnn::memory x = make_data({3, 5, 37}, rndnn::str2dt(dt));
+        save("x.npy", x);
+        for (const fwd_case_t &c : fwd_cases()) {
+            SCOPED_TRACE(std::string(dt) + ": " + c.what);
+            args_t args = {"--in", "x.npy", "--out", "y.npy"};
+            args.insert(args.end(), c.args.begin(), c.args.end());
+            ok(args);
+            EXPECT_TRUE(file("y.npy") == api_dropout(x, c.problem).dst);
+        }
+    }
+}
+
+// The mask written equals the API's, bit or u8; the data is the same.
+TEST_F(CliDropout, MaskOutEqualsApi) {
+    const rndnn::memory x = make_data({4, 3, 25}, data_type::f32);
+    save("x.npy", x);
+    problem_t p;
+    p.rate = 0.35;
+    p.seed = 11;
+    const std::vector<std::pair<const char *, rndnn::dims>> noises
+            = {{"4x3x25", {4, 3, 25}}, {"4x1x25", {4, 1, 25}},
+                    {"1x3x1", {1, 3, 1}}};
+    for (const auto &noise_case : noises) {
+        const char *noise = noise_case.first;
+        const rndnn::dims &shape = noise_case.second;
+        p.noise_shape = shape;
+        for (const data_type mdt : {data_type::bit, data_type::u8}) {
+            SCOPED_TRACE(std::string(noise) + " " + rndnn::dt2str(mdt));
+            p.mask_dt = mdt;
+            ok({"--in", "x.npy", "--out", "y.npy", "--rate", "0.35",
+                    "--seed", "11", "--noise-shape", noise, "--mask-out",
+                    "m.npy", "--mask-dtype", rndnn::dt2str(mdt)});
+            const api_result_t want = api_dropout(x, p);
+            EXPECT_TRUE(file("y.npy") == want.dst);
+            EXPECT_TRUE(file("m.npy") == want.mask);
+            const rndnn::npy::array m = load("m.npy");
+            EXPECT_EQ(m.dt, data_type::u8);
+            const rndnn::memory::desc md(shape, mdt);
+            EXPECT_EQ(m.shape,
+                    mdt == data_type::bit
+                            ? rndnn::dims {static_cast<rndnn::dim_t>(
+                                    md.get_size())}
+                            : shape);
+        }
+    }
+}
+
+// --- round trips: forward, backward with the mask, backward recomputed ----
+
+// Element i of the bit mask file's bytes.
+bool bit_at(const std::vector<unsigned char> &bytes, std::int64_t i) {
+    return (bytes[static_cast<size_t>(i / 8)] >> (i % 8)) & 1;
+}
+
+TEST_F(CliDropout, BackwardWithMaskEqualsRecomputedAndFormula) {
+    const rndnn::dims shape = {6, 2, 33};
+    const rndnn::dims noise = {6, 1, 33};
+    save("dy.npy", make_data(shape, data_type::f32));
+    const args_t rng = {"--rate", "0.3", "--seed", "42", "--offset", "1000",
+            "--stream", "3", "--noise-shape", "6x1x33"};
+    auto with = [&](args_t a) {
+        a.insert(a.end(), rng.begin(), rng.end());
+        return a;
+    };
+    // Forward writes the masks; its data output is not used here.
+    ok(with({"--in", "dy.npy", "--out", "y.npy", "--mask-out", "mb.npy"}));
+    ok(with({"--in", "dy.npy", "--out", "y.npy", "--mask-out", "mu.npy",
+            "--mask-dtype", "u8"}));
+    ok(with({"--backward", "--in", "dy.npy", "--out", "dx_re.npy"}));
+    ok({"--backward", "--in", "dy.npy", "--out", "dx_b.npy", "--rate", "0.3",
+            "--noise-shape", "6x1x33", "--mask-in", "mb.npy"});
+    ok({"--backward", "--in", "dy.npy", "--out", "dx_u.npy", "--rate", "0.3",
+            "--axes", "1", "--mask-in", "mu.npy", "--mask-dtype", "u8"});
+    const bytes_t dx = file("dx_re.npy");
+    EXPECT_TRUE(file("dx_b.npy") == dx);
+    EXPECT_TRUE(file("dx_u.npy") == dx);
+
+    // u8 and bit masks agree; some elements are kept, some dropped.
+    const rndnn::npy::array mb = load("mb.npy"), mu = load("mu.npy");
+    ASSERT_EQ(mu.shape, noise);
+    std::int64_t kept = 0;
+    for (std::int64_t i = 0; i < 6 * 33; ++i) {
+        EXPECT_EQ(bit_at(mb.data, i), mu.data[static_cast<size_t>(i)] == 1)
+                << i;
+        kept += mu.data[static_cast<size_t>(i)];
+    }
+    EXPECT_GT(kept, 0);
+    EXPECT_LT(kept, 6 * 33);
+
+    // diff_src = mask ? diff_dst * scale : +0, the mask broadcast along
+    // dim 1, in f32.
+    const rndnn::npy::array dy = load("dy.npy"), got = load("dx_re.npy");
+    ASSERT_EQ(got.shape, shape);
+    ASSERT_EQ(got.dt, data_type::f32);
+    const float scale = static_cast<float>(1.0 / (1.0 - 0.3));
+    const auto *in = reinterpret_cast<const float *>(dy.data.data());
+    const auto *out = reinterpret_cast<const float *>(got.data.data());
+    for (std::int64_t i = 0; i < 6 * 2 * 33; ++i) {
+        const std::int64_t m = (i / 66) * 33 + i % 33;
+        const float want = mu.data[static_cast<size_t>(m)] ? in[i] * scale
+                                                           : 0.f;
+        std::uint32_t a, b;
+        std::memcpy(&a, &out[i], 4);
+        std::memcpy(&b, &want, 4);
+        EXPECT_EQ(a, b) << "element " << i;
+    }
+
+    // The forward output is the same formula: forward and backward agree.
+    EXPECT_TRUE(file("y.npy") == dx);
+}
+
+TEST_F(CliDropout, RateZeroIsIdentityRateOneIsZeros) {
+    const rndnn::memory x = make_data({2, 100}, data_type::bf16);
+    save("x.npy", x);
+    ok({"--in", "x.npy", "--out", "y.npy", "--rate", "0"});
+    EXPECT_TRUE(file("y.npy") == file("x.npy"));
+    ok({"--in", "x.npy", "--out", "y.npy", "--rate", "1", "--mask-out",
+            "m.npy"});
+    const rndnn::npy::array y = load("y.npy"), m = load("m.npy");
+    EXPECT_EQ(y.dt, data_type::bf16);
+    EXPECT_EQ(y.shape, (rndnn::dims {2, 100}));
+    EXPECT_EQ(y.data, std::vector<unsigned char>(400, 0));
+    EXPECT_EQ(m.data, std::vector<unsigned char>(25, 0));
+    ok({"--backward", "--in", "x.npy", "--out", "dx.npy", "--rate", "1"});
+    EXPECT_TRUE(file("dx.npy") == file("y.npy"));
+}
+
+// --out may name --in: the input is read whole, then replaced.
+TEST_F(CliDropout, OutputMayReplaceInput) {
+    const rndnn::memory x = make_data({50}, data_type::f16);
+    save("x.npy", x);
+    ok({"--in", "x.npy", "--out", "y.npy", "--rate", "0.5"});
+    ok({"--in", "x.npy", "--out", "x.npy", "--rate", "0.5"});
+    EXPECT_TRUE(file("x.npy") == file("y.npy"));
+    EXPECT_EQ(files(), (std::vector<std::string> {"x.npy", "y.npy"}));
+}
+
+TEST_F(CliDropout, HelpListsEveryFlag) {
+    const result_t r = run({"dropout", "--help"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("Usage: rndnn dropout"), std::string::npos);
+    for (const char *flag : {"--in", "--out", "--rate", "--backward",
+                 "--noise-shape", "--axes", "--mask-out", "--mask-in",
+                 "--mask-dtype", "--method", "--onednn-compat", "--plan",
+                 "--alg", "--seed", "--offset", "--stream", "--name",
+                 "--threads"})
+        EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+    const result_t list = run({"--help"});
+    EXPECT_NE(list.out.find("dropout"), std::string::npos);
+}
+
+// --- bad input: exit 2, the value named, no output file --------------------
+
+TEST_F(CliDropout, BadInputIsUsageErrorAndLeavesNoFile) {
+    save("x.npy", make_data({4, 6, 8}, data_type::f32));
+    rndnn::memory u(rndnn::memory::desc({4, 6, 8}, data_type::u8));
+    std::memset(u.get_data_handle(), 1, 192);
+    save("u.npy", u); // not f32, f16 or bf16
+    ok({"--in", "x.npy", "--out", "keep.npy", "--rate", "0.5", "--axes",
+            "1", "--mask-out", "m.npy"});
+    std::ofstream(dir_ / "text.npy") << "not numpy";
+    const bytes_t keep = file("keep.npy");
+    const std::vector<std::string> before = files();
+
+    const std::vector<bad_case_t> cases = {
+            {{"--rate", "-0.1"}, "rate=-0.1"},
+            {{"--rate", "1.5"}, "rate=1.5"},
+            {{"--rate", "nan"}, "rate=nan"},
+            {{"--rate", "0.5x"}, "0.5x"},
+            {{"--noise-shape", "4x6"}, "4x6x8"},
+            {{"--noise-shape", "4x3x8"}, "4x3x8"},
+            {{"--noise-shape", "4x3x8"}, "4x6x8"},
+            {{"--noise-shape", "4x1x"}, "4x1x"},
+            {{"--noise-shape", "4x1x8", "--axes", "1"}, "--axes"},
+            {{"--axes", "3"}, "axis 3"},
+            {{"--axes", "1,-2"}, "axis -2"},
+            {{"--axes", "1,"}, "1,"},
+            {{"--mask-in", "m.npy"}, "--mask-in"},
+            {{"--mask-dtype", "u8"}, "--mask-dtype"},
+            {{"--mask-out", "n.npy", "--mask-dtype", "f32"}, "f32"},
+            {{"--plan", "fast"}, "fast"},
+            {{"--method", "bitsliced:0"}, "b=0"},
+            {{"--method", "bitsliced:2", "--alg", "mcg31m1"}, "mcg31m1"},
+            {{"--name", "layer1"}, "layer1"},
+            {{"--method", "fast"}, "fast"},
+            {{"--offset", "-1"}, "-1"},
+            {{"--offset", "9223372036854775800"}, "9223372036854775800"},
+            {{"--seed", "1.5"}, "1.5"},
+            {{"--alg", "nope"}, "nope"},
+            {{"--onednn-compat", "--alg", "philox4x32_10"}, "onednn_compat"},
+            {{"--threads", "-1"}, "-1"},
+            {{"stray"}, "stray"},
+            {{"--in", "u.npy"}, "u8"},
+            {{"--in", "text.npy"}, "text.npy"},
+            // Backward: the mask file must fit the noise shape.
+            {{"--backward", "--mask-in", "m.npy"}, "4x6x8"},
+            {{"--backward", "--mask-in", "m.npy", "--axes", "1",
+                     "--mask-dtype", "u8"},
+                    "4x1x8"},
+            {{"--backward", "--mask-in", "m.npy", "--axes", "2"}, "4x6x1"},
+            {{"--backward", "--mask-in", "m.npy", "--seed", "3"}, "--seed"},
+            {{"--backward", "--mask-out", "n.npy"}, "--mask-out"},
+    };
+    for (const bad_case_t &c : cases) {
+        args_t args = {"dropout", "--out", "y.npy"};
+        // The case's --in replaces the default one.
+        if (std::find(c.args.begin(), c.args.end(), "--in") == c.args.end())
+            args.insert(args.end(), {"--in", "x.npy"});
+        if (std::find(c.args.begin(), c.args.end(), "--rate") == c.args.end())
+            args.insert(args.end(), {"--rate", "0.5"});
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        SCOPED_TRACE(joined(c.args));
+        result_t r = run(args);
+        expect_failure(r, 2, c.named);
+        EXPECT_EQ(files(), before);
+        // An existing output file survives untouched.
+        args[2] = "keep.npy";
+        r = run(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_TRUE(file("keep.npy") == keep);
+    }
+}
+
+TEST_F(CliDropout, MissingFlagsAndOneFileTwiceAreUsageErrors) {
+    save("x.npy", make_data({8}, data_type::f32));
+    const std::vector<bad_case_t> cases = {
+            {{"--out", "y.npy", "--rate", "0.5"}, "--in"},
+            {{"--in", "x.npy", "--rate", "0.5"}, "--out"},
+            {{"--in", "x.npy", "--out", "y.npy"}, "--rate"},
+            {{"--in", "", "--out", "y.npy", "--rate", "0.5"}, "--in"},
+            {{"--in", "x.npy", "--out", "y.npy", "--rate", "0.5",
+                     "--mask-out", "./y.npy"},
+                    "same file './y.npy'"},
+    };
+    for (const bad_case_t &c : cases) {
+        args_t args = {"dropout"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const result_t r = run(args);
+        EXPECT_EQ(r.status, 2) << c.named;
+        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        EXPECT_EQ(files(), std::vector<std::string> {"x.npy"});
+    }
+}
+
+// --- failures other than usage: exit 1, nothing written ------------------
+
+// The fused plan takes only bit masks: a u8 mask is a valid problem that it
+// does not implement.
+TEST_F(CliDropout, FusedPlanThatDoesNotApplyIsFailure) {
+    save("x.npy", make_data({8, 8}, data_type::f32));
+    const result_t r = run({"dropout", "--in", "x.npy", "--out", "y.npy",
+            "--rate", "0.5", "--plan", "fused", "--mask-out", "m.npy",
+            "--mask-dtype", "u8"});
+    expect_failure(r, 1, "fused");
+    EXPECT_EQ(files(), std::vector<std::string> {"x.npy"});
+}
+
+TEST_F(CliDropout, IoFailureLeavesNoFile) {
+    save("x.npy", make_data({8, 8}, data_type::f32));
+    fs::create_directory(dir_ / "sub");
+    const std::vector<bad_case_t> cases = {
+            {{"--in", "missing.npy", "--out", "y.npy"}, "missing.npy"},
+            {{"--in", "sub", "--out", "y.npy"}, "sub"},
+            {{"--in", "x.npy", "--out", "nodir/y.npy"}, "nodir/y.npy"},
+            {{"--in", "x.npy", "--out", "sub"}, "sub"},
+            // --out could be written, --mask-out not: neither appears.
+            {{"--in", "x.npy", "--out", "y.npy", "--mask-out",
+                     "nodir/m.npy"},
+                    "nodir/m.npy"},
+            {{"--in", "x.npy", "--out", "y.npy", "--mask-out", "sub"},
+                    "sub"},
+            {{"--backward", "--in", "x.npy", "--out", "y.npy", "--mask-in",
+                     "missing.npy"},
+                    "missing.npy"},
+    };
+    for (const bad_case_t &c : cases) {
+        args_t args = {"dropout", "--rate", "0.5"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        SCOPED_TRACE(c.named);
+        const result_t r = run(args);
+        expect_failure(r, 1, c.named);
+        EXPECT_EQ(files(), (std::vector<std::string> {"sub", "x.npy"}));
+        EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
+    }
+}
+
+} // namespace

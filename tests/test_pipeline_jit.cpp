@@ -1,0 +1,554 @@
+// The pipeline's JIT kernels against the reference, bit for bit, at every
+// JIT tier this process may use (sse41 .. get_max_cpu_isa()):
+//
+// - ApplyJit.*: the apply kernels (pipeline/apply.hpp) for alg mul/add, dt
+//   f32/bf16/f16 and 0..2 linear post-ops, n = 0..200 and large, NaN, Inf,
+//   -0 and denormal data and post-op values, separate and in-place dst;
+//   and which problems a tier declines.
+// - FusedJit.*: the fused dropout kernel (pipeline/fused.hpp) against the
+//   reference RNG kernel's mask applied by the reference apply kernel, for
+//   every algorithm and Bernoulli method the RNG JIT covers, every dt,
+//   with and without the mask output, unaligned mask offset0, data offsets
+//   and sizes that cut units, 1..3 threads, runtime p, the oneDNN keep rule
+//   and p = 0 and 1; and which problems it declines.
+// - RngJit.OnednnKeepEqualsReference: the RNG's JIT kernels with the
+//   internal oneDNN keep rule, which the public API cannot reach.
+//
+// Cases come from a std::mt19937_64 with a fixed seed; every failure prints
+// its case. In a build without JIT the apply tests skip and the others,
+// whose entry points do not exist there, are not built.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pipeline/apply.hpp"
+#include "pipeline/fused.hpp"
+#include "rng/rng_impl.hpp"
+#include "src/utils.hpp"
+
+using namespace rndnn;
+using namespace rndnn::impl;
+
+namespace {
+
+using prng_t = std::mt19937_64;
+
+// The tiers with JIT kernels that this process may use.
+std::vector<cpu_isa> available_tiers() {
+    std::vector<cpu_isa> t;
+    for (cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2})
+        if (isa <= get_max_cpu_isa()) t.push_back(isa);
+    return t;
+}
+
+#define SKIP_WITHOUT_JIT() \
+    do { \
+        if (available_tiers().empty()) \
+            GTEST_SKIP() << "no JIT tier: get_max_cpu_isa() = " \
+                         << isa2str(get_max_cpu_isa()); \
+    } while (0)
+
+int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+}
+
+// The index of the first differing byte, or -1.
+int64_t first_diff(
+        const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
+    const auto m = std::mismatch(a.begin(), a.end(), b.begin());
+    return m.first == a.end() ? -1 : m.first - a.begin();
+}
+
+template <typename T>
+T pick(prng_t &g, const std::vector<T> &v) {
+    return v[static_cast<size_t>(uniform_s64(g, 0, int64_t(v.size()) - 1))];
+}
+
+std::string hex(const void *p, size_t n) {
+    std::ostringstream os;
+    for (size_t i = 0; i < n; ++i)
+        os << std::hex << std::setw(2) << std::setfill('0')
+           << int(static_cast<const uint8_t *>(p)[i]);
+    return os.str();
+}
+
+const data_type all_dts[] = {data_type::f32, data_type::bf16, data_type::f16};
+
+// f32 bit patterns where the kernels' paths differ: zeros, infinities,
+// quiet and signaling NaNs with payloads, denormals, the largest values,
+// bf16 and f16 rounding ties and overflow, f16 denormals.
+const std::vector<uint32_t> special_f32 = {0x00000000u, 0x80000000u,
+        0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7fc12345u,
+        0x7f800001u, 0xff812345u, 0x7fbfffffu, 0x00000001u, 0x80000001u,
+        0x007fffffu, 0x807fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu,
+        0x3f808000u, 0x3f818000u, 0x3f808001u, 0xbf7f8000u, 0x7f7f8000u,
+        0x477fe000u, 0x477ff000u, 0x477fefffu, 0xc77ff000u, 0x33800000u,
+        0x33000000u, 0x33000001u, 0x387fc000u, 0x38800000u, 0xb3c00000u,
+        0x3f800000u, 0xbf800000u, 0x3f801000u, 0x3f803000u};
+
+// n values of type dt (4 or 2 bytes each): special values and random bit
+// patterns (which include NaNs and denormals) in random order.
+std::vector<uint8_t> make_data(prng_t &g, data_type dt, size_t n) {
+    const size_t es = dt == data_type::f32 ? 4 : 2;
+    std::vector<uint8_t> v(n * es);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t u = static_cast<uint32_t>(g());
+        if (g() % 4 == 0) u = pick(g, special_f32);
+        else if (g() % 3 == 0) // ordinary magnitudes
+            u = float_bits(std::uniform_real_distribution<float>(-8.f, 8.f)(g));
+        if (es == 4) {
+            std::memcpy(&v[i * 4], &u, 4);
+        } else {
+            // Halves of f32 patterns: bf16 specials, f16 anything.
+            const auto h = static_cast<uint16_t>(g() % 2 ? u >> 16 : u);
+            std::memcpy(&v[i * 2], &h, 2);
+        }
+    }
+    return v;
+}
+
+// Mask bits: random, with whole words of 0s and of 1s.
+std::vector<uint8_t> make_mask(prng_t &g, size_t n) {
+    std::vector<uint8_t> m((n + 7) / 8 + 4);
+    for (size_t i = 0; i < m.size(); ++i) {
+        const int kind = static_cast<int>((i / 4) % 4);
+        m[i] = kind == 0 ? 0x00 : kind == 1 ? 0xff : static_cast<uint8_t>(g());
+    }
+    return m;
+}
+
+// --- apply ------------------------------------------------------------------
+
+const std::vector<float> linear_values = {1.f, 2.f, -1.5f, 0.f, -0.f, 3.25f,
+        1e30f, -1e30f, 1e-30f, 0x1p-149f, -0x1p-126f, 65504.f, 0.1f,
+        std::numeric_limits<float>::infinity(),
+        -std::numeric_limits<float>::infinity()};
+
+struct apply_case_t {
+    apply_conf_t conf;
+    int64_t n = 0;
+    size_t lead = 0; // elements before src and dst in their buffers
+    bool in_place = false;
+    std::vector<float> linear;
+    std::string str() const {
+        std::ostringstream os;
+        os << "alg=" << (conf.alg == binary_alg::mul ? "mul" : "add")
+           << " dt=" << dt2str(conf.dt)
+           << " n=" << n << " lead=" << lead << " in_place=" << in_place
+           << " linear={" << std::hexfloat;
+        for (float v : linear)
+            os << v << " ";
+        os << "}";
+        return os.str();
+    }
+};
+
+// Runs c with kernel k on copies of src; returns the dst buffer with
+// `guard` bytes around the n elements (which must keep their values).
+std::vector<uint8_t> run_apply(const apply_kernel_t &k, const apply_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask) {
+    const size_t es = c.conf.dt == data_type::f32 ? 4 : 2;
+    std::vector<uint8_t> s(src.begin(), src.begin() + (c.lead + c.n) * es);
+    std::vector<uint8_t> d(s.size() + 64, 0xa5);
+    if (c.in_place) d = s, d.resize(s.size() + 64, 0xa5);
+    const void *sp = (c.in_place ? d.data() : s.data()) + c.lead * es;
+    k({sp, mask.data(), d.data() + c.lead * es, c.n, c.linear.data()});
+    return d;
+}
+
+void check_apply(const apply_impl_t &entry, const apply_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask,
+        const apply_kernel_t &jit, const apply_kernel_t &ref) {
+    const auto want = run_apply(ref, c, src, mask);
+    const auto got = run_apply(jit, c, src, mask);
+    const int64_t at = first_diff(want, got);
+    const size_t es = c.conf.dt == data_type::f32 ? 4 : 2;
+    if (at < 0) return;
+    const size_t e = static_cast<size_t>(at) / es;
+    ADD_FAILURE() << entry.name << ": " << c.str() << ": element "
+                  << int64_t(e) - int64_t(c.lead) << " differs: src "
+                  << hex(&src[e * es], es) << " ref " << hex(&want[e * es], es)
+                  << " jit " << hex(&got[e * es], es);
+}
+
+// The JIT entries of the apply list.
+std::vector<const apply_impl_t *> jit_apply_entries() {
+    std::vector<const apply_impl_t *> v;
+    for (const apply_impl_t &e : apply_impl_list())
+        if (std::string(e.name).rfind("jit:", 0) == 0) v.push_back(&e);
+    return v;
+}
+
+cpu_isa tier_of(const char *name) {
+    return str2isa(std::string(name).substr(4));
+}
+
+TEST(ApplyJit, EqualsReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(1);
+    constexpr int64_t large = 100003;
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        const cpu_isa isa = tier_of(entry->name);
+        for (binary_alg alg : {binary_alg::mul, binary_alg::add})
+            for (data_type dt : all_dts)
+                for (int n_linear = 0; n_linear <= 2; ++n_linear) {
+                    apply_conf_t conf;
+                    conf.alg = alg;
+                    conf.dt = dt;
+                    conf.n_linear = n_linear;
+                    std::string why;
+                    const bool expect = isa <= get_max_cpu_isa()
+                            && !(isa < cpu_isa::avx2
+                                    && (dt == data_type::f16 || n_linear > 0));
+                    ASSERT_EQ(entry->init(conf, why), expect)
+                            << entry->name << " dt=" << dt2str(dt)
+                            << " n_linear=" << n_linear << ": " << why;
+                    if (!expect) continue;
+                    const auto jit = entry->create(conf);
+                    const auto ref = create_ref_apply(conf);
+                    const auto src = make_data(g, dt, large + 3);
+                    const auto mask = make_mask(g, large);
+                    std::vector<int64_t> sizes;
+                    for (int64_t n = 0; n <= 200; ++n)
+                        sizes.push_back(n);
+                    sizes.push_back(4096 + 17);
+                    sizes.push_back(large);
+                    for (int64_t n : sizes) {
+                        apply_case_t c;
+                        c.conf = conf;
+                        c.n = n;
+                        c.lead = static_cast<size_t>(n % 3);
+                        c.in_place = n % 2 == 1;
+                        for (int k = 0; k < 2 * n_linear; ++k)
+                            c.linear.push_back(pick(g, linear_values));
+                        check_apply(*entry, c, src, mask, *jit, *ref);
+                        if (::testing::Test::HasFailure()) return;
+                    }
+                }
+    }
+}
+
+TEST(ApplyJit, Declines) {
+    SKIP_WITHOUT_JIT();
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        if (tier_of(entry->name) != cpu_isa::sse41) continue;
+        apply_conf_t conf;
+        std::string why;
+        conf.dt = data_type::f16;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("F16C"), std::string::npos) << why;
+        conf.dt = data_type::f32;
+        conf.n_linear = 1;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("FMA"), std::string::npos) << why;
+    }
+    // The cap: a tier above it declines, saying so.
+    apply_conf_t conf;
+    conf.max_isa = cpu_isa::none;
+    for (const apply_impl_t *entry : jit_apply_entries()) {
+        std::string why;
+        EXPECT_FALSE(entry->init(conf, why));
+        EXPECT_NE(why.find("capped"), std::string::npos) << why;
+    }
+    EXPECT_STREQ(pick_apply_impl(conf, "test").name, "ref:any");
+    conf.max_isa = cpu_isa::avx512;
+    EXPECT_EQ(pick_apply_impl(conf, "test").name,
+            std::string("jit:") + isa2str(available_tiers().back()));
+}
+
+#if RNDNN_ENABLE_JIT
+
+// --- the RNG's oneDNN keep rule ---------------------------------------------
+
+// The oneDNN keep rule is internal (dropout sets it), so test_jit.cpp,
+// which goes through the public API, cannot reach it: the RNG's JIT kernels
+// against its reference, for bit and u8 masks.
+TEST(RngJit, OnednnKeepEqualsReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(3);
+    for (data_type dt : {data_type::bit, data_type::u8})
+        for (double rate : {0.0, 1.0, 0.5, 0.1, 0.9, 1e-9, 1 - 1e-9}) {
+            const int64_t n = uniform_s64(g, 1, 5000);
+            const memory::desc md({n}, dt);
+            rng::desc d(rng_alg::philox4x32_10_onednn, md);
+            post_ops po;
+            po.append_bernoulli(rate);
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            rng_conf_t conf = make_rng_conf(d, attr);
+            conf.onednn_keep = true;
+            rng_run_t run;
+            run.seed = g();
+            run.stream = g();
+            run.offset = uniform_s64(g, 0, 1 << 20);
+            run.p = rate;
+            std::vector<uint8_t> want(md.get_size()), got(md.get_size());
+            run.dst = want.data();
+            create_ref_rng(conf)->execute(run);
+            for (cpu_isa isa : available_tiers()) {
+                std::string why;
+                ASSERT_TRUE(init_jit_rng(isa, conf, why)) << why;
+                run.dst = got.data();
+                create_jit_rng(isa, conf)->execute(run);
+                ASSERT_EQ(first_diff(want, got), -1)
+                        << isa2str(isa) << " dt=" << dt2str(dt)
+                        << " rate=" << rate << " n=" << n;
+            }
+        }
+}
+
+// --- fused ------------------------------------------------------------------
+
+struct fused_combo_t {
+    rng_alg alg;
+    bernoulli_method method;
+    int b; // bitsliced b
+    bool onednn_keep;
+    std::string str() const {
+        std::ostringstream os;
+        os << alg2str(alg) << " "
+           << (method == bernoulli_method::threshold32 ? "threshold32"
+                                                       : "bitsliced");
+        if (method == bernoulli_method::bitsliced) os << "(" << b << ")";
+        if (onednn_keep) os << " onednn_keep";
+        return os.str();
+    }
+};
+
+std::vector<fused_combo_t> fused_combos() {
+    std::vector<fused_combo_t> v;
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::mcg31m1}) {
+        v.push_back({alg, bernoulli_method::threshold32, 1, false});
+        if (alg == rng_alg::mcg31m1) continue;
+        for (int b : {1, 2, 5, 32})
+            v.push_back({alg, bernoulli_method::bitsliced, b, false});
+    }
+    v.push_back({rng_alg::philox4x32_10_onednn, bernoulli_method::threshold32,
+            1, true});
+    v.push_back({rng_alg::philox4x32_10, bernoulli_method::threshold32, 1,
+            true});
+    return v;
+}
+
+struct fused_case_t {
+    fused_combo_t combo;
+    data_type dt = data_type::f32;
+    bool write_mask = false;
+    int64_t n = 0;
+    int64_t offset = 0; // run.rng.offset
+    int64_t mask_off0 = 0;
+    bool runtime_p = false;
+    double p = 0.5;
+    float scale = 2.f;
+    uint64_t seed = 0, stream = 0;
+    int nthr = 1;
+    bool in_place = false;
+
+    std::string str() const {
+        std::ostringstream os;
+        os << combo.str() << " dt=" << dt2str(dt) << " write_mask="
+           << write_mask << " n=" << n << " offset=" << offset
+           << " mask offset0=" << mask_off0 << " p=" << std::setprecision(17)
+           << p << (runtime_p ? " (runtime)" : "") << " scale="
+           << std::hexfloat << scale << std::defaultfloat << " seed=" << seed
+           << " stream=" << stream << " nthr=" << nthr
+           << " in_place=" << in_place;
+        return os.str();
+    }
+
+    // The RNG problem of the mask, with its dst at mask offset0 `off0`.
+    rng_conf_t rng_conf(int64_t off0) const {
+        const memory::desc md({n}, data_type::bit, {1}, off0);
+        rng::desc d(combo.alg, md);
+        d.with_offset = true;
+        d.runtime_p = runtime_p;
+        post_ops po;
+        po.append_bernoulli(runtime_p ? 0.25 : p, combo.method, combo.b);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        rng_conf_t c = make_rng_conf(d, attr);
+        c.onednn_keep = combo.onednn_keep;
+        return c;
+    }
+
+    rng_run_t rng_run(void *mask) const {
+        rng_run_t r;
+        r.seed = seed;
+        r.stream = stream;
+        r.offset = offset;
+        r.p = p;
+        r.dst = mask;
+        r.nthr = nthr;
+        return r;
+    }
+};
+
+fused_case_t make_fused_case(prng_t &g, const fused_combo_t &combo,
+        data_type dt, int index) {
+    fused_case_t c;
+    c.combo = combo;
+    c.dt = dt;
+    c.write_mask = index % 2 == 0;
+    c.in_place = index % 3 == 1;
+    switch (index % 5) {
+        case 0: c.n = uniform_s64(g, 0, 70); break;
+        case 1: c.n = uniform_s64(g, 60, 200); break;
+        case 2: c.n = uniform_s64(g, 2000, 7000); break;
+        case 3: c.n = pick<int64_t>(g, {64, 128, 2048, 4096, 6144}); break;
+        default: c.n = uniform_s64(g, 33000, 70000);
+    }
+    if (index == 5) c.n = 0;
+    c.nthr = static_cast<int>(uniform_s64(g, 1, 3));
+    c.offset = pick<int64_t>(g, {0, 1, 3, 5, 31, 33, 63, 64, 65, 2047, 2048,
+            2049, 4095, (int64_t(1) << 40) + 3, uniform_s64(g, 0, 1 << 30)});
+    c.mask_off0 = c.write_mask
+            ? pick<int64_t>(g, {0, 1, 3, 7, 8, 9, 13, 64, 100})
+            : 0;
+    c.runtime_p = index % 4 == 3;
+    const bool bitsliced = combo.method == bernoulli_method::bitsliced;
+    switch (index % 7) {
+        case 0: c.p = 0.0; break;
+        case 1: c.p = 1.0; break;
+        case 2: c.p = 0.5; break;
+        case 3: c.p = bitsliced ? 0.75 : 0.9; break;
+        default:
+            c.p = std::uniform_real_distribution<double>(0.0, 1.0)(g);
+            if (c.runtime_p) c.p = static_cast<float>(c.p);
+    }
+    // The keep probability's scale, or a value that stresses the product.
+    c.scale = index % 6 == 5
+            ? pick(g, linear_values)
+            : static_cast<float>(1.0 / std::max(c.p, 0.01));
+    c.seed = g();
+    c.stream = index % 3 == 0 ? 0 : g();
+    return c;
+}
+
+// The reference: the mask from the reference RNG kernel, applied by the
+// reference apply kernel. Returns dst (with 64 guard bytes) and the mask
+// memory (with its offset0 and 8 guard bytes, from `mask_init`).
+void run_fused_ref(const fused_case_t &c, const std::vector<uint8_t> &src,
+        const std::vector<uint8_t> &mask_init, std::vector<uint8_t> &dst,
+        std::vector<uint8_t> &mask) {
+    const size_t es = c.dt == data_type::f32 ? 4 : 2;
+    // The dense mask the apply kernel reads.
+    std::vector<uint8_t> bits((c.n + 7) / 8 + 1);
+    create_ref_rng(c.rng_conf(0))->execute(c.rng_run(bits.data()));
+    apply_conf_t ac;
+    ac.dt = c.dt;
+    ac.n_linear = 1;
+    const float linear[2] = {c.scale, -0.f};
+    dst.assign(c.n * es + 64, 0x5a);
+    create_ref_apply(ac)->operator()(
+            {src.data(), bits.data(), dst.data(), c.n, linear});
+    mask = mask_init;
+    if (c.write_mask)
+        create_ref_rng(c.rng_conf(c.mask_off0))
+                ->execute(c.rng_run(mask.data()));
+}
+
+void run_fused_jit(const fused_kernel_t &k, const fused_case_t &c,
+        const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask_init,
+        std::vector<uint8_t> &dst, std::vector<uint8_t> &mask) {
+    const size_t es = c.dt == data_type::f32 ? 4 : 2;
+    dst.assign(c.n * es + 64, 0x5a);
+    if (c.in_place) std::copy(src.begin(), src.begin() + c.n * es, dst.begin());
+    mask = mask_init;
+    fused_run_t run;
+    run.rng = c.rng_run(c.write_mask ? mask.data() : nullptr);
+    run.src = c.in_place ? dst.data() : src.data();
+    run.dst = dst.data();
+    run.scale = c.scale;
+    k.execute(run);
+}
+
+TEST(FusedJit, EqualsReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(2);
+    constexpr int cases = 10;
+    for (const fused_combo_t &combo : fused_combos())
+        for (data_type dt : all_dts)
+            for (int i = 0; i < cases; ++i) {
+                const fused_case_t c = make_fused_case(g, combo, dt, i);
+                const auto src = make_data(g, dt, static_cast<size_t>(c.n));
+                std::vector<uint8_t> mask_init((c.mask_off0 + c.n + 7) / 8 + 8);
+                for (uint8_t &b : mask_init)
+                    b = static_cast<uint8_t>(g());
+                std::vector<uint8_t> want_dst, want_mask;
+                run_fused_ref(c, src, mask_init, want_dst, want_mask);
+                fused_conf_t fc;
+                fc.rng = c.rng_conf(c.mask_off0);
+                fc.dt = dt;
+                fc.write_mask = c.write_mask;
+                for (cpu_isa isa : available_tiers()) {
+                    std::string why;
+                    const bool expect
+                            = isa >= cpu_isa::avx2 || dt != data_type::f16;
+                    ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
+                            << isa2str(isa) << " " << c.str() << ": " << why;
+                    if (!expect) continue;
+                    std::vector<uint8_t> dst, mask;
+                    run_fused_jit(*create_jit_fused(isa, fc), c, src,
+                            mask_init, dst, mask);
+                    const int64_t d = first_diff(want_dst, dst);
+                    const int64_t m = first_diff(want_mask, mask);
+                    ASSERT_EQ(d, -1) << isa2str(isa) << " " << c.str()
+                                     << ": dst byte " << d << " differs";
+                    ASSERT_EQ(m, -1) << isa2str(isa) << " " << c.str()
+                                     << ": mask byte " << m << " differs";
+                }
+            }
+}
+
+TEST(FusedJit, Declines) {
+    SKIP_WITHOUT_JIT();
+    const auto conf = [](rng_alg alg, const post_ops &po, data_type mask_dt) {
+        const memory::desc md({100}, mask_dt);
+        rng::desc d(alg, md);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        fused_conf_t fc;
+        fc.rng = make_rng_conf(d, attr);
+        fc.write_mask = true;
+        return fc;
+    };
+    post_ops bern;
+    bern.append_bernoulli(0.5);
+    post_ops normal;
+    normal.append_normal(0.f, 1.f);
+    for (cpu_isa isa : available_tiers()) {
+        std::string why;
+        EXPECT_FALSE(init_jit_fused(
+                isa, conf(rng_alg::mt19937, bern, data_type::bit), why));
+        EXPECT_NE(why.find("mt19937"), std::string::npos) << why;
+        EXPECT_FALSE(init_jit_fused(
+                isa, conf(rng_alg::philox4x32_10, bern, data_type::u8), why));
+        EXPECT_NE(why.find("bit"), std::string::npos) << why;
+        EXPECT_FALSE(init_jit_fused(isa,
+                conf(rng_alg::philox4x32_10, normal, data_type::f32), why));
+        EXPECT_NE(why.find("bernoulli"), std::string::npos) << why;
+        fused_conf_t fc = conf(rng_alg::philox4x32_10, bern, data_type::bit);
+        fc.dt = data_type::f16;
+        EXPECT_EQ(init_jit_fused(isa, fc, why), isa >= cpu_isa::avx2) << why;
+        if (isa < cpu_isa::avx2) {
+            EXPECT_NE(why.find("F16C"), std::string::npos) << why;
+        }
+        fc.dt = data_type::f32;
+        fc.rng.max_isa = cpu_isa::none;
+        EXPECT_FALSE(init_jit_fused(isa, fc, why));
+        EXPECT_NE(why.find("capped"), std::string::npos) << why;
+    }
+}
+
+#endif
+
+} // namespace
