@@ -344,11 +344,30 @@ private:
         push(std::move(s));
     }
 
+    // Whether an element-wise node may write its result over its input
+    // (dropout, eltwise and softmax compute in place): src and dst are the
+    // graph's, of one layout, and nothing else reads src.
+    bool in_place(const graph_node_t &n, tensor_id src, tensor_id dst) const {
+        return (n.kind == node_kind_t::dropout
+                       || n.kind == node_kind_t::eltwise
+                       || n.kind == node_kind_t::softmax)
+                && !g_.is_caller(src) && !g_.is_caller(dst)
+                && g_.tensor(src).md == g_.tensor(dst).md;
+    }
+
     void forward(int i) {
         const graph_node_t &n = *cur_;
-        const ref_t y = g_.is_caller(n.dst)
-                ? caller_ref(where_t::caller, n.dst)
-                : buffer(g_.tensor(n.dst).md, "dst");
+        const tensor_id x0 = n.src[0];
+        ref_t y;
+        if (g_.is_caller(n.dst))
+            y = caller_ref(where_t::caller, n.dst);
+        else if (in_place(n, x0, n.dst) && g_.tensor(x0).readers.size() == 1
+                && !kept_.count(x0)) {
+            y = value_.at(x0);
+            c_.buffers[y.buffer].node = n.name;
+            c_.buffers[y.buffer].what = "dst (in place)";
+        } else
+            y = buffer(g_.tensor(n.dst).md, "dst");
         std::vector<ref_t> x;
         for (tensor_id s : n.src)
             x.push_back(value_.at(s));
@@ -511,6 +530,14 @@ private:
         const graph_node_t &n = *cur_;
         if (!has_backward(n)) return;
         const ref_t d = diff(n.dst);
+        // In place: the first contribution to src's gradient overwrites
+        // dst's, which nothing reads after this node.
+        grad_t &gx = grads_[n.src[0]];
+        if (in_place(n, n.src[0], n.dst) && d.where == where_t::arena
+                && !gx.has_acc) {
+            gx.acc = d;
+            gx.has_acc = true;
+        }
         const dims &full = g_.tensor(n.dst).md.get_dims();
         const auto get = [&](size_t k) { return value(n.src[k]); };
         switch (n.kind) {

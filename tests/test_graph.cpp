@@ -416,6 +416,36 @@ TEST(Graph, BranchingGraphSumsGradients) {
     EXPECT_NE(plan.find("reduce gradient"), std::string::npos) << plan;
 }
 
+// relu's backward overwrites its dst's gradient with t's in place; the
+// later contribution to t (from o2) still adds to it.
+TEST(Graph, InPlaceGradientsStillSum) {
+    const memory::desc md({4, 33}, data_type::f32);
+    enum : tensor_id { x, t, u, o1, o2 };
+    graph g;
+    g.add_input(x, md);
+    g.add_tensor(t, md);
+    g.add_tensor(u, md);
+    g.add_output(o1, md);
+    g.add_output(o2, md);
+    g.add_eltwise("double", eltwise_alg::linear, x, t, 2.f);
+    g.add_eltwise("o2", eltwise_alg::linear, t, o2, -3.f, 1.f);
+    g.add_eltwise("relu", eltwise_alg::relu, t, u);
+    g.add_eltwise("o1", eltwise_alg::linear, u, o1, 0.5f);
+    g.finalize();
+    compiled_graph c = compile(g, mask_mode::bit);
+    tensor_t tx(md), t1(md), t2(md), d1(md), d2(md), dx(md);
+    fill(tx, 1);
+    fill(d1, 2);
+    fill(d2, 3);
+    generator gen;
+    c.execute_forward({{x, tx.mem}, {o1, t1.mem}, {o2, t2.mem}}, gen);
+    c.execute_backward({{o1, d1.mem}, {o2, d2.mem}}, {{x, dx.mem}});
+    std::vector<double> want(tx.n());
+    for (dim_t i = 0; i < tx.n(); ++i)
+        want[i] = 2 * ((tx.at(i) > 0 ? 0.5 * d1.at(i) : 0) - 3.0 * d2.at(i));
+    expect_near(dx, want, 1e-6, "dx");
+}
+
 TEST(Graph, EltwiseAndBinaryBackward) {
     const memory::desc md({3, 50}, data_type::f32), row({1, 50}, data_type::f32);
     // gelu_tanh's constant sqrt(2 / pi) and erf's sqrt(2 pi).
@@ -550,6 +580,10 @@ TEST(Graph, MemoryReportPerMaskMode) {
         EXPECT_EQ(r.activation_bytes, e.activations) << r.str();
         EXPECT_EQ(r.caller_bytes, 3 * qkv) << r.str();
         EXPECT_GE(r.workspace_bytes, r.mask_bytes + r.activation_bytes);
+        // softmax writes over the scores, which nothing else reads.
+        EXPECT_NE(r.str().find("softmax         dst (in place)"),
+                std::string::npos)
+                << r.str();
     }
 }
 
