@@ -58,6 +58,23 @@ std::string tensor_str(tensor_id id, const memory::desc &md) {
     return cat("tensor ", id, " (", md.str(), ")");
 }
 
+dropout::desc dropout_desc(const dropout_params &params, prop_kind prop,
+        const memory::desc &src, const memory::desc &dst,
+        const memory::desc &mask) {
+    dropout::desc d;
+    d.prop = prop;
+    d.src = src;
+    d.dst = dst;
+    d.mask = mask;
+    d.noise_shape = params.noise_shape;
+    d.rate = params.rate;
+    d.alg = params.alg;
+    d.method = params.method;
+    d.bits = params.bits;
+    d.with_offset = true;
+    return d;
+}
+
 memory::desc transposed(const memory::desc &md) {
     dims d = md.get_dims(), s = md.get_strides();
     const size_t n = d.size();
@@ -165,17 +182,10 @@ private:
     void dropout() const {
         same_dims(0);
         // rndnn::dropout checks the rest and names the value.
-        rndnn::dropout::desc d;
-        d.src = md(0);
-        d.dst = dst();
-        d.noise_shape = n_.dropout.noise_shape;
-        d.rate = n_.dropout.rate;
-        d.alg = n_.dropout.alg;
-        d.method = n_.dropout.method;
-        d.bits = n_.dropout.bits;
-        d.with_offset = true;
         try {
-            rndnn::dropout::primitive_desc pd(d);
+            rndnn::dropout::primitive_desc pd(impl::dropout_desc(n_.dropout,
+                    prop_kind::forward_training, md(0), dst(),
+                    memory::desc()));
         } catch (const error &e) {
             if (e.status() != status::invalid_arguments) throw;
             bad(e.what());

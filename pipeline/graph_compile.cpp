@@ -73,6 +73,28 @@ make_pd_t binary_pd(dnnl::algorithm alg) {
     };
 }
 
+dnnl::eltwise_forward::primitive_desc eltwise_fwd_pd(dnnl::algorithm alg,
+        float alpha, float beta, const dnnl::memory::desc &md) {
+    return dnnl::eltwise_forward::primitive_desc(
+            dnnl::eltwise_forward::desc(
+                    dnnl::prop_kind::forward_training, alg, md, alpha, beta),
+            eng());
+}
+
+make_pd_t eltwise_fwd(dnnl::algorithm alg, float alpha, float beta) {
+    return [=](const std::vector<dnnl::memory::desc> &m) {
+        return eltwise_fwd_pd(alg, alpha, beta, m[0]);
+    };
+}
+
+dnnl::softmax_forward::primitive_desc softmax_fwd_pd(
+        int axis, const dnnl::memory::desc &md) {
+    return dnnl::softmax_forward::primitive_desc(
+            dnnl::softmax_forward::desc(
+                    dnnl::prop_kind::forward_training, md, axis),
+            eng());
+}
+
 dnnl::algorithm onednn_eltwise(eltwise_alg alg) {
     switch (alg) {
         case eltwise_alg::relu: return dnnl::algorithm::eltwise_relu;
@@ -124,11 +146,11 @@ private:
             const graph_node_t &n = g_.nodes[i];
             if (!has_backward(n)) continue;
             switch (n.kind) {
-                case node_kind_t::matmul:
                 case node_kind_t::binary:
-                    if (n.kind == node_kind_t::binary
-                            && n.binary == binary_alg::add)
-                        break;
+                    if (n.binary == binary_alg::add) break;
+                    // Mul's gradients read the other operand, as matmul's.
+                    [[fallthrough]];
+                case node_kind_t::matmul:
                     if (needs_grad(n.src[0])) kept_.insert(n.src[1]);
                     if (needs_grad(n.src[1])) kept_.insert(n.src[0]);
                     break;
@@ -145,11 +167,8 @@ private:
             const graph_node_t &n = g_.nodes[i];
             if (n.kind != node_kind_t::dropout) continue;
             reservation_[i] = static_cast<int>(c_.reservations.size());
-            const dims &noise = n.dropout.noise_shape.empty()
-                    ? g_.tensor(n.dst).md.get_dims()
-                    : n.dropout.noise_shape;
             dim_t count = 1;
-            for (dim_t d : noise)
+            for (dim_t d : noise_dims(n))
                 count *= d;
             c_.reservations.push_back(count);
             const tensor_id x = n.src[0], y = n.dst;
@@ -320,22 +339,18 @@ private:
 
     void emit_dropout(int node, const std::string &what, prop_kind prop,
             const ref_t &src, const ref_t &dst, const ref_t *mask) {
-        const dropout_params &a = g_.nodes[node].dropout;
-        dropout::desc d;
-        d.prop = prop;
-        d.src = src.md;
-        d.dst = dst.md;
-        d.noise_shape = a.noise_shape;
-        d.rate = a.rate;
-        d.alg = a.alg;
-        d.method = a.method;
-        d.bits = a.bits;
-        d.with_offset = true;
-        if (mask) d.mask = mask->md;
         const bool bwd = prop == prop_kind::backward;
         step_t s;
         s.what = what;
-        s.drop = dropout(dropout::primitive_desc(d));
+        try {
+            s.drop = dropout(dropout::primitive_desc(impl::dropout_desc(
+                    g_.nodes[node].dropout, prop, src.md, dst.md,
+                    mask ? mask->md : memory::desc())));
+        } catch (const error &e) {
+            fail(e.status(),
+                    cat(impl::node_str(g_.nodes[node]), " ", what, ": ",
+                            e.what()));
+        }
         s.impl = cat("rndnn:", s.drop.get_primitive_desc().impl_name());
         s.reservation = reservation_.at(node);
         s.args = {{bwd ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, src},
@@ -373,31 +388,23 @@ private:
             x.push_back(value_.at(s));
         value_[n.dst] = y;
         switch (n.kind) {
-            case node_kind_t::matmul:
+            case node_kind_t::matmul: {
+                const ref_t a = n.matmul.transpose_a ? transposed(x[0]) : x[0];
+                const ref_t b = n.matmul.transpose_b ? transposed(x[1]) : x[1];
                 emit("forward",
-                        {{DNNL_ARG_SRC, "a", n.matmul.transpose_a
-                                                ? transposed(x[0])
-                                                : x[0],
-                                 false},
-                                {DNNL_ARG_WEIGHTS, "b",
-                                        n.matmul.transpose_b
-                                                ? transposed(x[1])
-                                                : x[1],
-                                        false},
+                        {{DNNL_ARG_SRC, "a", a, false},
+                                {DNNL_ARG_WEIGHTS, "b", b, false},
                                 {DNNL_ARG_DST, "dst", y, true}},
                         matmul_pd(n.matmul.scale));
                 break;
+            }
             case node_kind_t::softmax: {
                 const int axis = n.axis;
                 emit("forward",
                         {{DNNL_ARG_SRC, "src", x[0], false},
                                 {DNNL_ARG_DST, "dst", y, true}},
                         [axis](const std::vector<dnnl::memory::desc> &m) {
-                            return dnnl::softmax_forward::primitive_desc(
-                                    dnnl::softmax_forward::desc(
-                                            dnnl::prop_kind::forward_training,
-                                            m[0], axis),
-                                    eng());
+                            return softmax_fwd_pd(axis, m[0]);
                         });
                 break;
             }
@@ -433,16 +440,6 @@ private:
                 break;
             }
         }
-    }
-
-    static make_pd_t eltwise_fwd(dnnl::algorithm alg, float alpha, float beta) {
-        return [=](const std::vector<dnnl::memory::desc> &m) {
-            return dnnl::eltwise_forward::primitive_desc(
-                    dnnl::eltwise_forward::desc(
-                            dnnl::prop_kind::forward_training, alg, m[0],
-                            alpha, beta),
-                    eng());
-        };
     }
 
     // Gradients. A tensor's gradient accumulates in acc: the caller's
@@ -586,15 +583,10 @@ private:
                                 {DNNL_ARG_DIFF_DST, "diff_dst", d, false},
                                 {DNNL_ARG_DIFF_SRC, "diff_src", t, true}},
                         [axis](const std::vector<dnnl::memory::desc> &m) {
-                            const dnnl::softmax_forward::primitive_desc hint(
-                                    dnnl::softmax_forward::desc(
-                                            dnnl::prop_kind::forward_training,
-                                            m[0], axis),
-                                    eng());
                             return dnnl::softmax_backward::primitive_desc(
                                     dnnl::softmax_backward::desc(
                                             m[1], m[0], axis),
-                                    eng(), hint);
+                                    eng(), softmax_fwd_pd(axis, m[0]));
                         });
                 contribute(n.src[0], t);
                 break;
@@ -615,16 +607,11 @@ private:
                                     {DNNL_ARG_DIFF_DST, "diff_dst", d, false},
                                     {DNNL_ARG_DIFF_SRC, "diff_src", t, true}},
                             [=](const std::vector<dnnl::memory::desc> &m) {
-                                const dnnl::eltwise_forward::primitive_desc
-                                        hint(dnnl::eltwise_forward::desc(
-                                                     dnnl::prop_kind::
-                                                             forward_training,
-                                                     alg, m[0], alpha, beta),
-                                                eng());
                                 return dnnl::eltwise_backward::primitive_desc(
                                         dnnl::eltwise_backward::desc(
                                                 alg, m[1], m[0], alpha, beta),
-                                        eng(), hint);
+                                        eng(),
+                                        eltwise_fwd_pd(alg, alpha, beta, m[0]));
                             });
                 }
                 contribute(n.src[0], t);

@@ -47,6 +47,12 @@ std::string node_str(const graph_node_t &n);
 // "tensor 3 (f32:2x3)"
 std::string tensor_str(tensor_id id, const memory::desc &md);
 
+// The rndnn dropout of a dropout node, with the node's range of the
+// generator's stream as its offset (an empty mask: none).
+dropout::desc dropout_desc(const dropout_params &params, prop_kind prop,
+        const memory::desc &src, const memory::desc &dst,
+        const memory::desc &mask);
+
 // The view of md with its last two dims (and their strides) swapped.
 memory::desc transposed(const memory::desc &md);
 

@@ -166,7 +166,8 @@ attn_ref_t attention_ref(const attn_t &a, const tensor_t &q,
             for (dim_t j = 0; j < S; ++j) {
                 double acc = 0;
                 for (dim_t t = 0; t < D; ++t)
-                    acc += double(dout->at(x0 + i * D + t)) * v.at(x0 + j * D + t);
+                    acc += double(dout->at(x0 + i * D + t))
+                            * v.at(x0 + j * D + t);
                 dp[i * S + j] = keep[m0 + i * S + j] ? acc * drop : 0;
             }
         for (dim_t j = 0; j < S; ++j)
@@ -392,7 +393,8 @@ TEST(Graph, BranchingGraphSumsGradients) {
     generator gen;
     c.execute_forward({{x, tx.mem}, {w, tw.mem}, {z, tz.mem}, {xx, txx.mem}},
             gen);
-    c.execute_backward({{z, dz.mem}, {xx, dxx.mem}}, {{x, dx.mem}, {w, dw.mem}});
+    c.execute_backward(
+            {{z, dz.mem}, {xx, dxx.mem}}, {{x, dx.mem}, {w, dw.mem}});
 
     std::vector<double> want_dx(tx.n()), want_dw(tw.n(), 0.0);
     for (dim_t b = 0; b < 2; ++b)
@@ -447,7 +449,8 @@ TEST(Graph, InPlaceGradientsStillSum) {
 }
 
 TEST(Graph, EltwiseAndBinaryBackward) {
-    const memory::desc md({3, 50}, data_type::f32), row({1, 50}, data_type::f32);
+    const memory::desc md({3, 50}, data_type::f32),
+            row({1, 50}, data_type::f32);
     // gelu_tanh's constant sqrt(2 / pi) and erf's sqrt(2 pi).
     static const double k = std::sqrt(2.0 / std::acos(-1.0)),
                         root2pi = std::sqrt(2.0 * std::acos(-1.0));
@@ -478,8 +481,8 @@ TEST(Graph, EltwiseAndBinaryBackward) {
                     }},
             {eltwise_alg::gelu_tanh, 0.f, 0.f,
                     [](double x, double, double) {
-                        return 0.5 * x
-                                * (1 + std::tanh(k * (x + 0.044715 * x * x * x)));
+                        const double u = k * (x + 0.044715 * x * x * x);
+                        return 0.5 * x * (1 + std::tanh(u));
                     },
                     [](double x, double, double) {
                         const double t
@@ -644,7 +647,8 @@ TEST(Graph, Bf16AttentionIsCloseToF32) {
     }
     for (int i = 0; i < 4; ++i)
         mems.emplace_back(md, bufs[i].data());
-    std::vector<std::vector<uint16_t>> outs(4, std::vector<uint16_t>(md.nelems()));
+    std::vector<std::vector<uint16_t>> outs(
+            4, std::vector<uint16_t>(md.nelems()));
     std::vector<memory> out_mems;
     for (auto &o : outs)
         out_mems.emplace_back(md, o.data());
@@ -734,13 +738,15 @@ TEST(Graph, BadGraphsFailAtFinalize) {
         g.add_input(5, m23);
         g.add_output(1, m23);
         g.add_eltwise("r", eltwise_alg::relu, 0, 1);
-        EXPECT_ERROR_NAMES(g.finalize(), "input tensor 5 (f32:2x3) is read by no node");
+        EXPECT_ERROR_NAMES(
+                g.finalize(), "input tensor 5 (f32:2x3) is read by no node");
         graph h;
         h.add_input(0, m23);
         h.add_output(1, m23);
         h.add_output(2, m23);
         h.add_eltwise("r", eltwise_alg::relu, 0, 1);
-        EXPECT_ERROR_NAMES(h.finalize(), "output tensor 2 (f32:2x3) is written by no node");
+        EXPECT_ERROR_NAMES(h.finalize(),
+                "output tensor 2 (f32:2x3) is written by no node");
     }
     {
         graph g; // types, axis, dropout attributes, broadcast
@@ -752,7 +758,8 @@ TEST(Graph, BadGraphsFailAtFinalize) {
         h.add_input(0, m23);
         h.add_output(1, m23);
         h.add_softmax("s", 0, 1, 2);
-        EXPECT_ERROR_NAMES(h.finalize(), "node 's' (softmax): axis 2 is outside [-2, 2)");
+        EXPECT_ERROR_NAMES(h.finalize(),
+                "node 's' (softmax): axis 2 is outside [-2, 2)");
         dropout_params dp;
         dp.rate = 1.5;
         graph i;
@@ -777,7 +784,8 @@ TEST(Graph, BadGraphsFailAtFinalize) {
     {
         graph g; // declarations and order of calls
         g.add_input(0, m23);
-        EXPECT_ERROR_NAMES(g.add_tensor(0, m23), "tensor 0 (f32:2x3) is already declared");
+        EXPECT_ERROR_NAMES(g.add_tensor(0, m23),
+                "tensor 0 (f32:2x3) is already declared");
         EXPECT_ERROR_NAMES(g.add_tensor(1, memory::desc({2}, data_type::s32)),
                 "tensor 1 has type s32");
         g.add_output(1, m23);
@@ -814,7 +822,8 @@ TEST(Graph, ExecuteChecksItsArguments) {
     EXPECT_EQ(gen.get_offset(), 10);
     EXPECT_ERROR_NAMES(c.execute_backward({{out_id, r.dout.mem}}, {}),
             "needs a forward");
-    EXPECT_ERROR_NAMES(compiled_graph().get_step_times(), "empty compiled graph");
+    EXPECT_ERROR_NAMES(
+            compiled_graph().get_step_times(), "empty compiled graph");
 }
 
 } // namespace

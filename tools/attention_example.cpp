@@ -186,7 +186,8 @@ int main(int argc, char **argv) {
             return rndnn_cli::exit_ok;
         const auto positive = [&](const char *name) {
             const std::string flag = std::string("--") + name;
-            const int x = rndnn_cli::parse_int(flag, vm[name].as<std::string>());
+            const int x
+                    = rndnn_cli::parse_int(flag, vm[name].as<std::string>());
             if (x < 1)
                 throw rndnn_cli::usage_error(
                         flag + " " + std::to_string(x) + " is < 1");
