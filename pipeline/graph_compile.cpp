@@ -133,7 +133,8 @@ private:
     // which dropout outputs backward recomputes, and the reservations.
     void analyze() {
         for (const auto &e : g_.tensors)
-            if (e.second.role == role_t::input && e.second.requires_grad)
+            if (e.second.role == role_t::input && e.second.requires_grad
+                    && c_.options.training)
                 grad_.insert(e.first);
         for (int i : g_.order) {
             const graph_node_t &n = g_.nodes[i];
@@ -167,7 +168,7 @@ private:
             const graph_node_t &n = g_.nodes[i];
             if (n.kind != node_kind_t::dropout) continue;
             reservation_[i] = static_cast<int>(c_.reservations.size());
-            dim_t count = 1;
+            dim_t count = c_.options.training ? 1 : 0;
             for (dim_t d : noise_dims(n))
                 count *= d;
             c_.reservations.push_back(count);
@@ -435,8 +436,10 @@ private:
                             true);
                     mask = &masks_[i];
                 }
-                emit_dropout(i, "forward", prop_kind::forward_training, x[0],
-                        y, mask);
+                emit_dropout(i, "forward",
+                        c_.options.training ? prop_kind::forward_training
+                                            : prop_kind::forward_inference,
+                        x[0], y, mask);
                 break;
             }
         }

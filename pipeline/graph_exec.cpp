@@ -149,6 +149,9 @@ void compiled_graph::execute_backward(
         const std::unordered_map<tensor_id, memory> &diff_src) {
     get(impl_);
     impl_t &c = *impl_;
+    if (!c.options.training)
+        fail(status::invalid_arguments,
+                "the plan is for inference: it has no backward");
     if (!c.forward_done)
         fail(status::invalid_arguments,
                 "backward needs a forward first (each backward consumes the "

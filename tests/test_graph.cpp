@@ -292,6 +292,31 @@ TEST(Graph, AttentionGradientsPassFiniteDifferences) {
     }
 }
 
+TEST(Graph, InferencePlanSkipsDropoutAndBackward) {
+    const attn_t a;
+    compile_options o;
+    o.training = false;
+    compiled_graph c = attention_graph(a).compile(o);
+    attn_run_t r(a);
+    generator gen(4, 8);
+    c.execute_forward({{q_id, r.q.mem}, {k_id, r.k.mem}, {v_id, r.v.mem},
+                              {out_id, r.out.mem}},
+            gen);
+    EXPECT_EQ(gen.get_offset(), 8);
+    attn_t keep_all = a;
+    keep_all.rate = 0;
+    const attn_ref_t want = attention_ref(keep_all, r.q, r.k, r.v,
+            std::vector<uint8_t>(a.b * a.h * a.s * a.s, 1), nullptr);
+    expect_near(r.out, want.out, 1e-5, "out");
+    const memory_report m = c.get_memory_report();
+    EXPECT_EQ(m.mask_bytes + m.activation_bytes + m.caller_bytes, 0u)
+            << m.str();
+    EXPECT_ERROR_NAMES(c.execute_backward({{out_id, r.dout.mem}},
+                               {{q_id, r.dq.mem}, {k_id, r.dk.mem},
+                                       {v_id, r.dv.mem}}),
+            "the plan is for inference");
+}
+
 TEST(Graph, StoredAndRecomputedMasksGiveIdenticalGradients) {
     attn_t a;
     a.s = 37; // masks of odd sizes: bits do not end on a byte

@@ -121,6 +121,10 @@ class compiled_graph;
 
 /// How compile() builds a graph's plan.
 struct compile_options {
+    /// false: an inference plan. Dropout is the identity, nothing is kept
+    /// for backward, forward reserves nothing from the generator, and
+    /// execute_backward() is an error.
+    bool training = true;
     mask_mode masks = mask_mode::bit;
     /// OpenMP threads of every primitive, >= 1; 0: OpenMP's default
     /// (omp_get_max_threads()). oneDNN sizes its work split when it creates
@@ -274,7 +278,7 @@ public:
     /// @throws error (invalid_arguments) naming the tensor if one is
     ///     missing, does not match, or is not one that the map takes; or if
     ///     no forward ran since the last backward (a backward consumes the
-    ///     forward's state).
+    ///     forward's state), or the plan is for inference.
     void execute_backward(const std::unordered_map<tensor_id, memory> &diff_dst,
             const std::unordered_map<tensor_id, memory> &diff_src);
 
