@@ -21,7 +21,6 @@ namespace {
 using rndnn::dim_t;
 using rndnn::tensor_id;
 
-// [graph]
 enum : tensor_id { q, k, v, scores, probs, dropped, out };
 
 // out = dropout(softmax(q x k^T / sqrt(head_dim))) x v, for q, k and v of
@@ -52,7 +51,6 @@ rndnn::graph attention(const rndnn::dims &qkv_dims, double rate,
     g.finalize(); // throws here, naming the node, if anything is wrong
     return g;
 }
-// [graph]
 
 // A tensor of normal values from rndnn's RNG (stream id @p id).
 rndnn::memory normal(const rndnn::memory::desc &md, std::int64_t seed,
@@ -92,21 +90,17 @@ void run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
                                  : "")
               << "\n";
     rndnn::compiled_graph c = g.compile(options);
-    // [train]
     rndnn::memory mq = normal(qkv, seed, 1), mk = normal(qkv, seed, 2),
                   mv = normal(qkv, seed, 3), dout = normal(qkv, seed, 4);
     rndnn::memory mo(qkv), dq(qkv), dk(qkv), dv(qkv);
     rndnn::generator gen(seed);
-    // [train]
 
     std::map<std::string, node_times_t> nodes;
     std::vector<std::string> order;
     for (int step = -1; step < steps; ++step) { // step -1 warms up
-        // [train]
         c.execute_forward(
                 {{q, mq}, {k, mk}, {v, mv}, {out, mo}}, gen); // new masks
         c.execute_backward({{out, dout}}, {{q, dq}, {k, dk}, {v, dv}});
-        // [train]
         if (step < 0) continue;
         std::map<std::string, double> fwd, bwd;
         for (const rndnn::step_time &s : c.get_step_times()) {
