@@ -213,14 +213,21 @@ struct attn_run_t {
     }
     memory::desc md() const { return memory::desc(a.qkv(), a.dt); }
 
-    void step(compiled_graph &c, generator &gen) {
-        c.execute_forward({{q_id, q.mem}, {k_id, k.mem}, {v_id, v.mem},
-                                  {out_id, out.mem}},
-                gen);
-        std::unordered_map<tensor_id, memory> diff_src
+    std::unordered_map<tensor_id, memory> tensors() const {
+        return {{q_id, q.mem}, {k_id, k.mem}, {v_id, v.mem},
+                {out_id, out.mem}};
+    }
+    // The gradients of q, k, and of v if @p v_grad.
+    std::unordered_map<tensor_id, memory> diff_src(bool v_grad) const {
+        std::unordered_map<tensor_id, memory> m
                 = {{q_id, dq.mem}, {k_id, dk.mem}};
-        if (a.v_grad) diff_src[v_id] = dv.mem;
-        c.execute_backward({{out_id, dout.mem}}, diff_src);
+        if (v_grad) m[v_id] = dv.mem;
+        return m;
+    }
+
+    void step(compiled_graph &c, generator &gen) {
+        c.execute_forward(tensors(), gen);
+        c.execute_backward({{out_id, dout.mem}}, diff_src(a.v_grad));
     }
 };
 
@@ -299,9 +306,7 @@ TEST(Graph, InferencePlanSkipsDropoutAndBackward) {
     compiled_graph c = attention_graph(a).compile(o);
     attn_run_t r(a);
     generator gen(4, 8);
-    c.execute_forward({{q_id, r.q.mem}, {k_id, r.k.mem}, {v_id, r.v.mem},
-                              {out_id, r.out.mem}},
-            gen);
+    c.execute_forward(r.tensors(), gen);
     EXPECT_EQ(gen.get_offset(), 8);
     attn_t keep_all = a;
     keep_all.rate = 0;
@@ -311,9 +316,8 @@ TEST(Graph, InferencePlanSkipsDropoutAndBackward) {
     const memory_report m = c.get_memory_report();
     EXPECT_EQ(m.mask_bytes + m.activation_bytes + m.caller_bytes, 0u)
             << m.str();
-    EXPECT_ERROR_NAMES(c.execute_backward({{out_id, r.dout.mem}},
-                               {{q_id, r.dq.mem}, {k_id, r.dk.mem},
-                                       {v_id, r.dv.mem}}),
+    EXPECT_ERROR_NAMES(
+            c.execute_backward({{out_id, r.dout.mem}}, r.diff_src(true)),
             "the plan is for inference");
 }
 
@@ -633,15 +637,12 @@ TEST(Graph, InputsWithoutGradientsAreSkipped) {
     attn_run_t r2(all);
     r2.step(c2, gen);
     expect_same(r.dq, r2.dq, "dq");
-    EXPECT_ERROR_NAMES(c.execute_backward({{out_id, r.dout.mem}},
-                               {{q_id, r.dq.mem}, {k_id, r.dk.mem}}),
+    EXPECT_ERROR_NAMES(
+            c.execute_backward({{out_id, r.dout.mem}}, r.diff_src(false)),
             "needs a forward");
-    c.execute_forward({{q_id, r.q.mem}, {k_id, r.k.mem}, {v_id, r.v.mem},
-                              {out_id, r.out.mem}},
-            gen);
-    EXPECT_ERROR_NAMES(c.execute_backward({{out_id, r.dout.mem}},
-                               {{q_id, r.dq.mem}, {k_id, r.dk.mem},
-                                       {v_id, r.dv.mem}}),
+    c.execute_forward(r.tensors(), gen);
+    EXPECT_ERROR_NAMES(
+            c.execute_backward({{out_id, r.dout.mem}}, r.diff_src(true)),
             "tensor 2 is not an input of the graph that requires a gradient");
 }
 
