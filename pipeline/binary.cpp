@@ -140,23 +140,19 @@ binary::primitive_desc::primitive_desc(
 }
 
 const char *binary::primitive_desc::impl_name() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->name.c_str();
+    return impl::checked(impl_).name.c_str();
 }
 
 const binary::desc &binary::primitive_desc::get_desc() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->desc;
+    return impl::checked(impl_).desc;
 }
 
 const primitive_attr &binary::primitive_desc::get_attr() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->attr;
+    return impl::checked(impl_).attr;
 }
 
 std::string binary::primitive_desc::info() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->info;
+    return impl::checked(impl_).info;
 }
 
 struct binary::impl_t {

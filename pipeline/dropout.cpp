@@ -233,16 +233,17 @@ bool fused_jit_ok(pd_impl_t &p, std::string &why) {
         why = "src or dst is not dense";
         return false;
     }
-    if (p.has_mask
-            && (d.mask.get_data_type() != data_type::bit
-                    || !d.mask.is_dense())) {
-        why = "the mask is not a dense bit tensor";
+    if (p.has_mask && !d.mask.is_dense()) {
+        why = "the mask is not dense";
         return false;
     }
+    const bool bit_mask
+            = p.has_mask && d.mask.get_data_type() == data_type::bit;
     p.fused.rng = p.noise_rng;
-    p.fused.rng.dst = p.has_mask ? d.mask : dense_bits(p.noise);
+    p.fused.rng.dst = bit_mask ? d.mask : dense_bits(p.noise);
     p.fused.dt = d.src.get_data_type();
     p.fused.write_mask = p.has_mask;
+    p.fused.mask = d.mask;
 #if RNDNN_ENABLE_JIT
     for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::sse41}) {
         std::string w;
@@ -368,33 +369,28 @@ dropout::primitive_desc::primitive_desc(
 }
 
 const char *dropout::primitive_desc::impl_name() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->name.c_str();
+    return impl::checked(impl_).name.c_str();
 }
 
 dropout_plan dropout::primitive_desc::plan() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->plan;
+    return impl::checked(impl_).plan;
 }
 
 const dropout::desc &dropout::primitive_desc::get_desc() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->desc;
+    return impl::checked(impl_).desc;
 }
 
 const primitive_attr &dropout::primitive_desc::get_attr() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->attr;
+    return impl::checked(impl_).attr;
 }
 
 std::string dropout::primitive_desc::info() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->info;
+    return impl::checked(impl_).info;
 }
 
 std::size_t dropout::primitive_desc::mask_bytes() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->has_mask ? impl_->desc.mask.get_size() : 0;
+    const impl_t &p = impl::checked(impl_);
+    return p.has_mask ? p.desc.mask.get_size() : 0;
 }
 
 struct dropout::impl_t {

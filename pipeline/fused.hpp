@@ -16,11 +16,14 @@ namespace impl {
 
 struct fused_conf_t {
     // The mask's RNG problem: a bernoulli post-op, dst a bit tensor with the
-    // data's element count: the user's mask desc when write_mask (dense,
-    // any offset0), else a dense bit tensor the kernel never writes.
+    // data's element count: the mask memory's desc when it is a bit tensor
+    // (dense, any offset0), else a dense bit tensor the kernel never writes.
     rng_conf_t rng;
     data_type dt = data_type::f32; // src and dst, dense, same dims
     bool write_mask = false;
+    // When write_mask: the mask memory, rng.dst itself or a dense u8 tensor
+    // (0/1 bytes, any offset0) with the data's element count.
+    memory::desc mask;
 };
 
 struct fused_run_t {

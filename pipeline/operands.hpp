@@ -59,10 +59,16 @@ public:
             uint8_t *flags) const;
 
 private:
+    // A bit mask's bits for [i0, i0 + n), a row of the innermost dim at a
+    // time.
+    void read_broadcast_bits(
+            const void *base, dim_t i0, dim_t n, uint8_t *packed) const;
+
     layout_t layout_; // with the data's dims, stride 0 where broadcast
     data_type dt_;
     dim_t offset0_;
     bool dense_bit_, broadcast_;
+    dim_t inner_dim_, inner_stride_; // the innermost dim; its mask stride
 };
 
 } // namespace impl

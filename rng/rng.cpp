@@ -274,23 +274,19 @@ rng::primitive_desc::primitive_desc(
 }
 
 const char *rng::primitive_desc::impl_name() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->chosen->name;
+    return impl::checked(impl_).chosen->name;
 }
 
 const rng::desc &rng::primitive_desc::get_desc() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->desc;
+    return impl::checked(impl_).desc;
 }
 
 const primitive_attr &rng::primitive_desc::get_attr() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->attr;
+    return impl::checked(impl_).attr;
 }
 
 std::string rng::primitive_desc::info() const {
-    if (!impl_) fail(status::invalid_arguments, "empty primitive descriptor");
-    return impl_->info;
+    return impl::checked(impl_).info;
 }
 
 // --- primitive ------------------------------------------------------------

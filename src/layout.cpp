@@ -64,16 +64,6 @@ void layout_t::load(const void *base, dim_t i0, dim_t n, void *vals) const {
     });
 }
 
-void layout_t::load_bits(
-        const void *base, dim_t i0, dim_t n, uint8_t *packed) const {
-    const auto *src = static_cast<const uint8_t *>(base);
-    std::memset(packed, 0, static_cast<std::size_t>((n + 7) / 8));
-    for_range(i0, n, [&](dim_t k, dim_t pos) {
-        const unsigned bit = (src[pos >> 3] >> (pos & 7)) & 1u;
-        packed[k >> 3] = static_cast<uint8_t>(packed[k >> 3] | bit << (k & 7));
-    });
-}
-
 namespace {
 // Sets bit `pos` of dst to v without disturbing its neighbours.
 inline void put_bit_atomic(uint8_t *dst, dim_t pos, uint8_t v) {

@@ -53,9 +53,6 @@ public:
     // Loads the n elements at logical [i0, i0 + n) to vals (esize bytes
     // each; not for bit).
     void load(const void *base, dim_t i0, dim_t n, void *vals) const;
-    // Loads the n bits at logical [i0, i0 + n) to packed, element k to bit
-    // (k % 8) of packed[k / 8]; the bits past n in the last byte are 0.
-    void load_bits(const void *base, dim_t i0, dim_t n, uint8_t *packed) const;
     // Stores n elements of esize bytes from vals at logical [i0, i0 + n).
     void store(void *base, dim_t i0, dim_t n, const void *vals) const;
     // Stores n 0/1 bytes from vals as bits at logical [i0, i0 + n). Bytes

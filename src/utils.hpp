@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -26,6 +27,15 @@ std::string cat(const Ts &...xs) {
 // Throws rndnn::error; the message must name the bad value.
 [[noreturn]] inline void fail(status s, const std::string &message) {
     throw error(s, message);
+}
+
+// The implementation behind a public handle; throws `what` if the handle
+// was default-constructed.
+template <typename T>
+T &checked(const std::shared_ptr<T> &p,
+        const char *what = "empty primitive descriptor") {
+    if (!p) fail(status::invalid_arguments, what);
+    return *p;
 }
 
 // "2x3x4" for a list of dims.

@@ -343,6 +343,7 @@ struct fused_case_t {
     fused_combo_t combo;
     data_type dt = data_type::f32;
     bool write_mask = false;
+    bool mask_u8 = false; // the mask memory is u8 (else bit)
     int64_t n = 0;
     int64_t offset = 0; // run.rng.offset
     int64_t mask_off0 = 0;
@@ -356,7 +357,7 @@ struct fused_case_t {
     std::string str() const {
         std::ostringstream os;
         os << combo.str() << " dt=" << dt2str(dt) << " write_mask="
-           << write_mask << " n=" << n << " offset=" << offset
+           << write_mask << (mask_u8 ? " (u8)" : "") << " n=" << n << " offset=" << offset
            << " mask offset0=" << mask_off0 << " p=" << std::setprecision(17)
            << p << (runtime_p ? " (runtime)" : "") << " scale="
            << std::hexfloat << scale << std::defaultfloat << " seed=" << seed
@@ -366,8 +367,8 @@ struct fused_case_t {
     }
 
     // The RNG problem of the mask, with its dst at mask offset0 `off0`.
-    rng_conf_t rng_conf(int64_t off0) const {
-        const memory::desc md({n}, data_type::bit, {1}, off0);
+    rng_conf_t rng_conf(int64_t off0, data_type mdt = data_type::bit) const {
+        const memory::desc md({n}, mdt, {1}, off0);
         rng::desc d(combo.alg, md);
         d.with_offset = true;
         d.runtime_p = runtime_p;
@@ -398,6 +399,7 @@ fused_case_t make_fused_case(prng_t &g, const fused_combo_t &combo,
     c.combo = combo;
     c.dt = dt;
     c.write_mask = index % 2 == 0;
+    c.mask_u8 = index % 4 == 2;
     c.in_place = index % 3 == 1;
     switch (index % 5) {
         case 0: c.n = uniform_s64(g, 0, 70); break;
@@ -452,7 +454,8 @@ void run_fused_ref(const fused_case_t &c, const std::vector<uint8_t> &src,
             {src.data(), bits.data(), dst.data(), c.n, linear});
     mask = mask_init;
     if (c.write_mask)
-        create_ref_rng(c.rng_conf(c.mask_off0))
+        create_ref_rng(c.rng_conf(c.mask_off0,
+                               c.mask_u8 ? data_type::u8 : data_type::bit))
                 ->execute(c.rng_run(mask.data()));
 }
 
@@ -480,15 +483,18 @@ TEST(FusedJit, EqualsReference) {
             for (int i = 0; i < cases; ++i) {
                 const fused_case_t c = make_fused_case(g, combo, dt, i);
                 const auto src = make_data(g, dt, static_cast<size_t>(c.n));
-                std::vector<uint8_t> mask_init((c.mask_off0 + c.n + 7) / 8 + 8);
+                std::vector<uint8_t> mask_init(
+                        (c.mask_u8 ? c.mask_off0 + c.n : (c.mask_off0 + c.n + 7) / 8) + 8);
                 for (uint8_t &b : mask_init)
                     b = static_cast<uint8_t>(g());
                 std::vector<uint8_t> want_dst, want_mask;
                 run_fused_ref(c, src, mask_init, want_dst, want_mask);
                 fused_conf_t fc;
-                fc.rng = c.rng_conf(c.mask_off0);
+                fc.rng = c.rng_conf(c.mask_u8 ? 0 : c.mask_off0);
                 fc.dt = dt;
                 fc.write_mask = c.write_mask;
+                fc.mask = c.mask_u8 ? c.rng_conf(c.mask_off0, data_type::u8).dst
+                                    : fc.rng.dst;
                 for (cpu_isa isa : available_tiers()) {
                     std::string why;
                     const bool expect
@@ -519,6 +525,7 @@ TEST(FusedJit, Declines) {
         fused_conf_t fc;
         fc.rng = make_rng_conf(d, attr);
         fc.write_mask = true;
+        fc.mask = md;
         return fc;
     };
     post_ops bern;
@@ -543,6 +550,10 @@ TEST(FusedJit, Declines) {
             EXPECT_NE(why.find("F16C"), std::string::npos) << why;
         }
         fc.dt = data_type::f32;
+        fc.mask = memory::desc({100}, data_type::f32);
+        EXPECT_FALSE(init_jit_fused(isa, fc, why));
+        EXPECT_NE(why.find("f32:100"), std::string::npos) << why;
+        fc.mask = fc.rng.dst;
         fc.rng.max_isa = cpu_isa::none;
         EXPECT_FALSE(init_jit_fused(isa, fc, why));
         EXPECT_NE(why.find("capped"), std::string::npos) << why;

@@ -108,9 +108,13 @@ const char *prop_kind2str(prop_kind prop);
 /// How a dropout primitive is executed. Both plans give identical bits.
 enum class dropout_plan {
     any, ///< fused where it applies, else chain
-    /// One JIT pass: reads src once, writes dst and the mask. Needs a JIT
-    /// kernel for the algorithm and method, dense src and dst, and a mask
-    /// (if any) of type bit with the data's shape.
+    /// One pass over the data: reads src once, writes dst and the mask.
+    /// Where the mask is generated per element (forward training, backward
+    /// without a stored mask), one JIT kernel generates and applies it; it
+    /// needs a JIT kernel for the algorithm and method, dense src and dst,
+    /// no broadcast, and a dense mask (if any). Where the mask is read
+    /// (backward with a stored mask, or a noise shape: the small noise mask
+    /// is generated whole first), the apply kernel with the scale folded in.
     fused,
     /// RNG -> binary mul -> oneDNN eltwise linear, in cache-sized blocks:
     /// takes every valid problem.

@@ -116,6 +116,9 @@ public:
         : gen_(isa, conf)
         , drv_(gen_)
         , write_mask_(conf.write_mask)
+        , mask_u8_(conf.write_mask
+                  && conf.mask.get_data_type() == data_type::u8)
+        , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
         , esize_(dt_bits(conf.dt) / 8) {}
 
     void execute(const fused_run_t &run) const override {
@@ -150,7 +153,8 @@ private:
         jit_fused_call_t call;
         call.rng.consts = &consts.rng;
         drv_.begin_range(rr, u0, state, call.rng);
-        const bool mask_direct = write_mask_ && drv_.direct_ok(rr);
+        const bool mask_direct
+                = write_mask_ && !mask_u8_ && drv_.direct_ok(rr);
         for (uint64_t u = u0; u < u1;) {
             const uint64_t gs = std::max(g0, u * ue);
             call.rng.first = drv_.first_of_unit(u);
@@ -164,7 +168,7 @@ private:
                 call.dst = dst + at(gs);
                 gen_(call.rng);
                 if (write_mask_ && !mask_direct)
-                    drv_.store(rr, gs, gs + k * ue, mask, gs, flags);
+                    store_mask(rr, gs, gs + k * ue, mask, gs, flags);
                 u += k;
                 continue;
             }
@@ -177,16 +181,51 @@ private:
             call.dst = data;
             gen_(call.rng);
             std::memcpy(dst + at(gs), part, (ge - gs) * esize_);
-            if (write_mask_) drv_.store(rr, gs, ge, mask, u * ue, flags);
+            if (write_mask_) store_mask(rr, gs, ge, mask, u * ue, flags);
             ++u;
         }
+    }
+
+    // Stores the mask of elements [gs, ge) from the bits in scratch (whose
+    // first bit is element scratch_g): as bits through the RNG driver, or
+    // as 0/1 bytes to a u8 mask.
+    void store_mask(const rng_run_t &rr, uint64_t gs, uint64_t ge,
+            const unsigned char *scratch, uint64_t scratch_g,
+            uint8_t *flags) const {
+        if (!mask_u8_) {
+            drv_.store(rr, gs, ge, scratch, scratch_g, flags);
+            return;
+        }
+        // The u8 mask is dense: its bytes are written in place, eight at a
+        // time from each whole byte of bits.
+        auto *out = static_cast<uint8_t *>(rr.dst) + u8_offset0_
+                + (gs - rr.offset);
+        const uint64_t cnt = ge - gs;
+        uint64_t b = gs - scratch_g, k = 0;
+        for (; k < cnt && b % 8; ++k, ++b)
+            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+        for (; k + 8 <= cnt; k += 8, b += 8) {
+            const uint64_t bytes = expand_bits(scratch[b / 8]);
+            std::memcpy(out + k, &bytes, 8);
+        }
+        for (; k < cnt; ++k, ++b)
+            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+    }
+
+    // The eight 0/1 bytes of the bits of v, bit j in byte j.
+    static uint64_t expand_bits(uint8_t v) {
+        // v in every byte, byte j keeping only bit j; adding 0x7f to a byte
+        // (never carrying out of it) sets its top bit iff that bit was set.
+        const uint64_t picked = (v * 0x0101010101010101ull) & 0x8040201008040201ull;
+        return ((picked + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
     }
 
     // Elements of the largest unit (bitsliced).
     static constexpr int max_unit_elems = jit_unit_groups * 32;
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
-    bool write_mask_;
+    bool write_mask_, mask_u8_;
+    uint64_t u8_offset0_; // the u8 mask's first element, when mask_u8_
     uint64_t esize_;
 };
 
@@ -197,6 +236,14 @@ bool init_jit_fused(cpu_isa isa, const fused_conf_t &conf, std::string &why) {
     if (conf.rng.dist != dist_t::bernoulli
             || conf.rng.dst.get_data_type() != data_type::bit) {
         why = "the mask is not a bernoulli bit tensor";
+        return false;
+    }
+    if (conf.write_mask && conf.mask != conf.rng.dst
+            && !(conf.mask.get_data_type() == data_type::u8
+                    && conf.mask.is_dense()
+                    && conf.mask.nelems() == conf.rng.nelems)) {
+        why = cat("the mask ", conf.mask.str(),
+                " is neither the bit mask nor a dense u8 tensor");
         return false;
     }
     return jit_apply_emitter_t::supported(isa, ops_of(conf), why);
