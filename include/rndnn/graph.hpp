@@ -97,8 +97,8 @@ enum class mask_mode {
 /// @returns "bit", "u8" or "recompute".
 const char *mask_mode2str(mask_mode mode);
 
-/// A matmul node: dst = scale * op(a) x op(b), op transposing the last two dims
-/// when asked. a is [batch..., M, K] after op, b [batch..., K, N], dst
+/// A matmul node: dst = scale * op(a) x op(b), op transposing the last two
+/// dims when asked. a is [batch..., M, K] after op, b [batch..., K, N], dst
 /// [batch..., M, N]; a and b have dst's number of dims (>= 2), and each
 /// batch dim of a and b equals dst's or is 1 (broadcast).
 struct matmul_params {
@@ -106,8 +106,8 @@ struct matmul_params {
     bool transpose_b = false;
     float scale = 1.f; ///< finite
 };
-/// A dropout node: as rndnn::dropout (docs/dropout.md) with the node's range
-/// of the generator's stream as its offset.
+/// A dropout node: as rndnn::dropout (docs/dropout.md) with the node's
+/// range of the generator's stream as its offset.
 struct dropout_params {
     double rate = 0.5; ///< in [0, 1]
     /// Each dim equals the data's or is 1; empty: the data's dims.
@@ -230,7 +230,8 @@ struct step_time {
 struct memory_report {
     struct entry {
         std::string node; ///< the node whose output or mask it is
-        std::string what; ///< "mask", "dst", "input t0", "output t5"
+        /// "mask", "dst", "dst (in place)", "input 2", "output 5"
+        std::string what;
         memory::desc md;
         std::size_t bytes = 0;
         /// The caller's memory (an input or output that backward reads),
