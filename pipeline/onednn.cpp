@@ -37,6 +37,25 @@ dnnl::memory::desc to_onednn(const memory::desc &md) {
     return dnnl::memory::desc(d, to_onednn(md.get_data_type()), s);
 }
 
+memory::desc from_onednn(const dnnl::memory::desc &md) {
+    const dnnl_memory_desc_t &c = md.data;
+    const data_type types[]
+            = {data_type::f32, data_type::bf16, data_type::f16, data_type::s8,
+                    data_type::u8, data_type::s32};
+    for (data_type dt : types) {
+        if (to_onednn(dt) != md.data_type()) continue;
+        if (c.format_kind != dnnl_blocked
+                || c.format_desc.blocking.inner_nblks != 0 || c.offset0 != 0)
+            break;
+        const dims s(c.format_desc.blocking.strides,
+                c.format_desc.blocking.strides + c.ndims);
+        return memory::desc(md.dims(), dt, s);
+    }
+    fail(status::unimplemented,
+            "a oneDNN memory descriptor that is not plain has no rndnn "
+            "descriptor");
+}
+
 void *onednn_handle(const memory &m) {
     const memory::desc &md = m.get_desc();
     return static_cast<unsigned char *>(m.get_data_handle())

@@ -21,6 +21,9 @@ dnnl::memory::data_type to_onednn(data_type dt);
 // dims, strides and type of md (offset0 goes into the handle instead:
 // onednn_handle()).
 dnnl::memory::desc to_onednn(const memory::desc &md);
+// The rndnn desc of a plain oneDNN desc (no blocking; offset0 0), as
+// to_onednn() writes them; throws error (unimplemented) for another.
+memory::desc from_onednn(const dnnl::memory::desc &md);
 // The address of md's first element in m.
 void *onednn_handle(const memory &m);
 

@@ -4,6 +4,7 @@
 #define RNDNN_RNDNN_HPP
 
 #include "rndnn/common.hpp"
+#include "rndnn/graph.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"
 #include "rndnn/pipeline.hpp"

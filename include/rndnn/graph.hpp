@@ -1,0 +1,303 @@
+/// @file
+/// Graphs that train: matmul, softmax, dropout, eltwise, binary and reorder
+/// nodes over logical tensors, compiled once into oneDNN primitives and
+/// rndnn dropout primitives, then run forward and backward many times; and
+/// the generator that hands each dropout node its own range of the random
+/// stream. Semantics and the attention example: docs/graph.md.
+#ifndef RNDNN_GRAPH_HPP
+#define RNDNN_GRAPH_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "rndnn/common.hpp"
+#include "rndnn/memory.hpp"
+#include "rndnn/pipeline.hpp"
+#include "rndnn/rng.hpp"
+
+namespace rndnn {
+
+/// Seeds and offsets for random nodes: one seed and an offset that only
+/// grows.
+///
+/// A random node reserves the elements [offset, offset + count) of the
+/// stream (seed, stream id 0) and the offset moves past them, so no two
+/// reservations overlap: two executions draw different masks, and a
+/// generator restored from a saved state draws the same ones again.
+class generator {
+public:
+    /// Bytes of a saved state: the seed, then the offset, each an s64 in
+    /// little-endian byte order.
+    static constexpr std::size_t state_size = 16;
+    using state = std::array<std::uint8_t, state_size>;
+
+    /// @param seed any s64.
+    /// @param offset the first element to hand out, >= 0.
+    /// @throws error (invalid_arguments) if @p offset is negative.
+    explicit generator(std::int64_t seed = 0, std::int64_t offset = 0);
+
+    std::int64_t get_seed() const { return seed_; }
+    /// @returns the first element the next reservation gets, >= 0.
+    std::int64_t get_offset() const { return offset_; }
+
+    /// Reserves @p count elements of the stream.
+    /// @param count elements, >= 0.
+    /// @returns the first reserved element (the offset before the call).
+    /// @throws error (invalid_arguments) if @p count is negative or the
+    ///     offset would pass 2^63 - 1; the state is unchanged then.
+    std::int64_t reserve(std::int64_t count);
+
+    /// @returns the state: 16 bytes, seed then offset, little-endian.
+    state save() const;
+    /// @returns the generator that save() described.
+    /// @throws error (invalid_arguments) if the saved offset is negative.
+    static generator load(const state &s);
+    /// The same from raw bytes (read from a file).
+    /// @param size bytes at @p bytes; must be 16.
+    /// @throws error (invalid_arguments) if @p size is not 16 or the offset
+    ///     is negative.
+    static generator load(const void *bytes, std::size_t size);
+
+    bool operator==(const generator &o) const {
+        return seed_ == o.seed_ && offset_ == o.offset_;
+    }
+    bool operator!=(const generator &o) const { return !(*this == o); }
+
+private:
+    std::int64_t seed_;
+    std::int64_t offset_;
+};
+
+/// Identifies a tensor of a graph; the caller picks the values.
+using tensor_id = std::size_t;
+
+/// Element-wise functions of eltwise nodes (oneDNN's definitions).
+enum class eltwise_alg {
+    relu, ///< x > 0 ? x : alpha * x (alpha: the negative slope, often 0)
+    gelu_tanh, ///< 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    gelu_erf, ///< 0.5 x (1 + erf(x / sqrt(2)))
+    linear, ///< alpha * x + beta
+};
+/// @returns "relu", "gelu_tanh", "gelu_erf" or "linear".
+const char *eltwise_alg2str(eltwise_alg alg);
+
+/// What forward keeps of each dropout mask for backward.
+enum class mask_mode {
+    bit, ///< the mask as bits: ceil(mask elements / 8) bytes
+    u8, ///< one byte per mask element
+    /// nothing: backward regenerates the mask from the seed and the offset
+    /// the node reserved (0 bytes, one more RNG pass)
+    recompute,
+};
+/// @returns "bit", "u8" or "recompute".
+const char *mask_mode2str(mask_mode mode);
+
+/// A matmul node: dst = scale * op(a) x op(b), op transposing the last two
+/// dims when asked. a is [batch..., M, K] after op, b [batch..., K, N], dst
+/// [batch..., M, N]; a and b have dst's number of dims (>= 2), and each
+/// batch dim of a and b equals dst's or is 1 (broadcast).
+struct matmul_params {
+    bool transpose_a = false;
+    bool transpose_b = false;
+    float scale = 1.f; ///< finite
+};
+/// A dropout node: as rndnn::dropout (docs/dropout.md) with the node's
+/// range of the generator's stream as its offset.
+struct dropout_params {
+    double rate = 0.5; ///< in [0, 1]
+    /// Each dim equals the data's or is 1; empty: the data's dims.
+    dims noise_shape;
+    rng_alg alg = rng_alg::philox4x32_10;
+    bernoulli_method method = bernoulli_method::threshold32;
+    int bits = 1; ///< bitsliced: in [1, 32]
+};
+
+class compiled_graph;
+
+/// How compile() builds a graph's plan.
+struct compile_options {
+    /// false: an inference plan. Dropout is the identity, nothing is kept
+    /// for backward, forward reserves nothing from the generator, and
+    /// execute_backward() is an error.
+    bool training = true;
+    mask_mode masks = mask_mode::bit;
+    /// OpenMP threads of every primitive, >= 1; 0: OpenMP's default
+    /// (omp_get_max_threads()). oneDNN sizes its work split when it creates
+    /// a primitive, so the count is fixed here rather than per execution.
+    /// Results never depend on it for dropout; oneDNN's may differ in the
+    /// last bits between thread counts.
+    int threads = 0;
+    /// Backward recomputes a dropout node's output from its input instead
+    /// of keeping it, where the input is kept anyway (attention: the
+    /// softmax output) or is the caller's: one activation less held between
+    /// forward and backward, for one more pass over it in backward.
+    bool recompute_dropout_output = false;
+};
+
+/// A graph of operations over logical tensors.
+///
+/// Declare tensors (inputs, internal tensors, outputs) and nodes in any
+/// order, then finalize() checks the whole graph and compile() builds a
+/// plan that runs it forward and backward.
+///
+/// Tensors: a memory::desc gives the dims, the type (f32 or bf16) and the
+/// layout (any strides and offset0). Every node but reorder reads and
+/// writes one data type; reorder converts types and layouts.
+class graph {
+public:
+    graph();
+
+    /// Declares an input: the caller's memory, passed to each forward.
+    /// @param requires_grad backward writes its gradient (else it is not
+    ///     computed).
+    /// @throws error (invalid_arguments) naming the tensor if @p id is
+    ///     already declared, @p md is empty or a host scalar, its type is
+    ///     not f32 or bf16, or the graph is finalized.
+    void add_input(tensor_id id, const memory::desc &md,
+            bool requires_grad = true);
+    /// Declares an internal tensor: a node writes it into the graph's own
+    /// memory. Same errors as add_input().
+    void add_tensor(tensor_id id, const memory::desc &md);
+    /// Declares an output: a node writes it into the caller's memory, and
+    /// backward takes its gradient. Other nodes may read it too. Same
+    /// errors as add_input().
+    void add_output(tensor_id id, const memory::desc &md);
+
+    /// Adds nodes. @p name identifies the node in errors and reports.
+    /// @throws error (invalid_arguments) if @p name is empty or taken, or
+    ///     the graph is finalized. Everything else is checked by finalize().
+    void add_matmul(const std::string &name, tensor_id a, tensor_id b,
+            tensor_id dst, const matmul_params &params = matmul_params());
+    /// softmax along @p axis, in [-ndims, ndims) (negative from the end).
+    void add_softmax(
+            const std::string &name, tensor_id src, tensor_id dst, int axis);
+    void add_dropout(const std::string &name, tensor_id src, tensor_id dst,
+            const dropout_params &params);
+    /// @p alpha and @p beta as eltwise_alg describes (finite).
+    void add_eltwise(const std::string &name, eltwise_alg alg, tensor_id src,
+            tensor_id dst, float alpha = 0.f, float beta = 0.f);
+    /// dst = src0 op src1; src1 broadcasts to src0's dims (each dim equal or
+    /// 1); dst has src0's dims.
+    void add_binary(const std::string &name, binary_alg alg, tensor_id src0,
+            tensor_id src1, tensor_id dst);
+    /// Copies src into dst's type and layout (same dims).
+    void add_reorder(const std::string &name, tensor_id src, tensor_id dst);
+
+    /// Checks the graph and fixes its execution order (a topological order
+    /// that keeps the order of addition where it may).
+    /// @throws error (invalid_arguments) naming the node and the tensor: a
+    ///     tensor a node reads or writes that is not declared, a tensor read
+    ///     that no node writes and that is not an input, a tensor written by
+    ///     two nodes or that is an input, an output no node writes, a tensor
+    ///     declared but never used, dims or types that do not fit the node,
+    ///     a bad attribute (axis, rate, noise shape, scale), or a cycle
+    ///     (naming its nodes).
+    void finalize();
+    bool is_finalized() const;
+
+    /// Creates every primitive of forward and backward, the reorders where
+    /// a tensor's layout is not the one a primitive takes, and the graph's
+    /// memory. The graph may be compiled several times (one plan each).
+    /// @throws error (invalid_arguments) if the graph is not finalized or
+    ///     options.threads is negative.
+    /// @throws error (unimplemented) naming the node if oneDNN has no
+    ///     implementation (bf16 on a CPU without AVX-512, for one).
+    compiled_graph compile(const compile_options &options = {}) const;
+
+    struct impl_t;
+
+private:
+    std::shared_ptr<impl_t> impl_;
+};
+
+/// Time of one step of the last execution.
+struct step_time {
+    std::string node; ///< the node the step belongs to
+    /// "forward", "backward", "backward a", "recompute output",
+    /// "reorder src", "add gradient of t3"...
+    std::string step;
+    bool backward = false;
+    std::string impl; ///< "onednn:brg:avx512_core", "rndnn:fused:jit:avx2"
+    double ms = 0; ///< wall time, milliseconds
+};
+
+/// Memory a plan holds between forward and backward.
+struct memory_report {
+    struct entry {
+        std::string node; ///< the node whose output or mask it is
+        /// "mask", "dst", "dst (in place)", "input 2", "output 5"
+        std::string what;
+        memory::desc md;
+        std::size_t bytes = 0;
+        /// The caller's memory (an input or output that backward reads),
+        /// not the graph's.
+        bool caller = false;
+    };
+    std::vector<entry> held;
+    std::size_t mask_bytes = 0; ///< dropout masks the graph holds
+    std::size_t activation_bytes = 0; ///< saved activations the graph holds
+    std::size_t caller_bytes = 0; ///< the caller's tensors backward reads
+    /// All of the graph's own memory: held tensors and the scratch of
+    /// forward and backward, which share one buffer.
+    std::size_t workspace_bytes = 0;
+    /// @returns a table, one line per entry, then the totals.
+    std::string str() const;
+};
+
+/// A compiled plan: primitives, reorders and memory created once.
+///
+/// Not safe to execute from two threads at once: it holds the state from
+/// forward to backward.
+class compiled_graph {
+public:
+    compiled_graph() = default;
+
+    /// Runs forward. Each dropout node, in execution order, reserves its
+    /// mask element count from @p gen.
+    /// @param tensors the memory of every input and output, by id; each
+    ///     desc must equal the declared one. The graph keeps these handles
+    ///     for backward: inputs and outputs that backward reads must stay
+    ///     unchanged until then.
+    /// @throws error (invalid_arguments) naming the tensor if one is
+    ///     missing, does not match, or is not an input or output; nothing
+    ///     runs and @p gen is unchanged then.
+    /// @throws error (runtime_error) naming the node if oneDNN fails.
+    void execute_forward(const std::unordered_map<tensor_id, memory> &tensors,
+            generator &gen);
+
+    /// Runs backward for the last forward, with the same masks.
+    /// @param diff_dst the gradient of every output, by id (the output's
+    ///     desc).
+    /// @param diff_src where to write the gradient of every input that
+    ///     requires it, by id (the input's desc); gradients of an input read
+    ///     by several nodes are summed.
+    /// @throws error (invalid_arguments) naming the tensor if one is
+    ///     missing, does not match, or is not one that the map takes; or if
+    ///     no forward ran since the last backward (a backward consumes the
+    ///     forward's state), or the plan is for inference.
+    void execute_backward(const std::unordered_map<tensor_id, memory> &diff_dst,
+            const std::unordered_map<tensor_id, memory> &diff_src);
+
+    /// @returns the memory this plan holds between forward and backward.
+    memory_report get_memory_report() const;
+    /// @returns the steps of the last forward and backward, in order, with
+    ///     their times (0 before the first execution).
+    const std::vector<step_time> &get_step_times() const;
+    /// @returns the plan, one step a line: node, step, implementation.
+    std::string str() const;
+
+    struct impl_t;
+    explicit compiled_graph(std::shared_ptr<impl_t> impl);
+
+private:
+    std::shared_ptr<impl_t> impl_;
+};
+
+} // namespace rndnn
+
+#endif
