@@ -5,7 +5,8 @@
 // backward.
 //
 //     rndnn-attention [--batch 4] [--heads 8] [--seq 512] [--head-dim 64]
-//         [--rate 0.1] [--dtype f32|bf16] [--masks bit,u8,recompute]
+//         [--rate 0.1] [--method M] [--dtype f32|bf16]
+//         [--masks bit,u8,recompute]
 //         [--recompute-output] [--threads 1] [--steps 5] [--seed 42]
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,7 @@ enum : tensor_id { q, k, v, scores, probs, dropped, out };
 // out = dropout(softmax(q x k^T / sqrt(head_dim))) x v, for q, k and v of
 // dims batch x heads x seq x head_dim.
 rndnn::graph attention(const rndnn::dims &qkv_dims, double rate,
-        rndnn::data_type dt) {
+        rndnn::bernoulli_method method, int bits, rndnn::data_type dt) {
     const dim_t seq = qkv_dims[2], head_dim = qkv_dims[3];
     const rndnn::memory::desc qkv(qkv_dims, dt);
     const rndnn::memory::desc sc({qkv_dims[0], qkv_dims[1], seq, seq}, dt);
@@ -46,6 +47,8 @@ rndnn::graph attention(const rndnn::dims &qkv_dims, double rate,
     g.add_softmax("softmax", scores, probs, -1);
     rndnn::dropout_params dp;
     dp.rate = rate;
+    dp.method = method;
+    dp.bits = bits;
     g.add_dropout("dropout", probs, dropped, dp);
     g.add_matmul("context", dropped, v, out);
     g.finalize(); // throws here, naming the node, if anything is wrong
@@ -163,6 +166,10 @@ int main(int argc, char **argv) {
         opt("seq", rndnn_cli::text("512"), "sequence length, >= 1");
         opt("head-dim", rndnn_cli::text("64"), "head dimension, >= 1");
         opt("rate", rndnn_cli::text("0.1"), "dropout rate, in [0, 1]");
+        opt("method", rndnn_cli::text("threshold32"),
+                "Bernoulli method: threshold32 (one word an element, keep "
+                "probability exact to 2^-32) or bitsliced:B (B words per 32 "
+                "elements, keep probability rounded to a multiple of 2^-B)");
         opt("dtype", rndnn_cli::text("f32"), "f32 or bf16");
         opt("masks", rndnn_cli::text("bit,u8,recompute"),
                 "mask modes to compare: bit, u8, recompute, comma-separated");
@@ -174,7 +181,7 @@ int main(int argc, char **argv) {
         po::variables_map vm;
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-attention [--batch N] [--heads N] [--seq N] "
-                    "[--head-dim N] [--rate R] [--dtype f32|bf16] [--masks "
+                    "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] [--masks "
                     "LIST] [--recompute-output] [--threads N] [--steps N]",
                     vm))
             return rndnn_cli::exit_ok;
@@ -191,6 +198,9 @@ int main(int argc, char **argv) {
                 positive("seq"), positive("head-dim")};
         const double rate = rndnn_cli::parse_double(
                 "--rate", vm["rate"].as<std::string>());
+        rndnn::bernoulli_method method;
+        int bits;
+        rndnn_cli::parse_method(vm["method"].as<std::string>(), method, bits);
         const rndnn::data_type dt
                 = rndnn::str2dt(vm["dtype"].as<std::string>());
         rndnn::compile_options options;
@@ -214,8 +224,9 @@ int main(int argc, char **argv) {
         std::cout << "attention: batch " << qkv_dims[0] << ", heads "
                   << qkv_dims[1] << ", seq " << qkv_dims[2] << ", head_dim "
                   << qkv_dims[3] << ", " << rndnn::dt2str(dt) << ", rate "
-                  << rate << ", " << options.threads << " thread(s)\n";
-        const rndnn::graph g = attention(qkv_dims, rate, dt);
+                  << rate << " (" << vm["method"].as<std::string>() << "), "
+                  << options.threads << " thread(s)\n";
+        const rndnn::graph g = attention(qkv_dims, rate, method, bits, dt);
         for (rndnn::mask_mode m : modes) {
             options.masks = m;
             try {
