@@ -21,11 +21,6 @@ namespace {
 using cimpl_t = compiled_graph::impl_t;
 using where_t = cimpl_t::where_t;
 
-const cimpl_t &get(const std::shared_ptr<cimpl_t> &p) {
-    if (!p) fail(status::invalid_arguments, "empty compiled graph");
-    return *p;
-}
-
 // Checks a map of the caller's memories: the ids @p takes accepts, all of
 // them present, each with its tensor's desc.
 void check_map(const graph::impl_t &g,
@@ -124,7 +119,7 @@ compiled_graph::compiled_graph(std::shared_ptr<impl_t> impl)
 
 void compiled_graph::execute_forward(
         const std::unordered_map<tensor_id, memory> &tensors, generator &gen) {
-    get(impl_);
+    impl::checked(impl_, "empty compiled graph");
     impl_t &c = *impl_;
     check_map(c.g, tensors, "forward",
             [](const impl::graph_tensor_t &t) {
@@ -147,7 +142,7 @@ void compiled_graph::execute_forward(
 void compiled_graph::execute_backward(
         const std::unordered_map<tensor_id, memory> &diff_dst,
         const std::unordered_map<tensor_id, memory> &diff_src) {
-    get(impl_);
+    impl::checked(impl_, "empty compiled graph");
     impl_t &c = *impl_;
     if (!c.options.training)
         fail(status::invalid_arguments,
@@ -172,7 +167,7 @@ void compiled_graph::execute_backward(
 }
 
 memory_report compiled_graph::get_memory_report() const {
-    const impl_t &c = get(impl_);
+    const impl_t &c = impl::checked(impl_, "empty compiled graph");
     memory_report r;
     for (const impl_t::buffer_t &b : c.buffers) {
         if (!(b.first < c.n_forward && b.last >= c.n_forward)) continue;
@@ -211,11 +206,11 @@ std::string memory_report::str() const {
 }
 
 const std::vector<step_time> &compiled_graph::get_step_times() const {
-    return get(impl_).times;
+    return impl::checked(impl_, "empty compiled graph").times;
 }
 
 std::string compiled_graph::str() const {
-    const impl_t &c = get(impl_);
+    const impl_t &c = impl::checked(impl_, "empty compiled graph");
     std::ostringstream os;
     for (size_t i = 0; i < c.steps.size(); ++i) {
         const impl_t::step_t &s = c.steps[i];
