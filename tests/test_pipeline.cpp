@@ -546,6 +546,25 @@ TEST(Dropout, BackwardStoredAndRecomputedAgree) {
         }
 }
 
+// Tensors without elements: nothing is written, nothing fails.
+TEST(Dropout, EmptyTensors) {
+    for (data_type mdt : {data_type::undef, data_type::bit, data_type::u8})
+        for (dropout_plan plan : {dropout_plan::chain, dropout_plan::any}) {
+            problem_t p;
+            p.shape = {0, 5};
+            p.mask_dt = mdt;
+            p.plan = plan;
+            tensor_t src(data_md(p));
+            const result_t r = run_fwd(p, src);
+            EXPECT_EQ(r.dst.n(), 0);
+        }
+    const memory::desc f({3, 0}, data_type::f32), b({3, 0}, data_type::bit);
+    tensor_t x(f), m(b);
+    binary {binary::primitive_desc({binary_alg::mul, f, b, f})}.execute(
+            stream(2), {{RNDNN_ARG_SRC_0, x.mem()}, {RNDNN_ARG_SRC_1, m.mem()},
+                               {RNDNN_ARG_DST, x.mem()}});
+}
+
 // A stored u8 mask keeps where its byte is non-zero, whatever the value.
 TEST(Dropout, BackwardU8MaskKeepsNonZeroBytes) {
     problem_t p;
