@@ -322,23 +322,26 @@ void pick_plan(pd_impl_t &p) {
         p.tail_impl = &impl::pick_rng_impl(p.tail_rng, info);
         rng_name = cat(p.block_impl->name, "+");
     }
-    p.apply0_impl = &impl::pick_apply_impl(p.apply0, info);
     // oneDNN's bf16 and f16 conversions flush subnormals to zero (they use
     // vcvtneps2bf16 and the like), which rndnn's single rounding does not:
     // only f32 goes through oneDNN's eltwise.
-    const impl::eltwise_scale_t probe(d.src.get_data_type(), 1, 1.f);
-    p.onednn_scale = d.src.get_data_type() == data_type::f32 && probe.ok();
-    if (p.onednn_scale) {
-        p.name = cat("chain:", rng_name, p.apply0_impl->name, "+",
-                probe.name());
-    } else {
-        // The scale folds into binary mul's linear post-op, which rounds
-        // once all the same.
-        impl::verbose_print(impl::verbose_t::check, "check",
-                cat("onednn eltwise,", info, ",declined: ",
-                        probe.ok() ? "flushes subnormals" : probe.why()));
-        p.name = cat("chain:", rng_name, p.apply1_impl->name);
+    std::string no_onednn = "its bf16 and f16 conversions flush subnormals";
+    if (d.src.get_data_type() == data_type::f32) {
+        const impl::eltwise_scale_t probe(data_type::f32, 1, 1.f);
+        if (probe.ok()) {
+            p.onednn_scale = true;
+            p.apply0_impl = &impl::pick_apply_impl(p.apply0, info);
+            p.name = cat("chain:", rng_name, p.apply0_impl->name, "+",
+                    probe.name());
+            return;
+        }
+        no_onednn = probe.why();
     }
+    // The scale folds into binary mul's linear post-op, which rounds once
+    // all the same.
+    impl::verbose_print(impl::verbose_t::check, "check",
+            cat("onednn eltwise,", info, ",declined: ", no_onednn));
+    p.name = cat("chain:", rng_name, p.apply1_impl->name);
 }
 
 } // namespace
