@@ -158,17 +158,11 @@ void check_desc(pd_impl_t &p) {
                         src_name, " ", d.src.str()));
     const dims &data = d.src.get_dims();
     p.noise = d.noise_shape.empty() ? data : d.noise_shape;
-    if (!d.noise_shape.empty()) {
-        bool ok = d.noise_shape.size() == data.size();
-        for (size_t i = 0; ok && i < data.size(); ++i)
-            ok = d.noise_shape[i] == data[i] || d.noise_shape[i] == 1;
-        if (!ok)
-            fail(status::invalid_arguments,
-                    cat("noise shape ", impl::dims2str(d.noise_shape),
-                            " does not fit the data shape ",
-                            impl::dims2str(data),
-                            " (each noise dim must equal the data's or be 1)"));
-    }
+    if (!impl::broadcasts_to(p.noise, data))
+        fail(status::invalid_arguments,
+                cat("noise shape ", impl::dims2str(d.noise_shape),
+                        " does not fit the data shape ", impl::dims2str(data),
+                        " (each noise dim must equal the data's or be 1)"));
     p.n = d.src.nelems();
     p.broadcast = p.noise != data;
     p.has_mask = !d.mask.is_zero();

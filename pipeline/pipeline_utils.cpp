@@ -12,11 +12,15 @@ void check_data_type(const char *what, data_type dt) {
                         " is not supported (expected f32, bf16 or f16)"));
 }
 
+bool broadcasts_to(const dims &shape, const dims &data) {
+    if (shape.size() != data.size()) return false;
+    for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] != data[d] && shape[d] != 1) return false;
+    return true;
+}
+
 void check_broadcast(const char *what, const dims &shape, const dims &data) {
-    bool ok = shape.size() == data.size();
-    for (size_t d = 0; ok && d < shape.size(); ++d)
-        ok = shape[d] == data[d] || shape[d] == 1;
-    if (!ok)
+    if (!broadcasts_to(shape, data))
         fail(status::invalid_arguments,
                 cat(what, " shape ", dims2str(shape),
                         " does not broadcast to the data shape ",

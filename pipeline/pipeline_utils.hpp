@@ -19,8 +19,11 @@ namespace impl {
 // Throws error (invalid_arguments) naming `what` unless dt is f32, bf16 or
 // f16.
 void check_data_type(const char *what, data_type dt);
-// Throws error (invalid_arguments) naming both shapes unless `shape` has the
-// count of dims of `data` and each dim equals data's or is 1.
+// Whether `shape` has the count of dims of `data` and each dim equals
+// data's or is 1 (NumPy broadcasting of shape to data).
+bool broadcasts_to(const dims &shape, const dims &data);
+// Throws error (invalid_arguments) naming both shapes unless `shape`
+// broadcasts_to() `data`.
 void check_broadcast(const char *what, const dims &shape, const dims &data);
 
 // The tensor argument `id` (named `what` in errors), checked against desc.

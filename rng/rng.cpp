@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "rng/rng_impl.hpp"
+#include "src/impl_list.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -240,13 +241,7 @@ std::string rng_info(const rng_conf_t &c) {
 
 const rng_impl_t &pick_rng_impl(
         const rng_conf_t &conf, const std::string &info) {
-    for (const rng_impl_t &entry : rng_impl_list()) {
-        std::string why;
-        if (entry.init(conf, why)) return entry;
-        verbose_print(verbose_t::check, "check",
-                cat(entry.name, ",", info, ",declined: ", why));
-    }
-    fail(status::unimplemented, cat("no implementation for ", info));
+    return pick_impl(rng_impl_list(), conf, info);
 }
 
 } // namespace impl
