@@ -119,8 +119,7 @@ compiled_graph::compiled_graph(std::shared_ptr<impl_t> impl)
 
 void compiled_graph::execute_forward(
         const std::unordered_map<tensor_id, memory> &tensors, generator &gen) {
-    impl::checked(impl_, "empty compiled graph");
-    impl_t &c = *impl_;
+    impl_t &c = impl::checked(impl_, "empty compiled graph");
     check_map(c.g, tensors, "forward",
             [](const impl::graph_tensor_t &t) {
                 return t.role != role_t::internal;
@@ -142,8 +141,7 @@ void compiled_graph::execute_forward(
 void compiled_graph::execute_backward(
         const std::unordered_map<tensor_id, memory> &diff_dst,
         const std::unordered_map<tensor_id, memory> &diff_src) {
-    impl::checked(impl_, "empty compiled graph");
-    impl_t &c = *impl_;
+    impl_t &c = impl::checked(impl_, "empty compiled graph");
     if (!c.options.training)
         fail(status::invalid_arguments,
                 "the plan is for inference: it has no backward");

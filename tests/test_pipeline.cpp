@@ -263,6 +263,30 @@ TEST(Binary, BitMulSelectsWithBroadcastAndPostOps) {
         }
 }
 
+// A broadcast bit src1 whose rows are strided (every other bit) and one
+// whose whole row shares a bit: both read row by row.
+TEST(Binary, BitMulBroadcastsStridedAndSharedRows) {
+    for (const memory::desc &md1 :
+            {memory::desc({1, 37}, data_type::bit, {80, 2}, 3),
+                    memory::desc({4, 1}, data_type::bit, {3, 1}, 5)}) {
+        tensor_t a(memory::desc({4, 37}, data_type::f32)), m(md1),
+                out(memory::desc({4, 37}, data_type::f32));
+        fill_values(a, 6);
+        std::mt19937 g(3);
+        for (int64_t i = 0; i < m.n(); ++i)
+            m.set(i, static_cast<float>(g() & 1));
+        binary {binary::primitive_desc({binary_alg::mul, a.md, m.md, out.md})}
+                .execute(stream(1),
+                        {{RNDNN_ARG_SRC_0, a.mem()}, {RNDNN_ARG_SRC_1, m.mem()},
+                                {RNDNN_ARG_DST, out.mem()}});
+        for (int64_t i = 0; i < a.n(); ++i) {
+            const int64_t mi = md1.get_dims()[0] == 1 ? i % 37 : i / 37;
+            const float want = m.get(mi) != 0.f ? a.get(i) : 0.f;
+            ASSERT_EQ(out.raw(i), impl::float_bits(want)) << md1.str() << " " << i;
+        }
+    }
+}
+
 TEST(Binary, BitAddAndInPlaceStrided) {
     const auto pad = memory::pad({5, 70}, data_type::f32, {1, 2}, {0, 3});
     tensor_t a(pad.md), m(memory::desc({5, 70}, data_type::bit, {80, 1}, 3));
