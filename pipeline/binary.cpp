@@ -11,6 +11,7 @@
 #include "pipeline/pipeline_utils.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/parallel.hpp"
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -63,10 +64,7 @@ binary::primitive_desc::primitive_desc(
     p.desc = adesc;
     p.attr = attr;
     const desc &d = adesc;
-    if (std::strcmp(binary_alg2str(d.alg), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("binary algorithm value ", static_cast<int>(d.alg),
-                        " is not a binary_alg"));
+    impl::check_enum(d.alg, "binary algorithm", "binary_alg");
     check_tensor("src0", d.src0);
     check_tensor("src1", d.src1);
     check_tensor("dst", d.dst);
@@ -92,10 +90,7 @@ binary::primitive_desc::primitive_desc(
         p.linear.push_back(e.alpha);
         p.linear.push_back(e.beta);
     }
-    if (std::strcmp(isa2str(attr.get_max_cpu_isa()), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("ISA cap value ", static_cast<int>(attr.get_max_cpu_isa()),
-                        " is not a cpu_isa"));
+    impl::check_enum(attr.get_max_cpu_isa(), "ISA cap", "cpu_isa");
     get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
 
     std::string post;

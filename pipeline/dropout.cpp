@@ -10,6 +10,7 @@
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -130,14 +131,10 @@ memory::desc dense_bits(const dims &d) { return memory::desc(d, data_type::bit);
 // Validates everything but the plan.
 void check_desc(pd_impl_t &p) {
     const dropout::desc &d = p.desc;
-    if (std::strcmp(prop_kind2str(d.prop), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("prop_kind value ", static_cast<int>(d.prop),
-                        " is not a prop_kind"));
-    if (std::strcmp(dropout_plan2str(d.plan), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("dropout_plan value ", static_cast<int>(d.plan),
-                        " is not a dropout_plan"));
+    impl::check_enum(d.prop, "propagation kind", "prop_kind");
+    impl::check_enum(d.plan, "plan", "dropout_plan");
+    impl::check_enum(d.method, "bernoulli method", "bernoulli_method");
+    impl::check_enum(d.alg, "algorithm", "rng_alg");
     const bool bwd = d.prop == prop_kind::backward;
     const char *src_name = bwd ? "diff_dst" : "src";
     const char *dst_name = bwd ? "diff_src" : "dst";

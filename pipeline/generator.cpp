@@ -61,6 +61,8 @@ generator generator::load(const state &s) {
 }
 
 generator generator::load(const void *bytes, std::size_t size) {
+    if (!bytes)
+        fail(status::invalid_arguments, "generator state bytes are null");
     if (size != state_size)
         fail(status::invalid_arguments,
                 cat("a generator state is ", state_size, " bytes, not ",

@@ -6,6 +6,7 @@
 
 #include "pipeline/graph_impl.hpp"
 #include "pipeline/pipeline_utils.hpp"
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -51,7 +52,7 @@ const char *node_kind2str(node_kind_t kind) {
 }
 
 std::string node_str(const graph_node_t &n) {
-    return cat("node '", n.name, "' (", node_kind2str(n.kind), ")");
+    return cat("node '", escape(n.name), "' (", node_kind2str(n.kind), ")");
 }
 
 std::string tensor_str(tensor_id id, const memory::desc &md) {
@@ -194,7 +195,7 @@ private:
 
     void eltwise() const {
         same_dims(0);
-        if (std::string(eltwise_alg2str(n_.eltwise)) == "unknown")
+        if (!impl::is_enumerator(n_.eltwise))
             bad(cat("eltwise algorithm value ", static_cast<int>(n_.eltwise),
                     " is not an eltwise_alg"));
         if (!std::isfinite(n_.alpha) || !std::isfinite(n_.beta))
@@ -203,7 +204,7 @@ private:
 
     void binary() const {
         same_dims(0);
-        if (std::string(binary_alg2str(n_.binary)) == "unknown")
+        if (!impl::is_enumerator(n_.binary))
             bad(cat("binary algorithm value ", static_cast<int>(n_.binary),
                     " is not a binary_alg"));
         try {

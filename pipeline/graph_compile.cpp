@@ -11,6 +11,7 @@
 
 #include "pipeline/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -720,10 +721,7 @@ compiled_graph graph::compile(const compile_options &options) const {
     if (options.threads < 0)
         fail(status::invalid_arguments,
                 cat("threads=", options.threads, " is negative"));
-    if (std::string(mask_mode2str(options.masks)) == "unknown")
-        fail(status::invalid_arguments,
-                cat("mask_mode value ", static_cast<int>(options.masks),
-                        " is not a mask_mode"));
+    impl::check_enum(options.masks, "mask mode", "mask_mode");
     const double t0 = impl::now_ms();
     auto c = std::make_shared<compiled_graph::impl_t>();
     c->g = *impl_;

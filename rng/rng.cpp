@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "rng/rng_impl.hpp"
+#include "src/enums.hpp"
 #include "src/impl_list.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
@@ -38,7 +39,7 @@ rng_alg str2alg(const std::string &name) {
         all += cat(all.empty() ? "" : ", ", e.name);
     }
     fail(status::invalid_arguments,
-            cat("unknown algorithm '", name, "' (expected one of ", all, ")"));
+            cat("unknown algorithm '", escape(name), "' (expected one of ", all, ")"));
 }
 
 // --- post-ops -------------------------------------------------------------
@@ -134,10 +135,8 @@ namespace impl {
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     impl::rng_conf_t c;
     c.alg = d.alg;
-    if (std::strcmp(alg2str(d.alg), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("algorithm value ", static_cast<int>(d.alg),
-                        " is not an rng_alg"));
+    impl::check_enum(d.alg, "algorithm", "rng_alg");
+    impl::check_enum(d.scalars, "scalar kind", "scalar_kind");
     if (d.dst.is_zero())
         fail(status::invalid_arguments, "dst memory descriptor is empty");
     if (d.dst.is_host_scalar())
@@ -149,11 +148,11 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 cat("seed type ", dt2str(d.seed_dt), " is not s32 or s64"));
     if (d.name.size() > 32)
         fail(status::invalid_arguments,
-                cat("key name '", d.name, "' has ", d.name.size(),
+                cat("key name '", escape(d.name), "' has ", d.name.size(),
                         " bytes; at most 32 are allowed"));
     if (!d.name.empty() && d.alg != rng_alg::multfly)
         fail(status::invalid_arguments,
-                cat("key name '", d.name, "' is only used by multfly, not ",
+                cat("key name '", escape(d.name), "' is only used by multfly, not ",
                         alg2str(d.alg)));
     c.name = d.name;
 
@@ -166,6 +165,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
         const post_ops::entry &e = po.get(0);
         switch (e.k) {
             case post_ops::kind::bernoulli:
+                impl::check_enum(e.method, "bernoulli method",
+                        "bernoulli_method");
                 c.dist = impl::dist_t::bernoulli;
                 c.p = e.p;
                 c.method = e.method;
@@ -215,12 +216,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 "a runtime p needs a bernoulli post-op");
     c.runtime_p = d.runtime_p;
     check_dst_type(c.dist, d.dst.get_data_type());
-    const cpu_isa cap = attr.get_max_cpu_isa();
-    if (std::strcmp(isa2str(cap), "unknown") == 0)
-        fail(status::invalid_arguments,
-                cat("ISA cap value ", static_cast<int>(cap),
-                        " is not a cpu_isa"));
-    c.max_isa = cap;
+    c.max_isa = attr.get_max_cpu_isa();
+    impl::check_enum(c.max_isa, "ISA cap", "cpu_isa");
     get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
     return c;
 }

@@ -29,7 +29,7 @@ cpu_isa str2isa(const std::string &name) {
     for (const auto &e : isa_table)
         if (name == e.name) return e.isa;
     impl::fail(status::invalid_arguments,
-            impl::cat("unknown ISA '", name,
+            impl::cat("unknown ISA '", escape(name),
                     "' (expected none, sse41, avx2 or avx512)"));
 }
 
@@ -71,7 +71,7 @@ cpu_isa get_max_cpu_isa() {
         cap = str2isa(env);
     } catch (const error &) {
         impl::fail(status::invalid_arguments,
-                impl::cat("RNDNN_MAX_CPU_ISA='", env,
+                impl::cat("RNDNN_MAX_CPU_ISA='", escape(env),
                         "' names no ISA (expected none, sse41, avx2 or "
                         "avx512)"));
     }

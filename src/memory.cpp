@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "rndnn/memory.hpp"
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -13,23 +14,29 @@ using impl::fail;
 
 namespace {
 
+// Checks the shape and its element count, and that the dense strides (the
+// products of the inner dims, a 0 counted as 1) fit an s64: the count
+// alone is 0 for a shape with a 0 dim, however large the others.
 void check_dims(const dims &d, data_type adt) {
+    impl::check_enum(adt, "data type", "data_type");
     if (adt == data_type::undef)
         fail(status::invalid_arguments, "memory descriptor needs a data type");
     if (d.size() > static_cast<size_t>(max_ndims))
         fail(status::invalid_arguments,
                 cat("shape ", dims2str(d), " has ", d.size(),
                         " dims; at most ", max_ndims, " are supported"));
-    dim_t n = 1;
-    for (size_t i = 0; i < d.size(); ++i) {
+    for (size_t i = 0; i < d.size(); ++i)
         if (d[i] < 0)
             fail(status::invalid_arguments,
                     cat("shape ", dims2str(d), ": dim ", i, " is negative"));
-        if (!impl::mul_ok(n, d[i], n))
+    dim_t stride = 1;
+    for (size_t i = d.size(); i-- > 0;)
+        if (!impl::mul_ok(stride, std::max<dim_t>(d[i], 1), stride))
             fail(status::invalid_arguments,
                     cat("shape ", dims2str(d),
-                            " overflows a 64-bit element count"));
-    }
+                            " overflows a 64-bit element count (the product"
+                            " of its dims, a 0 counted as 1, passes 2^63 -"
+                            " 1)"));
 }
 
 dims dense_strides(const dims &d) {
@@ -112,6 +119,7 @@ memory::desc::desc(const dims &adims, data_type adt, const dims &astrides,
 }
 
 memory::desc memory::desc::host_scalar(data_type adt) {
+    impl::check_enum(adt, "data type", "data_type");
     if (adt != data_type::s32 && adt != data_type::s64
             && adt != data_type::f32)
         fail(status::invalid_arguments,

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -47,7 +49,7 @@ std::string value_after(const std::string &h, const std::string &key) {
     const size_t at = h.find(k);
     if (at == std::string::npos)
         fail(status::invalid_arguments,
-                cat(".npy header has no '", key, "' entry: ", h));
+                cat(".npy header has no '", key, "' entry: ", escape(h)));
     size_t i = at + k.size();
     while (i < h.size() && h[i] == ' ')
         ++i;
@@ -102,7 +104,7 @@ void save_raw(std::ostream &os, const memory &mem) {
     if (!os) fail(status::runtime_error, "could not write the data");
 }
 
-array load(std::istream &is) {
+header_t read_header(std::istream &is) {
     char pre[magic_len + 4];
     if (!is.read(pre, sizeof(pre)) || std::memcmp(pre, magic, magic_len) != 0)
         fail(status::invalid_arguments, "not a .npy file (bad magic)");
@@ -126,7 +128,7 @@ array load(std::istream &is) {
     if (!is.read(&h[0], static_cast<std::streamsize>(hlen)))
         fail(status::invalid_arguments, "truncated .npy header");
 
-    array a;
+    header_t a;
     const std::string descr = value_after(h, "descr");
     for (const auto &e : descr_table)
         if (descr.compare(0, std::strlen(e.descr) + 2,
@@ -135,39 +137,78 @@ array load(std::istream &is) {
             a.dt = e.dt;
     if (a.dt == data_type::undef)
         fail(status::invalid_arguments,
-                cat(".npy dtype ", descr.substr(0, descr.find(',')),
+                cat(".npy dtype ", escape(descr.substr(0, descr.find(','))),
                         " is not supported"));
     if (value_after(h, "fortran_order").compare(0, 5, "False") != 0)
         fail(status::invalid_arguments,
                 ".npy file is in Fortran order; only C order is supported");
     const std::string shape = value_after(h, "shape");
     if (shape.empty() || shape[0] != '(')
-        fail(status::invalid_arguments, cat(".npy shape is malformed: ", h));
+        fail(status::invalid_arguments,
+                cat(".npy shape is malformed: ", escape(h)));
     size_t i = 1;
     while (i < shape.size() && shape[i] != ')') {
         if (shape[i] == ' ' || shape[i] == ',') {
             ++i;
             continue;
         }
-        size_t used = 0;
-        long long d = -1;
-        try {
-            d = std::stoll(shape.substr(i), &used);
-        } catch (const std::exception &) { used = 0; }
-        if (used == 0 || d < 0)
+        // Digits only, parsed without a locale or exceptions.
+        dim_t d = 0;
+        const auto r = std::from_chars(
+                shape.data() + i, shape.data() + shape.size(), d);
+        if (r.ec != std::errc() || d < 0)
             fail(status::invalid_arguments,
-                    cat(".npy shape is malformed: ", h));
+                    cat(".npy shape is malformed: ", escape(h)));
         a.shape.push_back(d);
-        i += used;
+        i = static_cast<size_t>(r.ptr - shape.data());
     }
     if (i >= shape.size())
-        fail(status::invalid_arguments, cat(".npy shape is malformed: ", h));
-    const size_t bytes = a.md().get_size(); // checks the shape
-    a.data.resize(bytes);
-    if (!is.read(reinterpret_cast<char *>(a.data.data()),
-                static_cast<std::streamsize>(bytes)))
         fail(status::invalid_arguments,
-                cat("truncated .npy data: expected ", bytes, " bytes"));
+                cat(".npy shape is malformed: ", escape(h)));
+    const size_t bytes = a.md().get_size(); // checks the shape
+
+    // A file can tell how much data follows: a header that claims more is
+    // refused before anyone allocates its claim.
+    const std::streampos here = is.tellg();
+    if (here != std::streampos(-1) && is.seekg(0, std::ios::end)) {
+        const std::streampos end = is.tellg();
+        is.seekg(here);
+        const auto left = static_cast<unsigned long long>(end - here);
+        if (!is || left < bytes)
+            fail(status::invalid_arguments,
+                    cat("truncated .npy data: expected ", bytes,
+                            " bytes, the file holds ", left));
+    }
+    is.clear();
+    return a;
+}
+
+void read_data(std::istream &is, const header_t &h, void *dst) {
+    const size_t bytes = h.md().get_size();
+    if (bytes && !is.read(static_cast<char *>(dst),
+                         static_cast<std::streamsize>(bytes)))
+        fail(status::invalid_arguments,
+                cat("truncated .npy data: expected ", bytes, " bytes, got ",
+                        is.gcount()));
+}
+
+array load(std::istream &is) {
+    array a;
+    static_cast<header_t &>(a) = read_header(is);
+    // In chunks, so that a stream that cannot tell its length (a pipe)
+    // still costs only what it delivers.
+    const size_t bytes = a.md().get_size();
+    constexpr size_t chunk = size_t(1) << 24;
+    while (a.data.size() < bytes) {
+        const size_t done = a.data.size();
+        const size_t n = std::min(chunk, bytes - done);
+        a.data.resize(done + n);
+        if (!is.read(reinterpret_cast<char *>(a.data.data() + done),
+                    static_cast<std::streamsize>(n)))
+            fail(status::invalid_arguments,
+                    cat("truncated .npy data: expected ", bytes,
+                            " bytes, got ", done + size_t(is.gcount())));
+    }
     return a;
 }
 

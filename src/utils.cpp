@@ -4,6 +4,7 @@ namespace rndnn {
 namespace impl {
 
 std::string dims2str(const dims &d) {
+    if (d.empty()) return "()";
     std::string s;
     for (size_t i = 0; i < d.size(); ++i)
         s += (i ? "x" : "") + std::to_string(d[i]);

@@ -2,11 +2,13 @@
 #ifndef RNDNN_SRC_UTILS_HPP
 #define RNDNN_SRC_UTILS_HPP
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "rndnn/common.hpp"
 
@@ -16,11 +18,25 @@ namespace impl {
 // 128-bit unsigned integers for exact products (a GNU extension).
 __extension__ typedef unsigned __int128 uint128_t;
 
-// Concatenates the stream representations of its arguments.
+// Writes @p x to @p os; a float or double in the fewest digits that read
+// back as the same value (1.0000000000000002, not the stream's 1), so that
+// a message shows the value as it was given.
+template <typename T>
+void put(std::ostream &os, const T &x) {
+    if constexpr (std::is_floating_point_v<T>) {
+        char buf[64];
+        const auto r = std::to_chars(buf, buf + sizeof(buf), x);
+        os.write(buf, r.ptr - buf);
+    } else {
+        os << x;
+    }
+}
+
+// Concatenates the representations of its arguments (put()).
 template <typename... Ts>
 std::string cat(const Ts &...xs) {
     std::ostringstream os;
-    (os << ... << xs);
+    (put(os, xs), ...);
     return os.str();
 }
 
@@ -38,7 +54,7 @@ T &checked(const std::shared_ptr<T> &p,
     return *p;
 }
 
-// "2x3x4" for a list of dims.
+// "2x3x4" for a list of dims; "()" for none.
 std::string dims2str(const dims &d);
 
 // a + b and a * b for dims, false on overflow of s64.

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "rndnn/common.hpp"
+
 namespace rndnn {
 namespace impl {
 
@@ -24,7 +26,7 @@ verbose_t parse_level(const char *s) {
     std::fprintf(stderr,
             "rndnn_verbose,warning,RNDNN_VERBOSE=%s is not one of "
             "none|error|check|dispatch|profile|0|1; using error\n",
-            s);
+            rndnn::escape(s).c_str());
     return verbose_t::error;
 }
 } // namespace

@@ -388,6 +388,7 @@ TEST(Graph, GeneratorStateIsSixteenLittleEndianBytes) {
     uint8_t bad[16] = {};
     bad[15] = 0x80;
     EXPECT_ERROR_NAMES(generator::load(bad, 16), "negative");
+    EXPECT_ERROR_NAMES(generator::load(nullptr, 16), "null");
 }
 
 // x feeds relu, a broadcast mul and both operands of a matmul: its
@@ -821,6 +822,16 @@ TEST(Graph, BadGraphsFailAtFinalize) {
         EXPECT_ERROR_NAMES(g.compile(), "call finalize() before compile()");
         g.finalize();
         EXPECT_ERROR_NAMES(g.add_tensor(3, m23), "finalized");
+        compile_options bad;
+        bad.masks = static_cast<mask_mode>(3);
+        EXPECT_ERROR_NAMES(g.compile(bad), "mask mode value 3 is not a mask_mode");
+    }
+    {
+        graph g; // enums outside their range
+        g.add_input(0, m23);
+        g.add_output(1, m23);
+        g.add_eltwise("e", static_cast<eltwise_alg>(9), 0, 1);
+        EXPECT_ERROR_NAMES(g.finalize(), "eltwise algorithm value 9");
     }
 }
 

@@ -77,6 +77,48 @@ TEST(MemoryDesc, RejectsBadShapes) {
     error_of([] { memory::desc({2}, dt::undef); });
 }
 
+// A 0 dim makes the element count 0, but the dense strides are products of
+// the other dims: each partial product is checked.
+TEST(MemoryDesc, StridesOfShapesWithAZeroDimCannotOverflow) {
+    const int64_t big = int64_t(1) << 32;
+    EXPECT_ERROR_NAMES(memory::desc({0, big, big}, dt::f32), "0x4294967296x4294967296");
+    EXPECT_ERROR_NAMES(memory::desc({big, big, 0}, dt::u8), "overflows");
+    EXPECT_ERROR_NAMES(memory::pad({0, big, big}, dt::f32, {0, 0, 0}, {0, 0, 0}),
+            "overflows");
+    const memory::desc ok({0, int64_t(1) << 31, int64_t(1) << 31}, dt::u8);
+    EXPECT_EQ(ok.get_strides(), (dims {int64_t(1) << 62, int64_t(1) << 31, 1}));
+    EXPECT_EQ(ok.get_size(), 0u);
+}
+
+// Every enum that crosses the API is one of its enumerators.
+TEST(MemoryDesc, RejectsDataTypesOutsideTheEnum) {
+    EXPECT_ERROR_NAMES(memory::desc({4}, static_cast<data_type>(77)),
+            "data type value 77 is not a data_type");
+    EXPECT_ERROR_NAMES(memory::desc({4}, static_cast<data_type>(-1), {1}),
+            "value -1");
+    EXPECT_ERROR_NAMES(memory::desc::host_scalar(static_cast<data_type>(77)), "77");
+}
+
+TEST(Messages, EscapeKeepsTextAndUtf8AndEscapesTheRest) {
+    EXPECT_EQ(escape("plain: 'x' [1, 2]\\n"), "plain: 'x' [1, 2]\\n");
+    EXPECT_EQ(escape(std::string("a\x1b[31mb\0c\x7f\n", 11)),
+            "a\\x1b[31mb\\x00c\\x7f\\x0a");
+    EXPECT_EQ(escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82"); // é € 🙂
+    // C1 controls, overlong forms, surrogates, stray and cut bytes.
+    EXPECT_EQ(escape("\xc2\x9b\xc0\x80\xed\xa0\x80\xff\xe2\x82"),
+            "\\xc2\\x9b\\xc0\\x80\\xed\\xa0\\x80\\xff\\xe2\\x82");
+    const std::string once = escape("\x1b\xff\xc3\xa9");
+    EXPECT_EQ(escape(once), once);
+}
+
+TEST(Messages, ValuesAreShownAsGivenAndEmptyShapesAsParentheses) {
+    EXPECT_EQ(impl::cat(1.0000000000000002, " ", 0.1f, " ", 1e-300, " ", 2.0),
+            "1.0000000000000002 0.1 1e-300 2");
+    EXPECT_EQ(impl::dims2str({}), "()");
+    EXPECT_EQ(impl::dims2str({2, 3}), "2x3");
+}
+
 TEST(MemoryDesc, RejectsBadStrides) {
     const std::string overlap = error_of(
             [] { memory::desc({4, 5}, dt::f32, {4, 1}); });
@@ -224,6 +266,55 @@ TEST(Npy, RejectsBadFiles) {
     error_of([&] { npy::save(out, strided); });
     error_of([] { npy::load_file("/nonexistent/x.npy"); },
             status::runtime_error);
+}
+
+// A header that claims more than the file holds is refused before its
+// claim is allocated (a seekable stream tells what is left); a stream that
+// cannot seek is read in chunks, so it costs what it delivers.
+TEST(Npy, LyingHeadersAreRefusedBeforeTheyAreBelieved) {
+    const std::string h = npy::header(memory::desc({int64_t(1) << 40}, dt::f32));
+    std::stringstream file(h + "abcd");
+    EXPECT_ERROR_NAMES(npy::load(file),
+            "truncated .npy data: expected 4398046511104 bytes, the file holds 4");
+    std::stringstream header_only(h);
+    EXPECT_ERROR_NAMES(npy::read_header(header_only), "holds 0");
+
+    // A pipe: no seeking.
+    struct pipe_buf : std::stringbuf {
+        using std::stringbuf::stringbuf;
+        pos_type seekoff(off_type, std::ios_base::seekdir,
+                std::ios_base::openmode) override {
+            return pos_type(off_type(-1));
+        }
+    };
+    pipe_buf buf(npy::header(memory::desc({int64_t(1) << 30}, dt::f32))
+            + std::string(10, 'x'));
+    std::istream pipe(&buf);
+    EXPECT_ERROR_NAMES(npy::load(pipe),
+            "truncated .npy data: expected 4294967296 bytes, got 10");
+}
+
+TEST(Npy, HeaderThenDataAndEscapedHeaders) {
+    memory m(memory::desc({3, 5}, dt::s32));
+    for (int i = 0; i < 15; ++i)
+        m.data<int32_t>()[i] = i * i;
+    std::stringstream ss;
+    npy::save(ss, m);
+    const npy::header_t h = npy::read_header(ss);
+    EXPECT_EQ(h.dt, dt::s32);
+    EXPECT_EQ(h.shape, (dims {3, 5}));
+    std::vector<int32_t> got(15);
+    npy::read_data(ss, h, got.data());
+    EXPECT_EQ(std::memcmp(got.data(), m.get_data_handle(), 60), 0);
+    EXPECT_ERROR_NAMES(npy::read_data(ss, h, got.data()), "got 0");
+
+    std::string evil = npy::header(memory::desc({2}, dt::f32));
+    evil.replace(evil.find("<f4"), 3, std::string("\x1b[2J\0", 5));
+    std::stringstream es(evil + std::string(8, '\0'));
+    const std::string msg = error_of([&] { npy::load(es); });
+    EXPECT_NE(msg.find("'\\x1b[2J\\x00'"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\x1b'), std::string::npos);
+    EXPECT_EQ(msg.find('\0'), std::string::npos);
 }
 
 TEST(Npy, UnusedMaskBitsAreWrittenAsZero) {

@@ -353,6 +353,12 @@ TEST(Binary, BadProblemsNameTheValue) {
     attr.set_post_ops(po);
     EXPECT_ERROR_NAMES(binary::primitive_desc({binary_alg::mul, f, b, f}, attr),
             "linear");
+    EXPECT_ERROR_NAMES(binary::primitive_desc({static_cast<binary_alg>(5), f, b, f}),
+            "binary algorithm value 5 is not a binary_alg");
+    primitive_attr bad_isa;
+    bad_isa.set_max_cpu_isa(static_cast<cpu_isa>(17));
+    EXPECT_ERROR_NAMES(binary::primitive_desc({binary_alg::mul, f, b, f}, bad_isa),
+            "ISA cap value 17");
     post_ops inf;
     inf.append_linear(std::numeric_limits<float>::infinity(), 0.f);
     attr.set_post_ops(inf);
@@ -783,6 +789,19 @@ TEST(Dropout, BadProblemsNameTheValue) {
     d.alg = rng_alg::mcg31m1;
     d.method = bernoulli_method::bitsliced;
     EXPECT_ERROR_NAMES(pd(d), "mcg31m1");
+    // Enums outside their range.
+    d = make_desc(p, prop_kind::forward_training);
+    d.prop = static_cast<prop_kind>(3);
+    EXPECT_ERROR_NAMES(pd(d), "propagation kind value 3 is not a prop_kind");
+    d = make_desc(p, prop_kind::forward_training);
+    d.plan = static_cast<dropout_plan>(-2);
+    EXPECT_ERROR_NAMES(pd(d), "plan value -2 is not a dropout_plan");
+    d = make_desc(p, prop_kind::forward_training);
+    d.method = static_cast<bernoulli_method>(7);
+    EXPECT_ERROR_NAMES(pd(d), "bernoulli method value 7");
+    d = make_desc(p, prop_kind::forward_training);
+    d.alg = static_cast<rng_alg>(6);
+    EXPECT_ERROR_NAMES(pd(d), "algorithm value 6 is not a rng_alg");
     // The fused plan, asked for where it does not apply, says why.
     d = make_desc(p, prop_kind::forward_training);
     d.alg = rng_alg::mt19937;

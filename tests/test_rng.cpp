@@ -529,6 +529,23 @@ TEST(RngErrors, CreationNamesTheBadValue) {
             "empty");
 }
 
+// A value cast from an integer that names no enumerator is refused at
+// creation, where every kernel would otherwise read it its own way.
+TEST(RngErrors, EnumsOutsideTheirRangeAreRefused) {
+    const auto bit = make_desc(rng_alg::philox4x32_10, {256}, dt::bit);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bit,
+                               bernoulli_attr(0.25, static_cast<bernoulli_method>(7), 1)),
+            "bernoulli method value 7 is not a bernoulli_method");
+    auto d = bit;
+    d.alg = static_cast<rng_alg>(42);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, bernoulli_attr(0.5)),
+            "algorithm value 42 is not a rng_alg");
+    d = bit;
+    d.scalars = static_cast<scalar_kind>(9);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, bernoulli_attr(0.5)),
+            "scalar kind value 9");
+}
+
 TEST(RngErrors, ExecutionNamesTheBadArgument) {
     auto d = make_desc(rng_alg::philox4x32_10, {16}, dt::u32);
     d.with_offset = true;

@@ -27,7 +27,8 @@ constexpr int max_ndims = 8;
 enum class data_type { undef, f32, bf16, f16, s8, u8, s32, u32, s64, bit };
 using dt = data_type;
 
-/// @returns the name of @p adt ("f32", "bit", ...).
+/// @returns the name of @p adt ("f32", "bit", ...; "unknown" for a value
+/// that is no enumerator).
 const char *dt2str(data_type adt);
 /// @returns the data type named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
@@ -57,6 +58,14 @@ public:
 private:
     rndnn::status status_;
 };
+
+/// @returns @p text as messages quote input: printable ASCII and valid
+///     UTF-8 as they are, every other byte (controls such as ESC, NUL, DEL,
+///     the C1 controls, bytes of no valid UTF-8 sequence) as `\xNN`, so
+///     that quoting a file's bytes or a command line can never drive the
+///     terminal that shows the message. Idempotent: escaping an escaped
+///     text changes nothing.
+std::string escape(const std::string &text);
 
 /// Instruction-set tiers of the JIT kernels, lowest first. `none` means the
 /// reference (compiled C++) kernels only.

@@ -59,8 +59,8 @@ public:
     static generator load(const state &s);
     /// The same from raw bytes (read from a file).
     /// @param size bytes at @p bytes; must be 16.
-    /// @throws error (invalid_arguments) if @p size is not 16 or the offset
-    ///     is negative.
+    /// @throws error (invalid_arguments) if @p bytes is null, @p size is
+    ///     not 16 or the offset is negative.
     static generator load(const void *bytes, std::size_t size);
 
     bool operator==(const generator &o) const {

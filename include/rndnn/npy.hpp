@@ -32,19 +32,36 @@ void save(std::ostream &os, const memory &mem);
 ///     first-element offset; (runtime_error) if the stream fails.
 void save_raw(std::ostream &os, const memory &mem);
 
-/// A loaded array: its type, shape and little-endian C-order data.
-struct array {
+/// The header of a .npy file: the type and shape of its array.
+struct header_t {
     data_type dt = data_type::undef;
     dims shape;
-    std::vector<unsigned char> data;
     /// @returns the dense descriptor of the array.
     memory::desc md() const { return memory::desc(shape, dt); }
 };
 
-/// Reads a .npy file of one of the types above.
+/// A loaded array: its type, shape and little-endian C-order data.
+struct array : header_t {
+    std::vector<unsigned char> data;
+};
+
+/// Reads the header of a .npy file of one of the types above and leaves
+/// @p is at the first byte of the data, so that the caller can check the
+/// type and shape before anything is allocated. Where @p is can seek (a
+/// file), the data is also checked to be all there.
 /// @throws error (invalid_arguments) naming the problem: not a .npy
 ///     file, an unsupported dtype or version, Fortran order, a malformed
-///     header, truncated data.
+///     header, a shape whose size overflows, truncated data. Header bytes
+///     quoted in a message are escaped (escape()).
+header_t read_header(std::istream &is);
+/// Reads the data that follows @p h: h.md().get_size() bytes into @p dst.
+/// @throws error (invalid_arguments) if the stream ends first.
+void read_data(std::istream &is, const header_t &h, void *dst);
+
+/// Reads a .npy file: read_header(), then its data. Memory grows with the
+/// bytes actually read, never ahead of them: a header that claims more
+/// data than follows costs no more than the file's size.
+/// @throws as read_header() and read_data().
 array load(std::istream &is);
 /// Reads the .npy file at @p path.
 /// @throws error (runtime_error) if the file cannot be opened, and as
