@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
 namespace rndnn_cli {
 
@@ -478,7 +479,7 @@ void print_result(bool csv, int width, const problem_t &p,
     const double to_ref = m.ref / m.impl;
     const int threads = p.strm.get_nthreads();
     if (csv) {
-        std::cout << csv_quote(p.text) << "," << p.impl << "," << threads
+        std::cout << csv_quote(rndnn::escape(p.text)) << "," << p.impl << "," << threads
                   << "," << t.elements << "," << num("%.6g", m.impl) << ","
                   << num("%.6g", gelem) << "," << num("%.6g", gb) << ","
                   << num("%.4g", to_memcpy) << "," << num("%.4g", to_ref)
@@ -489,9 +490,10 @@ void print_result(bool csv, int width, const problem_t &p,
                 "%-*s %7d %12lld %12.6g %9.4g %9.4g %9.3g %9.3g  ", width,
                 p.impl.c_str(), threads, static_cast<long long>(t.elements),
                 m.impl, gelem, gb, to_memcpy, to_ref);
-        std::cout << line << p.text << "\n";
+        std::cout << line << rndnn::escape(p.text) << "\n";
     }
-    std::cout.flush();
+    flush_stdout(); // stops at a closed pipe
+
 }
 
 const char *const usage
@@ -587,7 +589,6 @@ int bench_main(int argc, char **argv) {
         const medians_t m = measure(t, p.strm.get_nthreads(), runs);
         print_result(csv, static_cast<int>(width), p, t, m);
     }
-    if (!std::cout) throw io_error("cannot write to stdout");
     return exit_ok;
 }
 

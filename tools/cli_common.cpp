@@ -1,43 +1,44 @@
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <new>
 #include <vector>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 namespace rndnn_cli {
 
 int run_guarded(const std::string &program, const std::function<int()> &fn) {
     // A usage error also tells where the full list of options is.
-    const std::string hint = "Try '" + program + " --help'.";
+    const std::string hint = "Try '" + rndnn::escape(program) + " --help'.";
+    const auto say = [](const std::exception &e) {
+        std::cerr << "rndnn: " << rndnn::escape(e.what()) << "\n";
+    };
     try {
-        return fn();
+        const int status = fn();
+        flush_stdout();
+        return status;
+    } catch (const closed_pipe &) {
+        return exit_ok;
     } catch (const usage_error &e) {
-        std::cerr << "rndnn: " << e.what() << "\n" << hint << "\n";
+        say(e);
+        std::cerr << hint << "\n";
         return exit_usage;
     } catch (const po::error &e) {
-        std::cerr << "rndnn: " << e.what() << "\n" << hint << "\n";
+        say(e);
+        std::cerr << hint << "\n";
         return exit_usage;
     } catch (const rndnn::error &e) {
-        std::cerr << "rndnn: " << e.what() << "\n";
+        say(e);
         return e.status() == rndnn::status::invalid_arguments ? exit_usage
                                                               : exit_failure;
-    } catch (const io_error &e) {
-        std::cerr << "rndnn: " << e.what() << "\n";
-        return exit_failure;
     } catch (const std::bad_alloc &) {
         std::cerr << "rndnn: out of memory\n";
         return exit_failure;
-    } catch (const std::exception &e) {
-        std::cerr << "rndnn: " << e.what() << "\n";
+    } catch (const std::exception &e) { // io_error and the rest
+        say(e);
         return exit_failure;
     }
 }
@@ -54,6 +55,11 @@ bool parse_options(const std::vector<std::string> &words,
         po::variables_map &vm, std::vector<po::option> *parsed) {
     // Long options only: with short options on, Boost would read the "-5"
     // of "--seed -5" as an option instead of the value, unlike getopt_long.
+    const size_t most = 2 * desc.options().size();
+    if (words.size() > most)
+        throw usage_error(std::to_string(words.size())
+                + " words of options, more than the " + std::to_string(most)
+                + " that every option with a value would take");
     const int style = po::command_line_style::unix_style
             & ~po::command_line_style::allow_short;
     const po::parsed_options options
@@ -152,72 +158,6 @@ rndnn::dims parse_shape(const std::string &flag, const std::string &text) {
         start = x + 1;
     }
     return shape;
-}
-
-atomic_file::atomic_file(const std::string &path) : path_(path) {
-    // rename() would fail on a directory too, but only after the work is
-    // done; this check is cheap and its message clearer.
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw io_error("cannot write '" + path + "': it is a directory");
-
-    std::vector<char> tmpl(path.begin(), path.end());
-    const std::string suffix = ".tmp.XXXXXX";
-    tmpl.insert(tmpl.end(), suffix.begin(), suffix.end());
-    tmpl.push_back('\0');
-    const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0)
-        throw io_error("cannot create '" + path + "': " + std::strerror(errno));
-    tmp_ = tmpl.data();
-    // mkstemp creates the file 0600; give the final file the permissions
-    // an ordinary create would, 0666 less the umask.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    const int chmod_rc = ::fchmod(fd, 0666 & ~mask);
-    const int chmod_errno = errno;
-    ::close(fd);
-    if (chmod_rc != 0) {
-        std::remove(tmp_.c_str());
-        throw io_error("cannot set the permissions of '" + tmp_
-                + "': " + std::strerror(chmod_errno));
-    }
-    os_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!os_) {
-        const int err = errno;
-        std::remove(tmp_.c_str());
-        throw io_error("cannot open '" + tmp_ + "': " + std::strerror(err));
-    }
-}
-
-atomic_file::~atomic_file() {
-    if (committed_) return;
-    os_.close();
-    std::remove(tmp_.c_str());
-}
-
-void atomic_file::finish() {
-    if (finished_) return;
-    errno = 0;
-    os_.flush();
-    os_.close();
-    if (!os_)
-        throw io_error("cannot write '" + path_ + "': "
-                + (errno ? std::strerror(errno) : "write failed"));
-    finished_ = true;
-}
-
-void atomic_file::commit() {
-    finish();
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-        throw io_error("cannot write '" + path_ + "': " + std::strerror(errno));
-    committed_ = true;
-}
-
-void commit_all(const std::vector<atomic_file *> &files) {
-    for (atomic_file *f : files)
-        f->finish();
-    for (atomic_file *f : files)
-        f->commit();
 }
 
 void add_stream_options(po::options_description &desc, const char *what) {

@@ -1,5 +1,5 @@
 // Shared pieces of the rndnn command-line tools: strict value parsing,
-// option handling, the exit-status policy and atomic output files.
+// option handling and the exit-status policy (output files: cli_output.hpp).
 //
 // Nothing here computes randomness: the tools only parse and call the
 // public API (include/rndnn/).
@@ -7,7 +7,6 @@
 #define RNDNN_TOOLS_CLI_COMMON_HPP
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -39,9 +38,11 @@ public:
 };
 
 // Runs one subcommand and turns its exceptions into a message on stderr
-// ("rndnn: ...") and an exit status: 2 for usage errors and every
-// rndnn::error with status invalid_arguments, 1 for anything else.
-// @p program ("rndnn gen") is named in the "--help" hint.
+// ("rndnn: ...", its input bytes escaped by rndnn::escape()) and an exit
+// status: 2 for usage errors and every rndnn::error with status
+// invalid_arguments, 0 and no message for a closed stdout (closed_pipe),
+// 1 for anything else. @p program ("rndnn gen") is named in the "--help"
+// hint.
 int run_guarded(const std::string &program, const std::function<int()> &fn);
 
 // Parses the options of a subcommand (GNU long options only, no
@@ -50,7 +51,9 @@ int run_guarded(const std::string &program, const std::function<int()> &fn);
 bool parse_options(int argc, char **argv, const po::options_description &desc,
         const std::string &usage, po::variables_map &vm);
 // The same for a list of words (options and their values, no program
-// name), e.g. one line of a batch file. @p parsed, if not null, receives
+// name), e.g. one line of a batch file. More words than @p desc has
+// options with values are refused before Boost parses them (its parser
+// takes time quadratic in the word count). @p parsed, if not null, receives
 // the options as parsed, each with its original tokens.
 bool parse_options(const std::vector<std::string> &words,
         const po::options_description &desc, const std::string &usage,
@@ -127,41 +130,6 @@ struct rng_problem_t {
 // @throws usage_error or rndnn::error naming the bad value; a parameter
 //     of another distribution (--p without --dist bernoulli) is refused.
 rng_problem_t parse_rng_problem(const po::variables_map &vm);
-
-// An output file that appears only once complete: data goes to
-// "<path>.tmp.XXXXXX" in the same directory, and commit() renames it into
-// place. Until then the destructor removes the temporary file, so a
-// failed run leaves nothing behind.
-class atomic_file {
-public:
-    // @throws io_error if @p path is a directory or the temporary file
-    //     cannot be created.
-    explicit atomic_file(const std::string &path);
-    ~atomic_file();
-    atomic_file(const atomic_file &) = delete;
-    atomic_file &operator=(const atomic_file &) = delete;
-
-    std::ostream &stream() { return os_; }
-    // Flushes and closes the temporary file, and checks that every write
-    // succeeded; the file stays temporary. @throws io_error on failure.
-    void finish();
-    // finish()es if not done yet, then renames. @throws io_error on
-    // failure.
-    void commit();
-
-private:
-    std::string path_;
-    std::string tmp_;
-    std::ofstream os_;
-    bool finished_ = false;
-    bool committed_ = false;
-};
-
-// Commits several output files of one run: every file is finished (written
-// out and checked) before the first is renamed, so a failed write leaves
-// none of them. Only a rename itself failing (which in one directory does
-// not happen short of a concurrent change) could leave some committed.
-void commit_all(const std::vector<atomic_file *> &files);
 
 // Subcommands: each takes the arguments after the subcommand name
 // (argv[0] is the subcommand) and returns the exit status, or throws.

@@ -2,13 +2,14 @@
 // with the keep mask written, read back, or recomputed from the RNG.
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <unordered_map>
 
 #include <sys/stat.h>
 
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
 namespace rndnn_cli {
 
@@ -48,51 +49,71 @@ data_type parse_mask_dtype(const std::string &text) {
     throw usage_error("unknown --mask-dtype '" + text + "' (expected bit or u8)");
 }
 
-bool same_path(const std::string &a, const std::string &b) {
-    namespace fs = std::filesystem;
-    return fs::absolute(a).lexically_normal()
-            == fs::absolute(b).lexically_normal();
-}
-
-// Reads the .npy file given as @p flag. A file that cannot be read is an
-// I/O failure; one that is not a valid .npy file is the library's
-// invalid_arguments, its message prefixed with the flag and the file.
-rndnn::npy::array load_npy(const std::string &flag, const std::string &path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw io_error("cannot read " + flag + " '" + path
-                + "': it is a directory");
-    std::ifstream is(path, std::ios::binary);
-    if (!is)
-        throw io_error("cannot open " + flag + " '" + path
-                + "': " + std::strerror(errno));
-    try {
-        return rndnn::npy::load(is);
-    } catch (const rndnn::error &e) {
-        throw rndnn::error(e.status(), flag + " '" + path + "': " + e.what());
+// A .npy file given as an option, opened and its header read: the caller
+// checks the type and shape, then read()s the data into memory of its own.
+// A file that cannot be read is an I/O failure; one that is not a valid
+// .npy file is the library's invalid_arguments, its message prefixed with
+// the flag and the file.
+class npy_input {
+public:
+    npy_input(const std::string &flag, const std::string &path)
+        : flag_(flag), path_(path) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw io_error("cannot read " + flag + " '" + path
+                    + "': it is a directory");
+        is_.open(path, std::ios::binary);
+        if (!is_)
+            throw io_error("cannot open " + flag + " '" + path
+                    + "': " + std::strerror(errno));
+        guarded([&] { header_ = rndnn::npy::read_header(is_); });
     }
-}
+    const rndnn::npy::header_t &header() const { return header_; }
+    // Reads the data into a new memory of descriptor @p md, which has
+    // the header's size.
+    rndnn::memory read(const rndnn::memory::desc &md) {
+        rndnn::memory mem(md);
+        guarded([&] {
+            rndnn::npy::read_data(is_, header_, mem.get_data_handle());
+        });
+        return mem;
+    }
+
+private:
+    template <typename F>
+    void guarded(F f) {
+        try {
+            f();
+        } catch (const rndnn::error &e) {
+            throw rndnn::error(
+                    e.status(), flag_ + " '" + path_ + "': " + e.what());
+        }
+    }
+
+    std::string flag_, path_;
+    std::ifstream is_;
+    rndnn::npy::header_t header_;
+};
 
 // The data tensor of --in, in a 64-byte aligned buffer that the primitive
 // then overwrites in place.
 rndnn::memory load_data(const std::string &path) {
-    const rndnn::npy::array a = load_npy("--in", path);
-    const data_type dt = a.dt;
+    npy_input in("--in", path);
+    const data_type dt = in.header().dt;
     if (dt != data_type::f32 && dt != data_type::f16 && dt != data_type::bf16)
         throw usage_error("--in '" + path + "' holds " + rndnn::dt2str(dt)
                 + " data; dropout takes f32 (<f4), f16 (<f2) or bf16 (<u2)");
-    rndnn::memory mem(a.md());
-    if (!a.data.empty())
-        std::memcpy(mem.get_data_handle(), a.data.data(), a.data.size());
-    return mem;
+    return in.read(in.header().md());
 }
 
 // The keep mask of --mask-in, for the mask descriptor @p md (the noise
 // shape, bit or u8): a bit mask is stored as its packed bytes (u8 of shape
 // ceil(n/8)), a u8 mask as bytes of the noise shape (the library keeps an
-// element where the byte is not 0).
+// element where the byte is not 0). The shape is checked before any data
+// is read.
 rndnn::memory load_mask(const std::string &path, const rndnn::memory::desc &md) {
-    const rndnn::npy::array a = load_npy("--mask-in", path);
+    npy_input in("--mask-in", path);
+    const rndnn::npy::header_t &a = in.header();
     const bool packed = md.get_data_type() == data_type::bit;
     const rndnn::dims want = packed
             ? rndnn::dims {static_cast<rndnn::dim_t>(md.get_size())}
@@ -106,10 +127,7 @@ rndnn::memory load_mask(const std::string &path, const rndnn::memory::desc &md) 
                 + (packed ? " (8 elements a byte; --mask-dtype u8 reads a byte "
                             "an element)"
                           : " (--mask-dtype bit reads packed bits)"));
-    rndnn::memory mem(md);
-    if (!a.data.empty())
-        std::memcpy(mem.get_data_handle(), a.data.data(), a.data.size());
-    return mem;
+    return in.read(md);
 }
 
 const char *const usage
@@ -193,9 +211,15 @@ int dropout_main(int argc, char **argv) {
                 throw usage_error(string("--") + f
                         + " is not used with --mask-in: the mask is read, "
                           "not recomputed");
-    if (mask_out && same_path(out, vm["mask-out"].as<string>()))
-        throw usage_error("--out and --mask-out name the same file '"
-                + vm["mask-out"].as<string>() + "'");
+    // --out may name --in (the data is read whole, then replaced); no
+    // other two files may be one.
+    if (mask_out) {
+        const string m = vm["mask-out"].as<string>();
+        check_distinct({{"--out", out}, {"--mask-out", m}});
+        check_distinct({{"--in", in}, {"--mask-out", m}});
+    }
+    if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
+            {"--out", out}});
 
     rndnn::dropout::desc d;
     d.prop = backward ? rndnn::prop_kind::backward
@@ -248,13 +272,13 @@ int dropout_main(int argc, char **argv) {
     rndnn::dropout(pd).execute(strm, args);
 
     // Both files are complete before either replaces its name.
-    atomic_file out_file(out);
-    std::optional<atomic_file> mask_file;
+    output_file out_file(out);
+    std::optional<output_file> mask_file;
     if (mask_out) mask_file.emplace(vm["mask-out"].as<string>());
-    rndnn::npy::save(out_file.stream(), data);
-    std::vector<atomic_file *> files = {&out_file};
+    out_file.write(data, true);
+    std::vector<output_file *> files = {&out_file};
     if (mask_file) {
-        rndnn::npy::save(mask_file->stream(), mask);
+        mask_file->write(mask, true);
         files.push_back(&*mask_file);
     }
     commit_all(files);

@@ -1,7 +1,6 @@
 // `rndnn gen`: one tensor of random values into a file or stdout.
-#include <iostream>
-
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
 namespace rndnn_cli {
 
@@ -10,13 +9,6 @@ namespace {
 bool ends_with(const std::string &s, const std::string &suffix) {
     return s.size() >= suffix.size()
             && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-void write_tensor(std::ostream &os, const rndnn::memory &mem, bool npy) {
-    if (npy)
-        rndnn::npy::save(os, mem);
-    else
-        rndnn::npy::save_raw(os, mem);
 }
 
 } // namespace
@@ -58,6 +50,8 @@ int gen_main(int argc, char **argv) {
     const rndnn::stream strm(so.threads);
     const rndnn::rng prim(pd);
 
+    // Opened first: a path that cannot be written fails before the work.
+    output_file file(out);
     rndnn::memory dst(pd.dst_desc());
     prim.execute(strm,
             {{RNDNN_ARG_DST, dst},
@@ -65,14 +59,7 @@ int gen_main(int argc, char **argv) {
                     {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
                     {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}});
 
-    if (to_stdout) {
-        write_tensor(std::cout, dst, npy);
-        std::cout.flush();
-        if (!std::cout) throw io_error("cannot write to stdout");
-        return exit_ok;
-    }
-    atomic_file file(out);
-    write_tensor(file.stream(), dst, npy);
+    file.write(dst, npy);
     file.commit();
     return exit_ok;
 }

@@ -1,14 +1,11 @@
 // `rndnn stream`: raw u32 words on stdout, for statistical test suites
 // (PractRand, TestU01, dieharder) that read an endless byte stream.
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <optional>
 
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
 namespace rndnn_cli {
 
@@ -48,8 +45,9 @@ int stream_main(int argc, char **argv) {
     rndnn::memory buf(rd.dst);
 
     // A closed pipe (`rndnn stream | head -c 100`) is how a reader says it
-    // has enough: take it as EPIPE from fwrite and stop quietly.
-    std::signal(SIGPIPE, SIG_IGN);
+    // has enough: output_file throws closed_pipe, which ends the command
+    // quietly.
+    output_file out("-");
     std::uint64_t left = count.value_or(0);
     while (!count || left > 0) {
         // Without --count the stream ends at the last index, 2^63 - 2.
@@ -74,24 +72,12 @@ int stream_main(int argc, char **argv) {
                         {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
                         {RNDNN_ARG_STREAM,
                                 rndnn::memory::scalar(so.stream_id)}});
-        errno = 0;
-        const size_t words = static_cast<size_t>(n);
-        if (std::fwrite(buf.get_data_handle(), sizeof(std::uint32_t), words,
-                    stdout)
-                != words) {
-            if (errno == EPIPE) return exit_ok;
-            throw io_error(std::string("cannot write to stdout: ")
-                    + std::strerror(errno));
-        }
+        out.write(buf.get_data_handle(),
+                static_cast<size_t>(n) * sizeof(std::uint32_t));
         offset += n;
         left -= count ? static_cast<std::uint64_t>(n) : 0;
     }
-    errno = 0;
-    if (std::fflush(stdout) != 0) {
-        if (errno == EPIPE) return exit_ok;
-        throw io_error(
-                std::string("cannot write to stdout: ") + std::strerror(errno));
-    }
+    out.commit();
     return exit_ok;
 }
 

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 
 namespace {
 
@@ -37,8 +38,8 @@ rndnn::memory generate(const rndnn::memory::desc &md,
 }
 
 void save(const rndnn::memory &mem, const std::string &path) {
-    rndnn_cli::atomic_file file(path);
-    rndnn::npy::save(file.stream(), mem);
+    rndnn_cli::output_file file(path);
+    file.write(mem, true);
     file.commit();
     std::cout << "  wrote " << path << "\n";
 }

@@ -1,4 +1,5 @@
 // The `rndnn` command: dispatches to one subcommand (docs/cli.md).
+#include <csignal>
 #include <iomanip>
 #include <iostream>
 
@@ -35,6 +36,9 @@ void print_usage(std::ostream &os) {
 } // namespace
 
 int main(int argc, char **argv) {
+    // Writes to a closed pipe fail with EPIPE instead of killing the
+    // process, so that every command ends the same way (run_guarded).
+    std::signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         print_usage(std::cerr);
         return rndnn_cli::exit_usage;

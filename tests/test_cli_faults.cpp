@@ -1,0 +1,263 @@
+// CLI output under faults (docs/cli.md, "Reliability"): devices and FIFOs
+// written in place and never replaced, links followed, a file system that
+// fills up mid-write or is read-only, a closed stdout, the mode of a
+// replaced file, long names, one file named twice, and inputs that lie.
+//
+// Devices, full and read-only file systems are made without root in a
+// private user and mount namespace (`unshare -rm`): /dev/full and /dev/null
+// bind-mounted over files of the test's own directory, and small tmpfs
+// mounts there. Nothing outside the test's directory is ever written: a
+// rename onto a bind mount fails (EBUSY), so even a regression could not
+// replace the real devices.
+#include <cstdlib>
+#include <string>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli_fixture.hpp"
+
+namespace {
+
+using namespace rndnn::test;
+
+class CliFaults : public Cli {
+protected:
+    // Runs @p script (bash, in dir_, $RNDNN the CLI) as root of a private
+    // user and mount namespace; the script's checks print "FAIL: ..." and
+    // it ends by printing "ok". Skips the test where the kernel allows no
+    // unprivileged user namespaces.
+    void in_namespace(const std::string &script) {
+        if (sh("unshare -rm true").status != 0)
+            GTEST_SKIP() << "unshare -rm: no user namespaces here";
+        const result_t r = sh("export RNDNN\nunshare -rm bash -c "
+                + quote("set -u\n" + checks + script + "\necho ok"));
+        EXPECT_EQ(r.status, 0) << r.out << r.err;
+        EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out << r.err;
+        EXPECT_NE(r.out.find("ok"), std::string::npos) << r.out << r.err;
+    }
+
+    // Shell helpers of the scripts: `expect STATUS PATTERN CMD...` runs CMD
+    // and checks its exit status and that stderr matches PATTERN (an
+    // extended regular expression; "" for no message at all).
+    const std::string checks = R"sh(
+expect() {
+    local want=$1 pattern=$2; shift 2
+    "$@" 2> err.txt; local got=$?
+    [ "$got" = "$want" ] || echo "FAIL: $* exited $got, not $want: $(cat err.txt)"
+    if [ -z "$pattern" ]; then
+        [ -s err.txt ] && echo "FAIL: $* printed: $(cat err.txt)"
+    else
+        grep -Eq "$pattern" err.txt || echo "FAIL: $* printed '$(cat err.txt)', not /$pattern/"
+    fi
+    rm -f err.txt
+}
+check() { eval "$1" || echo "FAIL: $1"; }
+)sh";
+};
+
+// A device that exists is written in place: /dev/full reports ENOSPC with
+// exit 1, /dev/null swallows the data, and both stay devices; a link to a
+// device is followed, not replaced.
+TEST_F(CliFaults, DevicesAreWrittenInPlace) {
+    in_namespace(R"sh(
+touch full null
+mount --bind /dev/full full && mount --bind /dev/null null || echo "FAIL: bind"
+ln -s full full_link
+expect 1 "cannot write 'full': No space left on device" \
+    "$RNDNN" gen --shape 262144 --out full
+expect 0 "" "$RNDNN" gen --shape 8 --out null
+expect 1 "cannot write 'full_link': No space left on device" \
+    "$RNDNN" gen --shape 8 --out full_link
+"$RNDNN" gen --dist normal --shape 64 --out x.npy
+expect 0 "" "$RNDNN" dropout --in x.npy --out null --rate 0.5 --mask-out m.npy
+expect 1 "cannot write 'full': No space left on device" \
+    "$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out full
+expect 1 "cannot write to stdout: No space left on device" \
+    sh -c '"$RNDNN" gen --shape 8 --out - > full'
+check "[ -c full ] && [ -c null ] && [ -L full_link ]"
+check "[ ! -e y.npy ]"
+)sh");
+}
+
+// A FIFO streams: its reader gets the bytes that a file would hold.
+TEST_F(CliFaults, FifoStreams) {
+    const result_t r = sh(R"sh(
+mkfifo f.npy
+cat f.npy > got.npy &
+"$RNDNN" gen --dist normal --shape 100000 --out f.npy || exit 1
+wait
+"$RNDNN" gen --dist normal --shape 100000 --out want.npy || exit 1
+cmp got.npy want.npy && [ -p f.npy ] && echo same)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "same\n");
+    EXPECT_EQ(r.err, "");
+}
+
+// A file system that fills up mid-write: exit 1, the path and the cause,
+// and nothing left behind; an existing file is not touched.
+TEST_F(CliFaults, FullFileSystemLeavesNothing) {
+    in_namespace(R"sh(
+mkdir small && mount -t tmpfs -o size=64k tmpfs small || echo "FAIL: mount"
+expect 1 "cannot write 'small/y.npy': No space left on device" \
+    "$RNDNN" gen --dist normal --shape 100000 --out small/y.npy
+check '[ -z "$(ls -A small)" ]'
+echo old > small/keep.npy
+expect 1 "cannot write 'small/keep.npy': No space left on device" \
+    "$RNDNN" gen --dist normal --shape 100000 --out small/keep.npy
+check '[ "$(cat small/keep.npy)" = old ] && [ "$(ls -A small)" = keep.npy ]'
+"$RNDNN" gen --dist normal --shape 100000 --out x.npy
+expect 1 "cannot write 'small/m.npy': No space left on device" \
+    "$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out small/m.npy \
+        --mask-dtype u8
+check "[ ! -e y.npy ] && [ \"\$(ls -A small)\" = keep.npy ]"
+)sh");
+}
+
+TEST_F(CliFaults, ReadOnlyDirectoryLeavesNothing) {
+    in_namespace(R"sh(
+mkdir ro && mount -t tmpfs -o ro tmpfs ro || echo "FAIL: mount"
+expect 1 "cannot create a file beside 'ro/x.npy': Read-only file system" \
+    "$RNDNN" gen --shape 8 --out ro/x.npy
+check '[ -z "$(ls -A ro)" ]'
+)sh");
+}
+
+// A reader that closes stdout early ends every command quietly with exit
+// status 0.
+TEST_F(CliFaults, ClosedStdoutEndsQuietly) {
+    const result_t r = sh(R"sh(
+"$RNDNN" gen --shape 4194304 --out - | head -c 1000 > /dev/null
+echo "gen ${PIPESTATUS[0]}"
+"$RNDNN" stream | head -c 1000 > /dev/null
+echo "stream ${PIPESTATUS[0]}"
+"$RNDNN" verify | head -n 1 > /dev/null
+echo "verify ${PIPESTATUS[0]}")sh");
+    EXPECT_EQ(r.out, "gen 0\nstream 0\nverify 0\n");
+    EXPECT_EQ(r.err, "");
+}
+
+// A replaced file keeps its mode; a new one gets 0666 less the umask.
+TEST_F(CliFaults, ModesAreKept) {
+    const result_t r = sh(R"sh(
+echo old > y.npy && chmod 600 y.npy
+"$RNDNN" gen --shape 8 --out y.npy || exit 1
+umask 027
+"$RNDNN" gen --shape 8 --out new.npy || exit 1
+stat -c %a y.npy new.npy)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "600\n640\n");
+}
+
+// The temporary file's name is short: a 255-byte name still works, and
+// a link is written through to its (new) target.
+TEST_F(CliFaults, LongNamesAndLinks) {
+    const std::string name = std::string(251, 'n') + ".npy";
+    const result_t r = sh("\"$RNDNN\" gen --shape 8 --out " + name
+            + " && ln -s target.npy link.npy && \"$RNDNN\" gen --shape 8 --out"
+              " link.npy && [ -L link.npy ] && cmp link.npy " + name);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(files(),
+            (std::vector<std::string> {"link.npy", name, "target.npy"}));
+}
+
+// Two outputs, or an output and an input other than --out's own --in,
+// that are one file (by device and inode, through links and hard links)
+// are refused before anything is written.
+TEST_F(CliFaults, OneFileTwiceIsRefused) {
+    ASSERT_EQ(sh("\"$RNDNN\" gen --dist normal --shape 64 --out x.npy && ln "
+                 "x.npy hard.npy && ln -s x.npy soft.npy")
+                      .status,
+            0);
+    const bytes_t x = read_file(dir_ / "x.npy");
+    const std::vector<bad_case_t> cases = {
+            {{"--mask-out", "./x.npy"}, "--in 'x.npy' and --mask-out"},
+            {{"--mask-out", "hard.npy"}, "same file 'hard.npy'"},
+            {{"--mask-out", "soft.npy"}, "same file 'soft.npy'"},
+            {{"--out", "y.npy", "--mask-out", "y.npy"}, "same file 'y.npy'"},
+    };
+    for (const bad_case_t &c : cases) {
+        args_t args = {"dropout", "--in", "x.npy", "--rate", "0.5"};
+        if (c.args[0] != "--out") args.insert(args.end(), {"--out", "z.npy"});
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        SCOPED_TRACE(joined(args));
+        expect_failure(run(args), 2, c.named);
+        EXPECT_EQ(read_file(dir_ / "x.npy"), x);
+        EXPECT_EQ(files(), (std::vector<std::string> {
+                                   "hard.npy", "soft.npy", "x.npy"}));
+    }
+    // Backward: the mask read is not the file written.
+    const result_t r = run({"dropout", "--backward", "--in", "x.npy", "--out",
+            "hard.npy", "--rate", "0.5", "--mask-in", "x.npy"});
+    expect_failure(r, 2, "--mask-in 'x.npy' and --out name the same file");
+}
+
+// A .npy header that claims more data than the file holds is refused at
+// once, before the claim is allocated; a mask's shape is checked before
+// its data is read. Header bytes are quoted escaped.
+TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
+    const std::string header = "{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (1099511627776,), }";
+    std::ofstream(dir_ / "big.npy", std::ios::binary)
+            << std::string("\x93NUMPY\x01\x00", 8)
+            << static_cast<char>(header.size()) << '\0' << header;
+    expect_failure(run({"dropout", "--in", "big.npy", "--out", "y.npy",
+                           "--rate", "0.5"}),
+            2, "truncated .npy data: expected 4398046511104 bytes, the file "
+               "holds 0");
+
+    const std::string evil = "{'descr': '<f4\x1b[2J\x07', 'fortran_order': "
+                             "False, 'shape': (4,), }";
+    std::ofstream(dir_ / "evil.npy", std::ios::binary)
+            << std::string("\x93NUMPY\x01\x00", 8)
+            << static_cast<char>(evil.size()) << '\0' << evil;
+    const result_t r = run({"dropout", "--in", "evil.npy", "--out", "y.npy",
+            "--rate", "0.5"});
+    expect_failure(r, 2, "'<f4\\x1b[2J\\x07' is not supported");
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+
+    // A mask file of the wrong shape whose header also lies about its size.
+    ASSERT_EQ(run({"gen", "--dist", "normal", "--shape", "64", "--out",
+                      "x.npy"})
+                      .status,
+            0);
+    const std::string mask = "{'descr': '|u1', 'fortran_order': False, "
+                             "'shape': (1099511627776,), }";
+    std::ofstream(dir_ / "m.npy", std::ios::binary)
+            << std::string("\x93NUMPY\x01\x00", 8)
+            << static_cast<char>(mask.size()) << '\0' << mask;
+    expect_failure(run({"dropout", "--backward", "--in", "x.npy", "--out",
+                           "dx.npy", "--rate", "0.5", "--mask-in", "m.npy"}),
+            2, "truncated");
+}
+
+// A batch line of 100k words is refused at once (Boost's parser would take
+// time quadratic in the words).
+TEST_F(CliFaults, BatchLineWithTooManyWords) {
+    std::string line = "--shape 8";
+    for (int i = 0; i < 50000; ++i)
+        line += " --seed 1";
+    std::ofstream(dir_ / "b.batch") << line << "\n";
+    expect_failure(run({"bench", "--batch", "b.batch"}), 2,
+            "b.batch:1: 100002 words of options");
+}
+
+// A value is shown as it was given: every digit that tells it apart.
+TEST_F(CliFaults, MessagesShowTheValueAsGiven) {
+    expect_failure(run({"gen", "--shape", "8", "--dist", "bernoulli", "--p",
+                           "1.0000000000000002", "--out", "m.npy"}),
+            2, "p=1.0000000000000002 is outside [0, 1]");
+    ASSERT_EQ(run({"gen", "--dist", "normal", "--shape", "8", "--out",
+                      "x.npy"})
+                      .status,
+            0);
+    expect_failure(run({"dropout", "--in", "x.npy", "--out", "y.npy",
+                           "--rate", "1.0000000000000002"}),
+            2, "rate=1.0000000000000002 is outside [0, 1]");
+    expect_failure(run({"gen", "--shape", "0x4294967296x4294967296", "--out",
+                           "t.bin"}),
+            2, "shape 0x4294967296x4294967296 overflows");
+}
+
+} // namespace

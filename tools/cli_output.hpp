@@ -1,0 +1,97 @@
+// Output files of the rndnn tools: atomic for regular files, in place for
+// special files, stdout; every write error names the path and its cause.
+//
+// The rules (docs/cli.md, "Reliability"):
+// - A path that does not exist, or names a regular file, is written to a
+//   temporary file beside it (".rndnn-XXXXXX" in the same directory, so a
+//   255-byte file name still works) and renamed over it only once the
+//   whole output is written: a failed run leaves nothing, and a replaced
+//   file keeps its mode.
+// - A symbolic link is followed: its target is written that way.
+// - A path that exists and is no regular file (a device such as /dev/null
+//   or /dev/full, a FIFO) is opened and written in place: never replaced.
+// - "-" is stdout. A reader that closes it early (`| head -c 100`) ends the
+//   command quietly with exit status 0 (closed_pipe).
+#ifndef RNDNN_TOOLS_CLI_OUTPUT_HPP
+#define RNDNN_TOOLS_CLI_OUTPUT_HPP
+
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rndnn/rndnn.hpp"
+
+namespace rndnn_cli {
+
+// Stdout's reader has gone (EPIPE): run_guarded() ends the command quietly
+// with exit status 0, as `head` expects of a writer.
+class closed_pipe : public std::runtime_error {
+public:
+    closed_pipe() : std::runtime_error("stdout was closed by its reader") {}
+};
+
+class fd_buf;
+
+class output_file {
+public:
+    // Opens @p path as the rules above say.
+    // @throws io_error naming @p path if it is a directory, its links
+    //     cannot be followed, or it cannot be opened or created.
+    explicit output_file(const std::string &path);
+    // Removes the temporary file unless commit() renamed it.
+    ~output_file();
+    output_file(const output_file &) = delete;
+    output_file &operator=(const output_file &) = delete;
+
+    // The stream to write to. Prefer write(), which names the failure.
+    std::ostream &stream() { return *os_; }
+    // Writes @p mem as a .npy file (@p npy) or its raw bytes.
+    // @throws io_error naming the path and the system's reason (ENOSPC,
+    //     EIO, ...), closed_pipe for stdout's closed pipe, and
+    //     rndnn::error as npy::save().
+    void write(const rndnn::memory &mem, bool npy);
+    // Writes @p n bytes at @p data. @throws as write().
+    void write(const void *data, std::size_t n);
+    // Flushes and closes; the output stays temporary. @throws as write().
+    void finish();
+    // finish()es if not done yet, then renames the temporary file into
+    // place (nothing to do for stdout and special files).
+    // @throws io_error naming the path.
+    void commit();
+
+private:
+    // Throws the error that the last write recorded, if any.
+    void check();
+
+    std::string path_; // as given, for messages
+    std::string target_; // the file renamed over: links followed
+    std::string tmp_; // empty unless written atomically
+    std::unique_ptr<fd_buf> buf_;
+    std::unique_ptr<std::ostream> os_;
+    bool finished_ = false;
+    bool committed_ = false;
+};
+
+// Commits several outputs of one run: every one is finished (written out
+// and checked) before the first is renamed, so a failed write leaves none
+// of them.
+void commit_all(const std::vector<output_file *> &files);
+
+// Refuses two of @p files (pairs of flag and path) that name the same
+// regular file, or the same name of one still to be created: compared by
+// device and inode after following links, never as strings. Special files
+// (/dev/null, a FIFO) may be named more than once.
+// @throws usage_error naming both flags and paths.
+void check_distinct(
+        const std::vector<std::pair<std::string, std::string>> &files);
+
+// Flushes std::cout. @throws closed_pipe if its reader has gone, io_error
+// naming the cause for any other failure.
+void flush_stdout();
+
+} // namespace rndnn_cli
+
+#endif
