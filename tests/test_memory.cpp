@@ -278,6 +278,11 @@ TEST(Npy, LyingHeadersAreRefusedBeforeTheyAreBelieved) {
             "truncated .npy data: expected 4398046511104 bytes, the file holds 4");
     std::stringstream header_only(h);
     EXPECT_ERROR_NAMES(npy::read_header(header_only), "holds 0");
+    // A shape whose element count is 0 but whose strides overflow.
+    std::string zero = npy::header(memory::desc({0, 7, 7}, dt::f32));
+    zero.replace(zero.find("(0,7,7)"), 7, "(0,4294967296,4294967296)");
+    std::stringstream zs(zero);
+    EXPECT_ERROR_NAMES(npy::load(zs), "overflows");
 
     // A pipe: no seeking.
     struct pipe_buf : std::stringbuf {
