@@ -1,4 +1,4 @@
-# Docs that run: compiles the C++ blocks and runs the shell blocks of README.md and docs/*.md (ctest docs.*).
+# Docs that run (ctest Docs.*): compiles the C++ blocks and runs the shell blocks of README.md and docs/*.md.
 #
 # Every fenced block labelled cpp (or c++, cxx) or sh (or bash, shell) must
 # be classified by an HTML comment, invisible to readers, on the last
@@ -251,7 +251,8 @@ def run_cpp(args, blocks):
 
 def run_sh(args, blocks):
     env = dict(os.environ)
-    env["PATH"] = args.tools + os.pathsep + env.get("PATH", "")
+    env["PATH"] = os.pathsep.join([os.path.abspath(args.tools),
+                                   env.get("PATH", "")])
     results = []
     by_file = {}
     for b in blocks:
