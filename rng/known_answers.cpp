@@ -1,4 +1,4 @@
-// The known answers of specs/known-answers.md and specs/multfly.md, checked
+// The known answers of tests/data/known-answers.md and docs/multfly.md, checked
 // on the engines directly and through the public primitive.
 #include <cstring>
 

@@ -22,6 +22,8 @@ packages=(
     libdnnl-dev libxbyak-dev libboost-program-options-dev
     libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
     librandom123-dev
+    # tests/docs/doc_blocks.py (the docs' code blocks), standard library only
+    python3
     # Debian builds oneDNN with its OpenCL GPU runtime, so dnnl-config.cmake
     # looks for OpenCL even though rndnn only uses the CPU engine.
     ocl-icd-opencl-dev opencl-headers

@@ -1,5 +1,5 @@
 // Engine tests: published known answers, Random123 and std::mt19937 as
-// oracles, and the word-source semantics of DESIGN.md.
+// oracles, and the word-source semantics of docs/semantics.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -52,7 +52,7 @@ words_t fill(rng_alg alg, uint64_t seed, uint64_t stream, uint64_t first,
 }
 
 // ---------------------------------------------------------------------------
-// Known answers (specs/known-answers.md, specs/multfly.md)
+// Known answers (tests/data/known-answers.md, tests/data/multfly.md)
 
 struct kat4_t {
     uint32_t ctr[4];

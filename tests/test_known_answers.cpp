@@ -1,6 +1,6 @@
-// Every known answer of specs/known-answers.md and specs/multfly.md (copied
-// into tests/data), parsed from the spec text itself, plus the library's
-// built-in `verify` checks.
+// Every known answer of tests/data/known-answers.md and tests/data/multfly.md
+// (the Multfly answers of docs/multfly.md), parsed from the spec text
+// itself, plus the library's built-in `verify` checks.
 #include <fstream>
 #include <random>
 #include <regex>

@@ -1,6 +1,6 @@
 // The RNG primitive: exact distribution semantics (checked against formulas
-// written here from DESIGN.md, on the engines' words), determinism across
-// threads, shards and layouts, runtime arguments, and errors.
+// written here from docs/semantics.md, on the engines' words), determinism
+// across threads, shards and layouts, runtime arguments, and errors.
 #include <cfenv>
 #include <climits>
 #include <cmath>
@@ -188,7 +188,7 @@ TEST(RngSemantics, NormalPairsAndAccuracy) {
             impl::normal_pair(w0, w1, shift, mean, sd, &v[0], &v[1]);
             const float got = reinterpret_cast<const float *>(out.data())[i];
             ASSERT_EQ(got, v[g & 1]) << i;
-            // Against libm in double: Box-Muller as DESIGN.md writes it.
+            // Against libm in double: Box-Muller as docs/semantics.md has it.
             const double u1 = ((w0 >> shift) + 1.0) / 16777216.0;
             const double u2 = (w1 >> shift) / 16777216.0;
             const double rr = std::sqrt(-2 * std::log(u1));

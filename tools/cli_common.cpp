@@ -270,7 +270,7 @@ void add_rng_problem_options(po::options_description &desc) {
     opt("method", text("threshold32"),
             "bernoulli: threshold32, or bitsliced:B with 1 <= B <= 32");
     opt("a", text("0"), "uniform: lower end (included)");
-    opt("b", text("1"), "uniform: upper end (excluded)");
+    opt("b", text("1"), "uniform: upper end (reached only by rounding)");
     opt("mean", text("0"), "normal: mean");
     opt("stddev", text("1"), "normal: standard deviation, >= 0");
     opt("shape", text(), "dims joined by 'x', e.g. 64x128x1024 (required)");

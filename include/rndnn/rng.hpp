@@ -49,7 +49,7 @@ public:
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::threshold32;
         int bits = 1; ///< bitsliced: b in [1, 32]
-        float a = 0.f, b = 1.f; ///< uniform: [a, b)
+        float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
         float mean = 0.f, stddev = 1.f; ///< normal
         float alpha = 1.f, beta = 0.f; ///< linear
         bool operator==(const entry &o) const;
@@ -60,7 +60,8 @@ public:
     void append_bernoulli(double p,
             bernoulli_method method = bernoulli_method::threshold32,
             int bits = 1);
-    /// Uniform on [a, b): dst = fma(u, b - a, a) in f32, u in [0, 1).
+    /// Uniform on [a, b], b only by rounding (docs/semantics.md): dst =
+    /// fma(u, b - a, a) in f32, u in [0, 1), rounded once more to bf16/f16.
     /// Checked at creation: a, b and b - a finite, a <= b.
     void append_uniform(float a, float b);
     /// Normal(mean, stddev) by Box-Muller. Checked at creation: finite,

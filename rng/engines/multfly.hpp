@@ -1,4 +1,4 @@
-// Multfly, the counter-based generator of specs/multfly.md.
+// Multfly, the counter-based generator of docs/multfly.md.
 #ifndef RNDNN_RNG_ENGINES_MULTFLY_HPP
 #define RNDNN_RNG_ENGINES_MULTFLY_HPP
 

@@ -1,4 +1,4 @@
-// The per-algorithm 32-bit word streams of DESIGN.md ("Stream semantics").
+// The per-algorithm 32-bit word streams of docs/semantics.md ("Word streams").
 #ifndef RNDNN_RNG_ENGINES_WORD_SOURCE_HPP
 #define RNDNN_RNG_ENGINES_WORD_SOURCE_HPP
 
@@ -12,7 +12,7 @@
 namespace rndnn {
 namespace impl {
 
-// The 32-bit word stream W(seed, stream, index) of one algorithm (DESIGN.md).
+// The word stream W(seed, stream, index) of one algorithm (docs/semantics.md).
 class word_source_t {
 public:
     virtual ~word_source_t() = default;
