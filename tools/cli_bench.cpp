@@ -125,6 +125,12 @@ void parse_dropout(const po::variables_map &vm, problem_t &p) {
                         .nelems());
 }
 
+// memset of a tensor's buffer, which is null when the tensor is empty.
+void fill(const rndnn::memory &m, int byte) {
+    const std::size_t size = m.get_desc().get_size();
+    if (size) std::memset(m.get_data_handle(), byte, size);
+}
+
 prepared_t prepare_dropout(const problem_t &p) {
     const dropout_problem_t &dp = p.dropout;
     const rndnn::dropout::desc &d = dp.desc;
@@ -133,9 +139,9 @@ prepared_t prepare_dropout(const problem_t &p) {
     // in bf16 and 1.81 in f16, and in place a scale >= 1 only makes kept
     // values larger.
     const rndnn::memory src(d.src);
-    std::memset(src.get_data_handle(), 0x3f, d.src.get_size());
+    fill(src, 0x3f);
     const rndnn::memory dst = dp.inplace ? src : rndnn::memory(d.dst);
-    if (!dp.inplace) std::memset(dst.get_data_handle(), 0, d.dst.get_size());
+    if (!dp.inplace) fill(dst, 0);
     args_t args = {{fwd ? RNDNN_ARG_SRC : RNDNN_ARG_DIFF_DST, src},
             {fwd ? RNDNN_ARG_DST : RNDNN_ARG_DIFF_SRC, dst}};
     const args_t rng_args
@@ -146,7 +152,7 @@ prepared_t prepare_dropout(const problem_t &p) {
     if (d.with_offset) args.insert(rng_args.begin(), rng_args.end());
     if (!d.mask.is_zero()) {
         const rndnn::memory mask(d.mask);
-        std::memset(mask.get_data_handle(), 0, d.mask.get_size());
+        fill(mask, 0);
         args.emplace(RNDNN_ARG_MASK, mask);
         if (!fwd) {
             // The stored mask backward reads: forward's, from the same
