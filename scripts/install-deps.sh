@@ -27,6 +27,11 @@ packages=(
     # Debian builds oneDNN with its OpenCL GPU runtime, so dnnl-config.cmake
     # looks for OpenCL even though rndnn only uses the CPU engine.
     ocl-icd-opencl-dev opencl-headers
+    # The fuzzers (scripts/fuzz.sh): Clang 14, its libFuzzer and sanitizer
+    # runtimes (not pulled in without recommends), OpenMP for Clang
+    # (libomp-dev, above) and llvm-symbolizer for the findings' stacks.
+    # GCC's ThreadSanitizer runtime (libtsan2) comes with build-essential.
+    clang libclang-rt-14-dev llvm
 )
 if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev); fi
 

@@ -2,7 +2,9 @@
 # Fresh machine to test results: installs dependencies, then builds and runs
 # every test in three configurations: the default build (JIT on), the
 # reference-only build (JIT off), and the default build under
-# AddressSanitizer and UndefinedBehaviorSanitizer.
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the concurrency
+# suite under ThreadSanitizer, and each fuzz target for about a minute
+# (docs/build.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/install-deps.sh"
@@ -21,3 +23,26 @@ run ref -DRNDNN_ENABLE_JIT=OFF
 # Debug info, no NDEBUG, and the sanitizers stop at the first report.
 run sanitize -DRNDNN_SANITIZE=address,undefined \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# ThreadSanitizer: only the suite of callers on many threads, one OpenMP
+# thread per primitive (GCC's libgomp is not instrumented; tests/CMakeLists
+# sets OMP_NUM_THREADS=1 in this build). Suppressions: tests/tsan.supp.
+echo "=== tsan"
+tsan=$here/build-test-tsan
+cmake -S "$here" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRNDNN_SANITIZE=thread >/dev/null
+cmake --build "$tsan" -j "$(nproc)" --target test_concurrency
+# Twice: as built (JIT kernels, whose own loads and stores TSan does not
+# see), and on the reference kernels, which it sees.
+for isa in avx512 none; do
+    echo "--- tsan, RNDNN_MAX_CPU_ISA=$isa"
+    RNDNN_MAX_CPU_ISA=$isa \
+    TSAN_OPTIONS="suppressions=$here/tests/tsan.supp second_deadlock_stack=1" \
+        ctest --test-dir "$tsan" -R '^Concurrency\.' --no-tests=error \
+        --output-on-failure --timeout 900
+done
+
+# libFuzzer with Clang, ASan and UBSan: 60 s per target on a copy of the
+# committed corpus; any finding fails the run.
+echo "=== fuzz"
+FUZZ_BUILD_DIR=$here/build-test-fuzz "$here/scripts/fuzz.sh" 60

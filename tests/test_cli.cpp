@@ -551,6 +551,22 @@ TEST_F(Cli, BenchDropoutRows) {
     EXPECT_EQ(csv_fields(lines[7])[8], "1");
 }
 
+TEST_F(Cli, BenchDropoutWithoutElements) {
+    // Empty tensors have null buffers, which bench must not memset (found
+    // by fuzz_problem; UBSan's nonnull-attribute in the sanitize build).
+    std::ofstream(dir_ / "e.batch")
+            << "--prim dropout --shape 0x4096 --mask bit\n"
+               "--prim dropout --dir bwd --shape 4x0 --mask u8\n"
+               "--prim dropout --shape 0 --inplace\n";
+    const result_t r = run({"bench", "--batch", "e.batch", "--runs", "1",
+            "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 4u) << r.out;
+    for (size_t i = 1; i < lines.size(); ++i)
+        EXPECT_EQ(csv_fields(lines[i])[3], "0") << lines[i];
+}
+
 TEST_F(Cli, BenchBadInputIsUsageError) {
     std::ofstream(dir_ / "bad.batch") << "--shape 4096\n"
                                          "# fine so far\n"

@@ -18,7 +18,7 @@
 
 #include <sys/stat.h>
 
-#include "cli_common.hpp"
+#include "cli_bench.hpp"
 #include "cli_output.hpp"
 
 namespace rndnn_cli {
@@ -27,91 +27,6 @@ namespace {
 
 using std::string;
 using words_t = std::vector<string>;
-
-struct prim_kind_t;
-using args_t = std::unordered_map<int, rndnn::memory>;
-
-// A problem ready to time: primitives created, buffers allocated.
-struct prepared_t {
-    std::int64_t elements = 0;
-    // The bytes a memcpy copies as the baseline: the output's (the dst
-    // desc's get_size()) for rng, the data's (src) for dropout.
-    std::size_t bytes = 0;
-    std::function<void()> run_impl; // one execution
-    // One execution of the reference; empty when run_impl is the
-    // reference already (then it is timed once and the ratio is 1).
-    std::function<void()> run_ref;
-};
-
-// A problem's two primitive descriptors: the implementation's, under the
-// --isa cap, and the reference's, the same problem capped with
-// cpu_isa::none.
-template <typename prim_t>
-struct pds_t {
-    using desc_t = typename prim_t::desc;
-    using pd_t = typename prim_t::primitive_desc;
-    pd_t impl, ref;
-
-    pds_t() = default;
-    // @p ref_desc is @p desc but where the cap none needs another value.
-    pds_t(const desc_t &desc, const desc_t &ref_desc,
-            rndnn::primitive_attr attr, rndnn::cpu_isa max_isa) {
-        attr.set_max_cpu_isa(max_isa);
-        impl = pd_t(desc, attr);
-        attr.set_max_cpu_isa(rndnn::cpu_isa::none);
-        ref = pd_t(ref_desc, attr);
-    }
-
-    // Creates the primitives into t.run_impl and t.run_ref. Both run with
-    // the same @p args, so that neither gets cold buffers.
-    void prepare(prepared_t &t, const rndnn::stream &strm,
-            const args_t &args) const {
-        const prim_t prim(impl);
-        t.run_impl = [prim, strm, args] { prim.execute(strm, args); };
-        if (string(impl.impl_name()) != ref.impl_name()) {
-            const prim_t ref_prim(ref);
-            t.run_ref = [ref_prim, strm, args] {
-                ref_prim.execute(strm, args);
-            };
-        }
-    }
-};
-
-// --prim dropout, parsed.
-struct dropout_problem_t {
-    rndnn::dropout::desc desc;
-    stream_options_t so;
-    bool inplace = false; // --inplace: dst is src's memory
-};
-
-// One problem, parsed and checked.
-struct problem_t {
-    string text; // as written: the csv problem column
-    const prim_kind_t *kind = nullptr; // --prim
-    rndnn::cpu_isa max_isa = rndnn::cpu_isa::avx512; // --isa; no cap
-    rndnn::stream strm; // --threads
-    // The implementation under test, pd.impl_name(): "jit:avx2",
-    // "fused:jit:avx2", ...
-    string impl;
-
-    // --prim rng: the problem and its primitive descriptors.
-    rng_problem_t rng;
-    pds_t<rndnn::rng> rng_pds;
-    // --prim dropout: the same.
-    dropout_problem_t dropout;
-    pds_t<rndnn::dropout> dropout_pds;
-};
-
-// A kind of problem (--prim): parse() fills the kind's part of a problem
-// from its options and checks it, allocating nothing; prepare() makes a
-// parsed problem ready to time. Options in own are the kind's alone:
-// given with another --prim they are refused.
-struct prim_kind_t {
-    const char *name;
-    void (*parse)(const po::variables_map &vm, problem_t &p);
-    prepared_t (*prepare)(const problem_t &p);
-    std::vector<const char *> own;
-};
 
 // --- --prim rng ------------------------------------------------------------
 
@@ -211,6 +126,12 @@ void parse_dropout(const po::variables_map &vm, problem_t &p) {
                         .nelems());
 }
 
+// memset of a tensor's buffer, which is null when the tensor is empty.
+void fill(const rndnn::memory &m, int byte) {
+    const std::size_t size = m.get_desc().get_size();
+    if (size) std::memset(m.get_data_handle(), byte, size);
+}
+
 prepared_t prepare_dropout(const problem_t &p) {
     const dropout_problem_t &dp = p.dropout;
     const rndnn::dropout::desc &d = dp.desc;
@@ -219,9 +140,9 @@ prepared_t prepare_dropout(const problem_t &p) {
     // in bf16 and 1.81 in f16, and in place a scale >= 1 only makes kept
     // values larger.
     const rndnn::memory src(d.src);
-    std::memset(src.get_data_handle(), 0x3f, d.src.get_size());
+    fill(src, 0x3f);
     const rndnn::memory dst = dp.inplace ? src : rndnn::memory(d.dst);
-    if (!dp.inplace) std::memset(dst.get_data_handle(), 0, d.dst.get_size());
+    if (!dp.inplace) fill(dst, 0);
     args_t args = {{fwd ? RNDNN_ARG_SRC : RNDNN_ARG_DIFF_DST, src},
             {fwd ? RNDNN_ARG_DST : RNDNN_ARG_DIFF_SRC, dst}};
     const args_t rng_args
@@ -232,7 +153,7 @@ prepared_t prepare_dropout(const problem_t &p) {
     if (d.with_offset) args.insert(rng_args.begin(), rng_args.end());
     if (!d.mask.is_zero()) {
         const rndnn::memory mask(d.mask);
-        std::memset(mask.get_data_handle(), 0, d.mask.get_size());
+        fill(mask, 0);
         args.emplace(RNDNN_ARG_MASK, mask);
         if (!fwd) {
             // The stored mask backward reads: forward's, from the same
@@ -276,8 +197,8 @@ const prim_kind_t &find_kind(const string &name) {
     throw usage_error("unknown --prim '" + name + "' (expected " + names + ")");
 }
 
-// The options that write one problem, on the command line or on a line of
-// a --batch file.
+} // namespace
+
 po::options_description problem_options() {
     po::options_description desc(
             "Problem options (on the command line or in a --batch file)");
@@ -324,17 +245,8 @@ words_t split_words(const string &line) {
     return words;
 }
 
-// Parses every problem of a batch file before any is run: a bad line is
-// reported as FILE:LINE: message.
-std::vector<problem_t> read_batch(
-        const string &path, const po::options_description &desc) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        throw io_error("cannot read --batch '" + path + "': it is a directory");
-    std::ifstream is(path);
-    if (!is)
-        throw io_error("cannot read --batch '" + path
-                + "': " + std::strerror(errno));
+std::vector<problem_t> read_batch(std::istream &is, const string &name,
+        const po::options_description &desc) {
     std::vector<problem_t> problems;
     int lineno = 0;
     for (string line; std::getline(is, line);) {
@@ -343,7 +255,7 @@ std::vector<problem_t> read_batch(
         if (first == string::npos || line[first] == '#') continue;
         const string text = line.substr(
                 first, line.find_last_not_of(" \t\r") + 1 - first);
-        const string where = path + ":" + std::to_string(lineno) + ": ";
+        const string where = name + ":" + std::to_string(lineno) + ": ";
         try {
             problems.push_back(parse_problem(split_words(text), text, desc));
         } catch (const usage_error &e) {
@@ -355,11 +267,27 @@ std::vector<problem_t> read_batch(
         }
     }
     if (is.bad())
-        throw io_error("cannot read --batch '" + path
+        throw io_error("cannot read --batch '" + name
                 + "': " + std::strerror(errno));
     if (problems.empty())
-        throw usage_error("--batch '" + path + "' holds no problem");
+        throw usage_error("--batch '" + name + "' holds no problem");
     return problems;
+}
+
+namespace {
+
+// Opens the --batch file at @p path and parses it (read_batch() above),
+// its path naming it in messages.
+std::vector<problem_t> read_batch_file(
+        const string &path, const po::options_description &desc) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw io_error("cannot read --batch '" + path + "': it is a directory");
+    std::ifstream is(path);
+    if (!is)
+        throw io_error("cannot read --batch '" + path
+                + "': " + std::strerror(errno));
+    return read_batch(is, path, desc);
 }
 
 // --- measurement -----------------------------------------------------------
@@ -568,7 +496,7 @@ int bench_main(int argc, char **argv) {
                               " command line (got '"
                     + problem_words[0]
                     + "'): write them in the batch file");
-        problems = read_batch(vm["batch"].as<string>(), problem_desc);
+        problems = read_batch_file(vm["batch"].as<string>(), problem_desc);
     } else {
         if (problem_words.empty())
             throw usage_error("no problem given: write one with problem"
