@@ -20,7 +20,8 @@ run() { # name, cmake options...
 
 run jit -DRNDNN_ENABLE_JIT=ON
 run ref -DRNDNN_ENABLE_JIT=OFF
-# Debug info, no NDEBUG, and the sanitizers stop at the first report.
+# Debug info (NDEBUG stays, as in release), and the sanitizers stop at the
+# first report.
 run sanitize -DRNDNN_SANITIZE=address,undefined \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
 

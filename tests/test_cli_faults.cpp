@@ -243,6 +243,26 @@ TEST_F(CliFaults, BatchLineWithTooManyWords) {
             "b.batch:1: 100002 words of options");
 }
 
+// Words found by the fuzzers: a Boost message placeholder in an option
+// (whose message never finished), and empty file names.
+TEST_F(CliFaults, FuzzerFindingsAreUsageErrors) {
+    expect_failure(run({"gen", "--x%canonical_option%"}), 2,
+            "'--x%canonical_option%' holds '%canonical_option%'");
+    std::ofstream(dir_ / "p.batch") << "--shape 8 --y%original_token%\n";
+    expect_failure(run({"bench", "--batch", "p.batch"}), 2,
+            "p.batch:1: '--y%original_token%' holds");
+    ASSERT_EQ(run({"gen", "--dist", "normal", "--shape", "8", "--out",
+                      "x.npy"})
+                      .status,
+            0);
+    expect_failure(run({"dropout", "--in", "x.npy", "--out", "y.npy",
+                           "--rate", "0.1", "--mask-out", ""}),
+            2, "--mask-out '' names no file");
+    expect_failure(run({"dropout", "--backward", "--in", "x.npy", "--out",
+                           "y.npy", "--rate", "0.1", "--mask-in", ""}),
+            2, "--mask-in '' names no file");
+}
+
 // A value is shown as it was given: every digit that tells it apart.
 TEST_F(CliFaults, MessagesShowTheValueAsGiven) {
     expect_failure(run({"gen", "--shape", "8", "--dist", "bernoulli", "--p",

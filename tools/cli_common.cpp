@@ -55,6 +55,16 @@ bool parse_options(const std::vector<std::string> &words,
         po::variables_map &vm, std::vector<po::option> *parsed) {
     // Long options only: with short options on, Boost would read the "-5"
     // of "--seed -5" as an option instead of the value, unlike getopt_long.
+    // Boost's messages substitute these placeholders with the words
+    // themselves, again and again: a word holding one would never finish
+    // (Boost 1.74, error_with_option_name::replace_token).
+    for (const std::string &w : words)
+        for (const char *key : {"%option%", "%original_token%",
+                     "%canonical_option%", "%prefix%", "%value%",
+                     "%invalid_line%"})
+            if (w.find(key) != std::string::npos)
+                throw usage_error("'" + w + "' holds '" + key
+                        + "', which option messages cannot quote");
     const size_t most = 2 * desc.options().size();
     if (words.size() > most)
         throw usage_error(std::to_string(words.size())

@@ -192,8 +192,9 @@ int dropout_main(int argc, char **argv) {
         if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
     const string in = vm["in"].as<string>();
     const string out = vm["out"].as<string>();
-    if (in.empty()) throw usage_error("--in '' names no file");
-    if (out.empty()) throw usage_error("--out '' names no file");
+    for (const char *f : {"in", "out", "mask-in", "mask-out"})
+        if (vm.count(f) && vm[f].as<string>().empty())
+            throw usage_error(string("--") + f + " '' names no file");
     const bool mask_in = vm.count("mask-in") > 0;
     const bool mask_out = vm.count("mask-out") > 0;
     if (mask_in && !backward)
