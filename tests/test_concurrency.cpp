@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/attention_graph.hpp"
 #include "tests/test_utils.hpp"
 
 #if defined(__SANITIZE_THREAD__)
@@ -100,38 +101,18 @@ bytes_t run_dropout(const dropout &prim, int64_t seed) {
 
 // --- graphs ------------------------------------------------------------------
 
-// out = dropout(softmax(q k^T * scale)) v, as in test_graph.cpp.
-enum : tensor_id { q_id, k_id, v_id, scores_id, probs_id, dropped_id, out_id };
-const dims qkv_dims = {2, 2, 16, 8}, scores_dims = {2, 2, 16, 16};
-
-graph attention_graph() {
-    graph g;
-    const memory::desc qkv(qkv_dims, data_type::f32),
-            sc(scores_dims, data_type::f32);
-    g.add_input(q_id, qkv);
-    g.add_input(k_id, qkv);
-    g.add_input(v_id, qkv);
-    g.add_tensor(scores_id, sc);
-    g.add_tensor(probs_id, sc);
-    g.add_tensor(dropped_id, sc);
-    g.add_output(out_id, qkv);
-    matmul_params mp;
-    mp.transpose_b = true;
-    mp.scale = 0.35f;
-    g.add_matmul("scores", q_id, k_id, scores_id, mp);
-    g.add_softmax("softmax", scores_id, probs_id, -1);
-    dropout_params dp;
-    dp.rate = 0.25;
-    g.add_dropout("dropout", probs_id, dropped_id, dp);
-    g.add_matmul("context", dropped_id, v_id, out_id);
-    g.finalize();
-    return g;
+// The attention block of test_graph.cpp, a little larger.
+attn_t attention() {
+    attn_t a;
+    a.s = 16;
+    a.d = 8;
+    return a;
 }
 
 // @p steps forward and backward steps from generator(seed, offset): out,
 // dq, dk and dv of every step, concatenated.
 bytes_t run_graph(compiled_graph &c, int64_t seed, int steps) {
-    const memory::desc md(qkv_dims, data_type::f32);
+    const memory::desc md(attention().qkv(), data_type::f32);
     bytes_t q = data_for(md, seed), k = data_for(md, seed + 1),
             v = data_for(md, seed + 2), dout = data_for(md, seed + 3);
     bytes_t out(md.get_size()), dq(md.get_size()), dk(md.get_size()),
@@ -249,7 +230,7 @@ TEST(Concurrency, PrimitivesAndGraphsFromManyThreads) {
 
     // Two plans of one graph, each run by one thread at a time (a compiled
     // graph holds state from forward to backward).
-    const graph g = attention_graph();
+    const graph g = attention_graph(attention());
     compiled_graph plans[2];
     const mask_mode modes[2] = {mask_mode::bit, mask_mode::recompute};
     for (int i = 0; i < 2; ++i) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/utils.hpp"
+#include "tests/attention_graph.hpp"
 #include "tests/test_utils.hpp"
 
 namespace rndnn {
@@ -62,42 +63,6 @@ void expect_near(const tensor_t &got, const std::vector<double> &want,
     for (dim_t i = 0; i < got.n(); ++i)
         ASSERT_NEAR(got.at(i), want[i], tol * (1 + std::fabs(want[i])))
                 << what << " element " << i;
-}
-
-// The attention block: out = dropout(softmax(q k^T * scale)) v.
-struct attn_t {
-    dim_t b = 2, h = 2, s = 6, d = 4;
-    double rate = 0.25;
-    data_type dt = data_type::f32;
-    bool v_grad = true;
-
-    dims qkv() const { return {b, h, s, d}; }
-    dims sc() const { return {b, h, s, s}; }
-    float scale() const { return 1.f / std::sqrt(static_cast<float>(d)); }
-};
-enum : tensor_id { q_id, k_id, v_id, scores_id, probs_id, dropped_id, out_id };
-
-graph attention_graph(const attn_t &a) {
-    graph g;
-    const memory::desc qkv(a.qkv(), a.dt), sc(a.sc(), a.dt);
-    g.add_input(q_id, qkv);
-    g.add_input(k_id, qkv);
-    g.add_input(v_id, qkv, a.v_grad);
-    g.add_tensor(scores_id, sc);
-    g.add_tensor(probs_id, sc);
-    g.add_tensor(dropped_id, sc);
-    g.add_output(out_id, qkv);
-    matmul_params mp;
-    mp.transpose_b = true;
-    mp.scale = a.scale();
-    g.add_matmul("scores", q_id, k_id, scores_id, mp);
-    g.add_softmax("softmax", scores_id, probs_id, -1);
-    dropout_params dp;
-    dp.rate = a.rate;
-    g.add_dropout("dropout", probs_id, dropped_id, dp);
-    g.add_matmul("context", dropped_id, v_id, out_id);
-    g.finalize();
-    return g;
 }
 
 // The keep mask the dropout node draws at @p offset, one byte an element.
