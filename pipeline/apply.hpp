@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rndnn/pipeline.hpp"
+#include "src/impl_list.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -21,7 +22,7 @@ struct apply_conf_t {
     binary_alg alg = binary_alg::mul;
     data_type dt = data_type::f32; // src and dst: f32, bf16 or f16
     int n_linear = 0; // linear post-ops; their values come with each call
-    cpu_isa max_isa = cpu_isa::avx512; // the attribute's cap
+    cpu_isa max_isa = cpu_isa::all; // the attribute's cap
 };
 
 // One call: n elements, all dense.
@@ -52,13 +53,10 @@ public:
 };
 
 // One entry of the implementation list, as rng_impl_t.
-struct apply_impl_t {
-    const char *name;
-    bool (*init)(const apply_conf_t &conf, std::string &why);
-    std::unique_ptr<apply_kernel_t> (*create)(const apply_conf_t &conf);
-};
+using apply_impl_t = impl_entry_t<apply_conf_t, apply_kernel_t>;
 
-// Best first; the reference is last and takes every problem.
+// A JIT entry per tier, best first; the reference is last and takes every
+// problem.
 const std::vector<apply_impl_t> &apply_impl_list();
 
 // The first implementation of the list that takes conf (the reference

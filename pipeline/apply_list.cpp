@@ -1,32 +1,27 @@
+// The apply kernels' implementation list: the JIT kernels of every tier,
+// then the reference.
 #include "pipeline/apply.hpp"
-#include "src/impl_list.hpp"
 
 namespace rndnn {
 namespace impl {
 
 namespace {
 #if RNDNN_ENABLE_JIT
-template <cpu_isa isa>
-bool init_jit(const apply_conf_t &conf, std::string &why) {
-    return init_jit_apply(isa, conf, why);
-}
-template <cpu_isa isa>
-std::unique_ptr<apply_kernel_t> create_jit(const apply_conf_t &conf) {
-    return create_jit_apply(isa, conf);
-}
+constexpr auto jit_init = init_jit_apply;
+constexpr auto jit_create = create_jit_apply;
+#else
+constexpr bool (*jit_init)(cpu_isa, const apply_conf_t &, std::string &)
+        = nullptr;
+constexpr std::unique_ptr<apply_kernel_t> (*jit_create)(
+        cpu_isa, const apply_conf_t &)
+        = nullptr;
 #endif
 } // namespace
 
 const std::vector<apply_impl_t> &apply_impl_list() {
-    static const std::vector<apply_impl_t> list = {
-#if RNDNN_ENABLE_JIT
-            // Best ISA first; each declines what it does not cover.
-            {"jit:avx2", init_jit<cpu_isa::avx2>, create_jit<cpu_isa::avx2>},
-            {"jit:sse41", init_jit<cpu_isa::sse41>,
-                    create_jit<cpu_isa::sse41>},
-#endif
-            {"ref:any", init_ref_apply, create_ref_apply},
-    };
+    static const std::vector<apply_impl_t> list
+            = make_impl_list<apply_conf_t, apply_kernel_t, init_ref_apply,
+                    create_ref_apply>(jit_init, jit_create);
     return list;
 }
 

@@ -236,13 +236,13 @@ bool fused_jit_ok(pd_impl_t &p, std::string &why) {
     p.fused.write_mask = p.has_mask;
     p.fused.mask = d.mask;
 #if RNDNN_ENABLE_JIT
-    for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::sse41}) {
+    for (cpu_isa isa : impl::jit_tiers()) {
         std::string w;
         if (impl::init_jit_fused(isa, p.fused, w)) {
             p.fused_isa = isa;
             return true;
         }
-        why += cat(why.empty() ? "" : "; ", "jit:", isa2str(isa), ": ", w);
+        why += cat(why.empty() ? "" : "; ", impl::jit_impl_name(isa), ": ", w);
     }
     return false;
 #else
@@ -288,7 +288,7 @@ void pick_plan(pd_impl_t &p) {
         if (fused_jit_ok(p, why)) {
             p.mode = mode_t::fused_jit;
             p.plan = dropout_plan::fused;
-            p.name = cat("fused:jit:", isa2str(p.fused_isa));
+            p.name = cat("fused:", impl::jit_impl_name(p.fused_isa));
             return;
         }
         if (d.plan == dropout_plan::fused)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rndnn/rng.hpp"
+#include "src/impl_list.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -29,7 +30,7 @@ struct rng_conf_t {
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name
-    cpu_isa max_isa = cpu_isa::avx512; // the attribute's cap
+    cpu_isa max_isa = cpu_isa::all; // the attribute's cap
     // Internal (dropout's oneDNN-compatible mode): threshold32 Bernoulli
     // with oneDNN's keep rule, 1 iff W > (2^32 - 1) * p, where p is then the
     // drop rate (see bernoulli_onednn_threshold()). Never for mcg31m1.
@@ -80,17 +81,11 @@ public:
     virtual void execute(const rng_run_t &run) const = 0;
 };
 
-// One entry of the implementation list. init() is the primitive
-// descriptor's run of guards: it returns false and says why when the
-// implementation does not apply. create() builds the kernel (and its JIT
-// code) once per primitive, for a problem init() accepted.
-struct rng_impl_t {
-    const char *name;
-    bool (*init)(const rng_conf_t &conf, std::string &why);
-    std::unique_ptr<rng_kernel_t> (*create)(const rng_conf_t &conf);
-};
+// One entry of the implementation list (src/impl_list.hpp).
+using rng_impl_t = impl_entry_t<rng_conf_t, rng_kernel_t>;
 
-// Best first; the reference is last and takes every valid problem.
+// A JIT entry per tier, best first; the reference is last and takes every
+// valid problem.
 const std::vector<rng_impl_t> &rng_impl_list();
 
 // The first implementation of the list that takes conf; declines are

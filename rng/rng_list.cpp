@@ -1,3 +1,5 @@
+// The RNG's implementation list: the JIT kernels of every tier, then the
+// reference.
 #include "rng/rng_impl.hpp"
 
 namespace rndnn {
@@ -5,27 +7,21 @@ namespace impl {
 
 namespace {
 #if RNDNN_ENABLE_JIT
-template <cpu_isa isa>
-bool init_jit(const rng_conf_t &conf, std::string &why) {
-    return init_jit_rng(isa, conf, why);
-}
-template <cpu_isa isa>
-std::unique_ptr<rng_kernel_t> create_jit(const rng_conf_t &conf) {
-    return create_jit_rng(isa, conf);
-}
+constexpr auto jit_init = init_jit_rng;
+constexpr auto jit_create = create_jit_rng;
+#else
+constexpr bool (*jit_init)(cpu_isa, const rng_conf_t &, std::string &)
+        = nullptr;
+constexpr std::unique_ptr<rng_kernel_t> (*jit_create)(
+        cpu_isa, const rng_conf_t &)
+        = nullptr;
 #endif
 } // namespace
 
 const std::vector<rng_impl_t> &rng_impl_list() {
-    static const std::vector<rng_impl_t> list = {
-#if RNDNN_ENABLE_JIT
-            // Best ISA first; each declines what it does not cover.
-            {"jit:avx2", init_jit<cpu_isa::avx2>, create_jit<cpu_isa::avx2>},
-            {"jit:sse41", init_jit<cpu_isa::sse41>,
-                    create_jit<cpu_isa::sse41>},
-#endif
-            {"ref:any", init_ref_rng, create_ref_rng},
-    };
+    static const std::vector<rng_impl_t> list
+            = make_impl_list<rng_conf_t, rng_kernel_t, init_ref_rng,
+                    create_ref_rng>(jit_init, jit_create);
     return list;
 }
 

@@ -16,7 +16,8 @@ const struct {
     cpu_isa isa;
     const char *name;
 } isa_table[] = {{cpu_isa::none, "none"}, {cpu_isa::sse41, "sse41"},
-        {cpu_isa::avx2, "avx2"}, {cpu_isa::avx512, "avx512"}};
+        {cpu_isa::avx2, "avx2"}, {cpu_isa::avx512, "avx512"},
+        {cpu_isa::all, "all"}};
 } // namespace
 
 const char *isa2str(cpu_isa isa) {
@@ -30,10 +31,30 @@ cpu_isa str2isa(const std::string &name) {
         if (name == e.name) return e.isa;
     impl::fail(status::invalid_arguments,
             impl::cat("unknown ISA '", escape(name),
-                    "' (expected none, sse41, avx2 or avx512)"));
+                    "' (expected none, sse41, avx2, avx512 or all)"));
 }
 
 namespace impl {
+
+const std::vector<cpu_isa> &jit_tiers() {
+#if RNDNN_ENABLE_JIT
+    static const std::vector<cpu_isa> tiers = {cpu_isa::avx2, cpu_isa::sse41};
+#else
+    static const std::vector<cpu_isa> tiers;
+#endif
+    return tiers;
+}
+
+const char *jit_impl_name(cpu_isa isa) {
+    switch (isa) {
+        case cpu_isa::sse41: return "jit:sse41";
+        case cpu_isa::avx2: return "jit:avx2";
+        case cpu_isa::avx512: return "jit:avx512";
+        case cpu_isa::none:
+        case cpu_isa::all: break;
+    }
+    return "jit:unknown";
+}
 
 cpu_isa cpu_isa_detected() {
 #if RNDNN_ENABLE_JIT
@@ -72,8 +93,8 @@ cpu_isa get_max_cpu_isa() {
     } catch (const error &) {
         impl::fail(status::invalid_arguments,
                 impl::cat("RNDNN_MAX_CPU_ISA='", escape(env),
-                        "' names no ISA (expected none, sse41, avx2 or "
-                        "avx512)"));
+                        "' names no ISA (expected none, sse41, avx2, "
+                        "avx512 or all)"));
     }
     return cap < detected ? cap : detected;
 }

@@ -2,10 +2,22 @@
 #ifndef RNDNN_SRC_CPU_ISA_HPP
 #define RNDNN_SRC_CPU_ISA_HPP
 
+#include <vector>
+
 #include "rndnn/common.hpp"
 
 namespace rndnn {
 namespace impl {
+
+// The JIT tiers this build generates code for, best first: the one list
+// from which every implementation list (rng, apply, fused dropout) is made
+// and which the tests iterate. A new tier is one more entry in its
+// definition (src/cpu_isa.cpp) and its code in the kernels; empty in a
+// build without JIT.
+const std::vector<cpu_isa> &jit_tiers();
+
+// "jit:avx2" for a tier of jit_tiers: the implementation's name.
+const char *jit_impl_name(cpu_isa isa);
 
 // The best tier this CPU supports, whatever the cap (none without JIT).
 cpu_isa cpu_isa_detected();

@@ -25,7 +25,8 @@ bool is_enumerator(cpu_isa v) {
         case cpu_isa::none:
         case cpu_isa::sse41:
         case cpu_isa::avx2:
-        case cpu_isa::avx512: return true;
+        case cpu_isa::avx512:
+        case cpu_isa::all: return true;
     }
     return false;
 }

@@ -1,21 +1,71 @@
-// Walking an implementation list (rng_impl_list(), apply_impl_list()): the
-// first entry whose init() takes the problem wins; each one that declines
-// says why in a verbose `check` line.
+// Implementation lists (rng_impl_list(), apply_impl_list()): made from the
+// one tier list (jit_tiers), and walked: the first entry whose init() takes
+// the problem wins; each one that declines says why in a verbose `check`
+// line.
 #ifndef RNDNN_SRC_IMPL_LIST_HPP
 #define RNDNN_SRC_IMPL_LIST_HPP
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "src/cpu_isa.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
 namespace rndnn {
 namespace impl {
 
-// entry_t has `const char *name` and `bool (*init)(const conf_t &,
-// std::string &why)`. @throws error (unimplemented) naming `info` if no
-// entry takes conf.
+// One entry of an implementation list for problems conf_t and kernels
+// kernel_t. init() is the primitive descriptor's run of guards: it returns
+// false and says why when the implementation does not apply (a JIT tier
+// also declines tiers the CPU lacks and tiers above the caps). create()
+// builds the kernel (and its JIT code) once per primitive, for a problem
+// init() accepted.
+template <typename conf_t, typename kernel_t>
+struct impl_entry_t {
+    const char *name; // "jit:avx2", "ref:any"
+    cpu_isa isa; // the JIT tier; none for the reference
+    bool (*init_fn)(cpu_isa isa, const conf_t &conf, std::string &why);
+    std::unique_ptr<kernel_t> (*create_fn)(cpu_isa isa, const conf_t &conf);
+
+    bool init(const conf_t &conf, std::string &why) const {
+        return init_fn(isa, conf, why);
+    }
+    std::unique_ptr<kernel_t> create(const conf_t &conf) const {
+        return create_fn(isa, conf);
+    }
+};
+
+// The reference's init and create, which take no tier, as entry functions.
+template <typename conf_t, bool (*f)(const conf_t &, std::string &)>
+bool ref_init(cpu_isa, const conf_t &conf, std::string &why) {
+    return f(conf, why);
+}
+template <typename conf_t, typename kernel_t,
+        std::unique_ptr<kernel_t> (*f)(const conf_t &)>
+std::unique_ptr<kernel_t> ref_create(cpu_isa, const conf_t &conf) {
+    return f(conf);
+}
+
+// The list of one kind of kernel: a JIT entry for each tier of jit_tiers,
+// best first, then the reference, which takes every valid problem.
+template <typename conf_t, typename kernel_t,
+        bool (*ref_init_f)(const conf_t &, std::string &),
+        std::unique_ptr<kernel_t> (*ref_create_f)(const conf_t &)>
+std::vector<impl_entry_t<conf_t, kernel_t>> make_impl_list(
+        bool (*jit_init)(cpu_isa, const conf_t &, std::string &),
+        std::unique_ptr<kernel_t> (*jit_create)(cpu_isa, const conf_t &)) {
+    std::vector<impl_entry_t<conf_t, kernel_t>> list;
+    for (cpu_isa isa : jit_tiers())
+        list.push_back({jit_impl_name(isa), isa, jit_init, jit_create});
+    list.push_back({"ref:any", cpu_isa::none, ref_init<conf_t, ref_init_f>,
+            ref_create<conf_t, kernel_t, ref_create_f>});
+    return list;
+}
+
+// The first entry of @p list whose init() takes @p conf.
+// @throws error (unimplemented) naming `info` if no entry takes conf.
 template <typename entry_t, typename conf_t>
 const entry_t &pick_impl(const std::vector<entry_t> &list, const conf_t &conf,
         const std::string &info) {

@@ -37,6 +37,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/cpu_isa.hpp"
 #include "tests/test_utils.hpp"
 
 using namespace rndnn;
@@ -49,17 +50,15 @@ constexpr int64_t s64_min = std::numeric_limits<int64_t>::min();
 constexpr int32_t s32_max = std::numeric_limits<int32_t>::max();
 constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
 
-// The tiers that have JIT kernels. avx512 has none yet (docs/jit.md): a
-// CPU with AVX-512 runs jit:avx2.
-const cpu_isa jit_tiers[] = {cpu_isa::sse41, cpu_isa::avx2};
-constexpr cpu_isa best_jit_tier = cpu_isa::avx2;
+// The tiers that have JIT kernels: the library's one list, best first.
+using impl::jit_tiers;
 
 // The JIT tiers this process may use: sse41 .. get_max_cpu_isa(). Empty in
 // a build without JIT, on a CPU without SSE4.1, or under
 // RNDNN_MAX_CPU_ISA=none.
 std::vector<cpu_isa> available_tiers() {
     std::vector<cpu_isa> t;
-    for (cpu_isa isa : jit_tiers)
+    for (cpu_isa isa : jit_tiers())
         if (isa <= get_max_cpu_isa()) t.push_back(isa);
     return t;
 }
@@ -73,7 +72,7 @@ std::vector<cpu_isa> available_tiers() {
                             "or RNDNN_MAX_CPU_ISA=none)"; \
     } while (0)
 
-std::string jit_name(cpu_isa isa) { return std::string("jit:") + isa2str(isa); }
+std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
 
 // --- problems ---------------------------------------------------------------
 
@@ -115,8 +114,8 @@ void PrintTo(const combo_t &c, std::ostream *os) { *os << c.name(); }
 // the reference, or a JIT tier at most the cap.
 bool impl_within_cap(const std::string &impl, cpu_isa cap) {
     if (impl == "ref:any") return true;
-    for (cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
-        if (impl == std::string("jit:") + isa2str(isa)) return isa <= cap;
+    for (cpu_isa isa : jit_tiers())
+        if (impl == jit_name(isa)) return isa <= cap;
     return false;
 }
 
@@ -697,10 +696,11 @@ TEST(JitDispatch, CoveredProblemsUseTheCappedTier) {
                     << dc.str() << " cap " << isa2str(tier);
         }
         // No cap: the best tier this process may use.
-        const cpu_isa best = std::min(get_max_cpu_isa(), best_jit_tier);
+        const std::vector<cpu_isa> tiers = available_tiers();
+        const cpu_isa best = *std::max_element(tiers.begin(), tiers.end());
         const std::string want
                 = tier_covers(best, dc.combo) ? jit_name(best) : "ref:any";
-        EXPECT_EQ(impl_for(dc, cpu_isa::avx512, false), want)
+        EXPECT_EQ(impl_for(dc, cpu_isa::all, false), want)
                 << dc.str() << " default cap";
     }
 }
@@ -719,7 +719,7 @@ TEST(JitDispatch, PhiloxBernoulliBitUsesEachTier) {
 TEST(JitDispatch, UncoveredProblemsUseReference) {
     std::vector<cpu_isa> caps = available_tiers();
     caps.push_back(cpu_isa::none);
-    caps.push_back(cpu_isa::avx512); // no cap
+    caps.push_back(cpu_isa::all); // no cap
     for (const auto &dc : uncovered_dispatch_cases())
         for (cpu_isa cap : caps)
             EXPECT_EQ(impl_for(dc, cap), "ref:any")
@@ -744,7 +744,7 @@ TEST(JitDispatch, Sse41DeclinesUniform) {
 TEST(JitIsa, NamesRoundTrip) {
     const std::pair<cpu_isa, const char *> names[] = {{cpu_isa::none, "none"},
             {cpu_isa::sse41, "sse41"}, {cpu_isa::avx2, "avx2"},
-            {cpu_isa::avx512, "avx512"}};
+            {cpu_isa::avx512, "avx512"}, {cpu_isa::all, "all"}};
     for (const auto &n : names) {
         EXPECT_STREQ(isa2str(n.first), n.second);
         EXPECT_EQ(str2isa(n.second), n.first);
@@ -753,6 +753,7 @@ TEST(JitIsa, NamesRoundTrip) {
     EXPECT_LT(cpu_isa::none, cpu_isa::sse41);
     EXPECT_LT(cpu_isa::sse41, cpu_isa::avx2);
     EXPECT_LT(cpu_isa::avx2, cpu_isa::avx512);
+    EXPECT_LT(cpu_isa::avx512, cpu_isa::all);
 }
 
 TEST(JitIsa, UnknownNameIsNamed) {
@@ -771,12 +772,12 @@ TEST(JitIsa, MaxCpuIsaIsATierAndStable) {
 
 TEST(JitIsa, AttributeCap) {
     primitive_attr attr;
-    EXPECT_EQ(attr.get_max_cpu_isa(), cpu_isa::avx512); // caps nothing
+    EXPECT_EQ(attr.get_max_cpu_isa(), cpu_isa::all); // caps nothing
     primitive_attr capped;
     capped.set_max_cpu_isa(cpu_isa::sse41);
     EXPECT_EQ(capped.get_max_cpu_isa(), cpu_isa::sse41);
     EXPECT_FALSE(attr == capped);
-    capped.set_max_cpu_isa(cpu_isa::avx512);
+    capped.set_max_cpu_isa(cpu_isa::all);
     EXPECT_TRUE(attr == capped);
     // The primitive descriptor keeps the cap it was given.
     primitive_attr none;

@@ -206,7 +206,7 @@ rndnn::post_ops normal() {
 void reg(const std::string &name, rndnn::rng_alg alg, rndnn::dt t,
         const rndnn::post_ops &po) {
     const auto none_isa = rndnn::cpu_isa::none;
-    const auto best_isa = rndnn::cpu_isa::avx512; // no cap
+    const auto best_isa = rndnn::cpu_isa::all; // no cap
     const std::string ref_impl
             = make_pd(alg, t, po, none_isa, n).impl_name();
     const std::string best_impl

@@ -68,21 +68,23 @@ private:
 std::string escape(const std::string &text);
 
 /// Instruction-set tiers of the JIT kernels, lowest first. `none` means the
-/// reference (compiled C++) kernels only.
+/// reference (compiled C++) kernels only; `all`, above every tier, is the
+/// cap that caps nothing (no CPU is detected as `all`).
 enum class cpu_isa {
     none,
     sse41, ///< SSE4.1
     avx2, ///< AVX2 with FMA and F16C
     avx512, ///< AVX-512 F, BW, VL and DQ
+    all, ///< no cap: every tier the CPU has
 };
-/// @returns the name of @p isa ("none", "sse41", "avx2", "avx512").
+/// @returns the name of @p isa ("none", "sse41", "avx2", "avx512", "all").
 const char *isa2str(cpu_isa isa);
 /// @returns the tier named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
 cpu_isa str2isa(const std::string &name);
 /// @returns the best tier the library may use in this process: the best the
 ///     CPU supports, capped by the environment variable RNDNN_MAX_CPU_ISA
-///     (none, sse41, avx2 or avx512; read once, at the first call), and
+///     (none, sse41, avx2, avx512 or all; read once, at the first call), and
 ///     `none` in a build without JIT (RNDNN_ENABLE_JIT=OFF).
 /// @throws error (invalid_arguments) naming the value if RNDNN_MAX_CPU_ISA
 ///     names no tier.

@@ -86,7 +86,7 @@ public:
     const post_ops &get_post_ops() const { return post_ops_; }
     /// Caps the ISA tier of this primitive's implementation below
     /// get_max_cpu_isa() (which still applies): cpu_isa::none selects the
-    /// reference kernel. The default, cpu_isa::avx512, caps nothing. Results
+    /// reference kernel. The default, cpu_isa::all, caps nothing. Results
     /// are identical at every tier; this is for testing and benchmarks.
     void set_max_cpu_isa(cpu_isa isa) { max_isa_ = isa; }
     cpu_isa get_max_cpu_isa() const { return max_isa_; }
@@ -96,7 +96,7 @@ public:
 
 private:
     post_ops post_ops_;
-    cpu_isa max_isa_ = cpu_isa::avx512;
+    cpu_isa max_isa_ = cpu_isa::all;
 };
 
 /// How scalar runtime arguments (seed, offset, stream, p) are passed.
