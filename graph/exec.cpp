@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "pipeline/graph_impl.hpp"
+#include "graph/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"

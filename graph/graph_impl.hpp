@@ -1,8 +1,7 @@
 // The graph's internals, shared by its construction and checks
-// (graph.cpp), its compilation (graph_compile.cpp) and its execution
-// (graph_exec.cpp).
-#ifndef RNDNN_PIPELINE_GRAPH_IMPL_HPP
-#define RNDNN_PIPELINE_GRAPH_IMPL_HPP
+// (graph.cpp), its compilation (compile.cpp) and its execution (exec.cpp).
+#ifndef RNDNN_GRAPH_GRAPH_IMPL_HPP
+#define RNDNN_GRAPH_GRAPH_IMPL_HPP
 
 #include <cstdint>
 #include <map>

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "pipeline/graph_impl.hpp"
+#include "graph/graph_impl.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"

@@ -9,7 +9,7 @@
 
 #include <omp.h>
 
-#include "pipeline/graph_impl.hpp"
+#include "graph/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"
