@@ -9,6 +9,7 @@
 
 #include <omp.h>
 
+#include "graph/arena.hpp"
 #include "graph/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
 #include "src/enums.hpp"
@@ -658,8 +659,8 @@ private:
         }
     }
 
-    // Places the buffers in one arena: the largest first, each at the
-    // lowest offset free during its lifetime.
+    // Places the buffers in one arena by their lifetimes, the steps that
+    // use them (graph/arena.hpp).
     void plan_arena() {
         for (int i = 0; i < static_cast<int>(c_.steps.size()); ++i)
             for (const auto &a : c_.steps[i].args) {
@@ -668,33 +669,13 @@ private:
                 if (b.first < 0) b.first = i;
                 b.last = i;
             }
-        std::vector<int> by_size(c_.buffers.size());
-        for (size_t i = 0; i < by_size.size(); ++i)
-            by_size[i] = static_cast<int>(i);
-        std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
-            return c_.buffers[a].size > c_.buffers[b].size;
-        });
-        constexpr std::size_t align = 64;
-        std::vector<int> placed;
-        c_.arena_size = 0;
-        for (int i : by_size) {
-            cimpl_t::buffer_t &b = c_.buffers[i];
-            std::vector<std::pair<std::size_t, std::size_t>> busy;
-            for (int j : placed) {
-                const cimpl_t::buffer_t &o = c_.buffers[j];
-                if (o.first <= b.last && b.first <= o.last)
-                    busy.emplace_back(o.offset, o.offset + o.size);
-            }
-            std::sort(busy.begin(), busy.end());
-            std::size_t off = 0;
-            for (const auto &r : busy) {
-                if (off + b.size <= r.first) break;
-                off = std::max(off, (r.second + align - 1) / align * align);
-            }
-            b.offset = off;
-            c_.arena_size = std::max(c_.arena_size, off + b.size);
-            placed.push_back(i);
-        }
+        std::vector<impl::arena_buffer_t> lifetimes;
+        for (const cimpl_t::buffer_t &b : c_.buffers)
+            lifetimes.push_back({b.size, b.first, b.last});
+        const impl::arena_plan_t plan = impl::plan_arena(lifetimes);
+        for (size_t i = 0; i < c_.buffers.size(); ++i)
+            c_.buffers[i].offset = plan.offsets[i];
+        c_.arena_size = plan.size;
         if (c_.arena_size > 0)
             c_.arena = memory(memory::desc(
                     {static_cast<dim_t>(c_.arena_size)}, data_type::u8));
