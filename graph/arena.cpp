@@ -1,5 +1,4 @@
-// The arena planner: the largest buffer first, each at the lowest offset
-// free during its lifetime.
+// The arena planner: places buffers by lifetime, the largest first.
 #include "graph/arena.hpp"
 
 #include <algorithm>

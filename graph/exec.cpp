@@ -1,5 +1,7 @@
-// Execution of a compiled graph: argument checks, the generator's
-// reservations, the steps; and the plan's reports.
+// Execution of a compiled graph, and the plan's reports.
+//
+// Argument checks, the generator's reservations, the steps; the memory
+// report, the step times and the step list.
 #include <functional>
 #include <iomanip>
 #include <set>

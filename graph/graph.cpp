@@ -1,5 +1,7 @@
-// The graph: declarations, then finalize(), which checks everything that
-// relates tensors and nodes and fixes the execution order.
+// Declarations and checks: the graph's add_* calls and finalize().
+//
+// finalize() checks everything that relates tensors and nodes and fixes
+// the execution order.
 #include <algorithm>
 #include <cmath>
 #include <set>

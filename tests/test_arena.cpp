@@ -1,7 +1,8 @@
-// Tests of the graph's arena planner (graph/arena.hpp): buffers live at
-// once never overlap, buffers with disjoint lifetimes may share memory,
-// offsets are aligned, and the arena is never larger than the buffers
-// side by side.
+// Tests of the graph's arena planner (graph/arena.hpp).
+//
+// Buffers live at once never overlap, buffers with disjoint lifetimes may
+// share memory, offsets are aligned, and the arena is never larger than
+// the buffers side by side.
 #include <algorithm>
 #include <cstddef>
 #include <random>
