@@ -1,10 +1,12 @@
-// The graph: declarations, then finalize(), which checks everything that
-// relates tensors and nodes and fixes the execution order.
+// Declarations and checks: the graph's add_* calls and finalize().
+//
+// finalize() checks everything that relates tensors and nodes and fixes
+// the execution order.
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "pipeline/graph_impl.hpp"
+#include "graph/graph_impl.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"

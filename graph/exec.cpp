@@ -1,11 +1,13 @@
-// Execution of a compiled graph: argument checks, the generator's
-// reservations, the steps; and the plan's reports.
+// Execution of a compiled graph, and the plan's reports.
+//
+// Argument checks, the generator's reservations, the steps; the memory
+// report, the step times and the step list.
 #include <functional>
 #include <iomanip>
 #include <set>
 #include <sstream>
 
-#include "pipeline/graph_impl.hpp"
+#include "graph/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
