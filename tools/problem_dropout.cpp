@@ -42,6 +42,9 @@ const std::vector<const char *> &dropout_own_flags() {
 void add_dropout_problem_options(po::options_description &desc,
         dropout_cli_t cli) {
     const bool bench = cli == dropout_cli_t::bench;
+    // In bench's help, next to the rng problem's options, each says that
+    // it is dropout's.
+    const std::string own = bench ? "dropout: " : "";
     auto opt = desc.add_options();
     opt("backward",
             bench ? "dropout: backward (diff_dst to diff_src); the mask is "
@@ -55,12 +58,14 @@ void add_dropout_problem_options(po::options_description &desc,
                   : "probability of dropping an element, in [0, 1] "
                     "(required)");
     opt("noise-shape", text(),
-            "dims of the mask joined by 'x', each the data's dim or 1 (the "
-            "mask is shared along the 1s); default: the data's shape");
+            (own + "dims of the mask joined by 'x', each the data's dim or 1 (the "
+            "mask is shared along the 1s); default: the data's shape")
+                    .c_str());
     opt("axes", text(),
-            "axes along which the mask is shared (MXNet), joined by ',', "
+            (own + "axes along which the mask is shared (MXNet), joined by ',', "
             "negative counting from the end, e.g. 1,2; not with "
-            "--noise-shape");
+            "--noise-shape")
+                    .c_str());
     opt("mask-dtype", text(),
             bench ? "dropout: the stored mask: bit (packed), u8 (0/1 bytes) "
                     "or none (the default: forward writes no mask, backward "
@@ -70,12 +75,14 @@ void add_dropout_problem_options(po::options_description &desc,
                     "ceil(n/8), the default) or u8 (0/1 bytes of the noise "
                     "shape); only with --mask-out or --mask-in");
     opt("onednn-compat",
-            "oneDNN's dropout: keep iff W > (2^32 - 1) * rate, f32 scale; "
+            (own + "oneDNN's dropout: keep iff W > (2^32 - 1) * rate, f32 scale; "
             "needs --alg philox4x32_10_onednn (then the default) and "
-            "threshold32");
+            "threshold32")
+                    .c_str());
     opt("plan", text("any"),
-            "any, fused (one pass; an error where it does not apply) or "
-            "chain (RNG, multiply, scale); never changes the output");
+            (own + "any, fused (one pass; an error where it does not apply) or "
+            "chain (RNG, multiply, scale); never changes the output")
+                    .c_str());
     if (!bench) {
         opt("method", text("threshold32"),
                 "keep mask: threshold32, or bitsliced:B with 1 <= B <= 32 (1 "
