@@ -524,13 +524,14 @@ TEST_F(Cli, BenchAlignedOutput) {
 TEST_F(Cli, BenchDropoutRows) {
     // Every kind of dropout row, and an rng row in the same batch.
     const std::vector<std::string> problems = {
-            "--prim dropout --dir fwd --rate 0.5 --method bitsliced:1 "
-            "--dt f32 --shape 4x1024 --mask bit --threads 1",
-            "--prim dropout --shape 4x1024 --mask u8 --dtype bf16",
+            "--prim dropout --rate 0.5 --method bitsliced:1 "
+            "--dt f32 --shape 4x1024 --mask-dtype bit --threads 1",
+            "--prim dropout --shape 4x1024 --mask-dtype u8 --dtype bf16",
             "--prim dropout --shape 4x1024 --dtype f16 --inplace --plan chain",
-            "--prim dropout --shape 4x1024 --noise-shape 4x1 --mask bit",
-            "--prim dropout --dir bwd --shape 4x1024 --mask bit",
-            "--prim dropout --dir bwd --shape 4x1024 --mask none --rate 0.1 "
+            "--prim dropout --shape 4x1024 --noise-shape 4x1 --mask-dtype bit",
+            "--prim dropout --backward --shape 4x1024 --mask-dtype bit",
+            "--prim dropout --backward --shape 4x1024 --mask-dtype none "
+            "--rate 0.1 "
             "--method bitsliced:8 --seed 5 --offset 7 --stream 3",
             "--prim dropout --shape 4x1024 --isa none",
             "--prim rng --dist bernoulli --dtype bit --shape 4x1024"};
@@ -555,8 +556,8 @@ TEST_F(Cli, BenchDropoutWithoutElements) {
     // Empty tensors have null buffers, which bench must not memset (found
     // by fuzz_problem; UBSan's nonnull-attribute in the sanitize build).
     std::ofstream(dir_ / "e.batch")
-            << "--prim dropout --shape 0x4096 --mask bit\n"
-               "--prim dropout --dir bwd --shape 4x0 --mask u8\n"
+            << "--prim dropout --shape 0x4096 --mask-dtype bit\n"
+               "--prim dropout --backward --shape 4x0 --mask-dtype u8\n"
                "--prim dropout --shape 0 --inplace\n";
     const result_t r = run({"bench", "--batch", "e.batch", "--runs", "1",
             "--csv"});
@@ -584,8 +585,7 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
     };
     const std::vector<bad_case_t> cases = {
             {dropout({"--rate", "1.5"}), "rate=1.5"},
-            {dropout({"--dir", "up"}), "--dir 'up'"},
-            {dropout({"--mask", "f32"}), "--mask 'f32'"},
+            {dropout({"--mask-dtype", "f32"}), "--mask-dtype 'f32'"},
             {dropout({"--plan", "fastest"}), "--plan 'fastest'"},
             {dropout({"--dtype", "u8"}), "u8"},
             {dropout({"--noise-shape", "3x1"}), "3x1"},
@@ -593,7 +593,7 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
             {dropout({"--offset", "-1"}), "--offset -1"},
             {dropout({"--dist", "bits"}),
                     "--dist is only used with --prim rng"},
-            {dropout({"--dir", "bwd", "--mask", "bit", "--seed", "3"}),
+            {dropout({"--backward", "--mask-dtype", "bit", "--seed", "3"}),
                     "--seed"},
             {{"--shape", "8", "--rate", "0.3"},
                     "--rate is only used with --prim dropout"},

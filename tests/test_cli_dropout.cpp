@@ -467,4 +467,152 @@ TEST_F(CliDropout, IoFailureLeavesNoFile) {
     }
 }
 
+// --- one problem, two commands: `rndnn dropout` and `rndnn bench` --------
+
+// The dropout problem's options, the same in both (tools/problem_dropout.hpp).
+const char *const problem_flags[] = {"--backward", "--rate", "--noise-shape",
+        "--axes", "--mask-dtype", "--method", "--onednn-compat", "--plan",
+        "--alg", "--seed", "--offset", "--stream", "--name", "--threads"};
+
+TEST_F(CliDropout, BenchHelpListsEveryProblemFlag) {
+    const result_t d = run({"dropout", "--help"});
+    const result_t b = run({"bench", "--help"});
+    ASSERT_EQ(d.status, 0) << d.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    for (const char *flag : problem_flags) {
+        // As an option of the help's list: "  --flag ".
+        const std::string listed = std::string("  ") + flag + " ";
+        EXPECT_NE(d.out.find(listed), std::string::npos) << flag;
+        EXPECT_NE(b.out.find(listed), std::string::npos) << flag;
+    }
+    // bench's old spelling is gone.
+    EXPECT_EQ(b.out.find("  --dir "), std::string::npos);
+}
+
+// The "create" lines of RNDNN_VERBOSE=dispatch, without their times: the
+// implementation and the problem of each primitive descriptor created.
+std::vector<std::string> created(const std::string &out) {
+    std::vector<std::string> v;
+    std::istringstream is(out);
+    const std::string prefix = "rndnn_verbose,create,";
+    for (std::string line; std::getline(is, line);)
+        if (line.rfind(prefix, 0) == 0)
+            v.push_back(line.substr(0, line.rfind(',')));
+    return v;
+}
+
+TEST_F(CliDropout, BenchTakesTheSameProblemLine) {
+    save("x.npy", make_data({4, 6, 8}, data_type::f32));
+    save("h.npy", make_data({4, 6, 8}, data_type::bf16));
+    // `rndnn dropout` lines, in order (the backward ones read the masks
+    // that the forward ones wrote).
+    const std::vector<args_t> lines = {
+            {"--in", "x.npy", "--out", "y.npy", "--rate", "0.1", "--axes",
+                    "1", "--seed", "42", "--mask-out", "mu.npy",
+                    "--mask-dtype", "u8"},
+            {"--in", "x.npy", "--out", "y.npy", "--rate", "0.3",
+                    "--noise-shape", "4x1x8", "--method", "bitsliced:4",
+                    "--plan", "chain", "--offset", "5", "--stream", "7"},
+            {"--in", "h.npy", "--out", "y.npy", "--rate", "0.5",
+                    "--onednn-compat", "--mask-out", "mb.npy"},
+            {"--in", "x.npy", "--out", "y.npy", "--rate", "0.2", "--alg",
+                    "threefry4x32_20", "--threads", "2", "--plan", "any"},
+            {"--backward", "--in", "x.npy", "--out", "y.npy", "--rate",
+                    "0.1", "--axes", "1", "--mask-in", "mu.npy",
+                    "--mask-dtype", "u8"},
+            {"--backward", "--in", "h.npy", "--out", "y.npy", "--rate",
+                    "0.5", "--onednn-compat", "--mask-in", "mb.npy"},
+            {"--backward", "--in", "x.npy", "--out", "y.npy", "--rate",
+                    "0.25", "--alg", "multfly", "--name", "layer1",
+                    "--seed", "-3"},
+    };
+    for (const args_t &line : lines) {
+        SCOPED_TRACE(joined(line));
+        // The bench problem: the line without its files, the data's shape
+        // and type instead of --in, --mask-dtype for a mask file.
+        args_t bench = {"bench", "--prim", "dropout", "--runs", "1"};
+        bool mask_file = false, mask_dtype = false;
+        for (size_t i = 0; i < line.size(); ++i) {
+            const std::string &a = line[i];
+            if (a == "--in") {
+                bench.insert(bench.end(),
+                        {"--shape", "4x6x8", "--dtype",
+                                line[i + 1] == "h.npy" ? "bf16" : "f32"});
+                ++i;
+            } else if (a == "--out" || a == "--mask-out" || a == "--mask-in") {
+                mask_file = mask_file || a != "--out";
+                ++i;
+            } else {
+                mask_dtype = mask_dtype || a == "--mask-dtype";
+                bench.push_back(a);
+            }
+        }
+        if (mask_file && !mask_dtype)
+            bench.insert(bench.end(), {"--mask-dtype", "bit"});
+        args_t dropout = {"dropout"};
+        dropout.insert(dropout.end(), line.begin(), line.end());
+
+        std::string d_cmd = "RNDNN_VERBOSE=dispatch \"$RNDNN\"";
+        for (const std::string &a : dropout)
+            d_cmd += " " + quote(a);
+        std::string b_cmd = "RNDNN_VERBOSE=dispatch \"$RNDNN\"";
+        for (const std::string &a : bench)
+            b_cmd += " " + quote(a);
+        const result_t d = sh(d_cmd);
+        const result_t b = sh(b_cmd);
+        ASSERT_EQ(d.status, 0) << d.err;
+        ASSERT_EQ(b.status, 0) << b.err;
+        const std::vector<std::string> d_created = created(d.out);
+        const std::vector<std::string> b_created = created(b.out);
+        ASSERT_FALSE(d_created.empty()) << d.out;
+        // Every primitive descriptor of `rndnn dropout` is one bench
+        // created too (bench also creates the reference and, for a
+        // backward reading a stored mask, the forward that writes it).
+        for (const std::string &c : d_created)
+            EXPECT_NE(std::find(b_created.begin(), b_created.end(), c),
+                    b_created.end())
+                    << c << "\nbench:\n" << b.out;
+        // The implementation that bench times is the dropout's.
+        const std::string &impl = d_created.back();
+        const std::string name = impl.substr(
+                std::strlen("rndnn_verbose,create,"),
+                impl.find(',', std::strlen("rndnn_verbose,create,"))
+                        - std::strlen("rndnn_verbose,create,"));
+        EXPECT_NE(b.out.find("\n" + name + " "), std::string::npos)
+                << name << "\n" << b.out;
+    }
+}
+
+TEST_F(CliDropout, BenchRefusesWhatDropoutRefuses) {
+    // The same parser gives the same messages (exit 2) for the same bad
+    // values.
+    save("x.npy", make_data({4, 6, 8}, data_type::f32));
+    const std::vector<bad_case_t> cases = {
+            {{"--rate", "1.5"}, "rate=1.5"},
+            {{"--axes", "1,"}, "1,"},
+            {{"--noise-shape", "4x1x8", "--axes", "1"}, "--axes"},
+            {{"--method", "fast"}, "fast"},
+            {{"--plan", "fast"}, "fast"},
+            {{"--onednn-compat", "--alg", "philox4x32_10"}, "onednn_compat"},
+            {{"--mask-dtype", "f32"}, "--mask-dtype 'f32'"},
+            {{"--seed", "1.5"}, "1.5"},
+    };
+    for (const bad_case_t &c : cases) {
+        SCOPED_TRACE(joined(c.args));
+        args_t b = {"bench", "--prim", "dropout", "--shape", "4x6x8"};
+        b.insert(b.end(), c.args.begin(), c.args.end());
+        expect_failure(run(b), 2, c.named);
+        args_t d = {"dropout", "--in", "x.npy", "--out", "y.npy",
+                "--mask-out", "m.npy"};
+        if (c.args[0] != "--rate") d.insert(d.end(), {"--rate", "0.5"});
+        d.insert(d.end(), c.args.begin(), c.args.end());
+        expect_failure(run(d), 2, c.named);
+    }
+    // --mask-dtype none names no mask: with a mask file, a usage error.
+    expect_failure(run({"dropout", "--in", "x.npy", "--out", "y.npy",
+                           "--rate", "0.5", "--mask-out", "m.npy",
+                           "--mask-dtype", "none"}),
+            2, "--mask-dtype none");
+}
+
 } // namespace

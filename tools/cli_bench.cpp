@@ -54,65 +54,29 @@ prepared_t prepare_rng(const problem_t &p) {
 
 // --- --prim dropout --------------------------------------------------------
 
-void add_dropout_options(po::options_description &desc) {
-    auto opt = desc.add_options();
-    opt("dir", text("fwd"),
-            "dropout: fwd (forward_training) or bwd (backward)");
-    opt("rate", text("0.5"),
-            "dropout: probability of dropping an element, in [0, 1]");
-    opt("mask", text("none"),
-            "dropout: mask memory: bit, u8, or none (fwd writes no mask, "
-            "bwd recomputes it; bit and u8: bwd reads the stored mask)");
-    opt("noise-shape", text(),
-            "dropout: dims of the mask, each the data's or 1; default: the "
-            "data's");
-    opt("inplace", "dropout: dst (diff_src) is the memory of src (diff_dst)");
-    opt("plan", text("any"), "dropout: any, fused or chain");
-}
-
+// The problem of `rndnn dropout` (problem_dropout.hpp), its data of
+// --shape and --dtype (f32 by default), a mask stored where --mask-dtype
+// says (none by default), --rate 0.5 by default.
 void parse_dropout(const po::variables_map &vm, problem_t &p) {
     using rndnn::prop_kind;
     if (!vm.count("shape")) throw usage_error("--shape is required");
     dropout_problem_t &dp = p.dropout;
-    rndnn::dropout::desc &d = dp.desc;
-
-    const string dir = vm["dir"].as<string>();
-    if (dir != "fwd" && dir != "bwd")
-        throw usage_error(
-                "unknown --dir '" + dir + "' (expected fwd or bwd)");
-    d.prop = dir == "fwd" ? prop_kind::forward_training : prop_kind::backward;
-    d.rate = parse_double("--rate", vm["rate"].as<string>());
-    parse_method(vm["method"].as<string>(), d.method, d.bits);
+    dp = parse_dropout_problem(vm, string("0.5"));
     const rndnn::dims shape = parse_shape("--shape", vm["shape"].as<string>());
-    d.src = d.dst = rndnn::memory::desc(shape,
+    const rndnn::memory::desc data(shape,
             rndnn::str2dt(vm.count("dtype") ? vm["dtype"].as<string>()
                                             : string("f32")));
-    if (vm.count("noise-shape"))
-        d.noise_shape = parse_shape(
-                "--noise-shape", vm["noise-shape"].as<string>());
-    const rndnn::dims &mask_dims
-            = d.noise_shape.empty() ? shape : d.noise_shape;
-    const string mask = vm["mask"].as<string>();
-    if (mask != "none" && mask != "bit" && mask != "u8")
-        throw usage_error(
-                "unknown --mask '" + mask + "' (expected bit, u8 or none)");
-    if (mask != "none")
-        d.mask = rndnn::memory::desc(mask_dims, rndnn::str2dt(mask));
+    dp.desc = dp.desc_for(data, dp.mask_dt);
+    rndnn::dropout::desc &d = dp.desc;
     dp.inplace = vm.count("inplace") > 0;
-    d.plan = parse_plan(vm["plan"].as<string>());
-
-    dp.so = parse_stream_options(vm);
-    d.alg = dp.so.alg;
-    d.name = dp.so.name;
     // Backward with a stored mask runs no RNG.
-    const bool uses_rng
-            = d.prop == prop_kind::forward_training || d.mask.is_zero();
-    d.with_offset = uses_rng;
-    if (!uses_rng)
+    if (!d.with_offset)
         for (const char *f : {"seed", "offset", "stream", "name"})
             if (given(vm, f))
                 throw usage_error(string("--") + f
-                        + " is not used by --dir bwd with a stored --mask");
+                        + " is not used by --backward with a stored mask"
+                          " (--mask-dtype "
+                        + rndnn::dt2str(dp.mask_dt) + ")");
     p.strm = rndnn::stream(dp.so.threads);
 
     // The reference plans freely: a fused plan needs a JIT kernel.
@@ -120,10 +84,7 @@ void parse_dropout(const po::variables_map &vm, problem_t &p) {
     ref.plan = rndnn::dropout_plan::any;
     p.dropout_pds = pds_t<rndnn::dropout>(d, ref, {}, p.max_isa);
     p.impl = p.dropout_pds.impl.impl_name();
-    if (uses_rng)
-        check_offset_range(dp.so,
-                rndnn::memory::desc(mask_dims, rndnn::data_type::bit)
-                        .nelems());
+    dp.check_offset(d);
 }
 
 // memset of a tensor's buffer, which is null when the tensor is empty.
@@ -181,11 +142,16 @@ prepared_t prepare_dropout(const problem_t &p) {
 // Adding a kind: a row here, its options in problem_options(), and a part
 // of problem_t. Options shared by kinds: --shape, --dtype, --method and the
 // stream options (--alg, --seed, --offset, --stream, --name, --threads).
+std::vector<const char *> dropout_bench_flags() {
+    std::vector<const char *> own = dropout_own_flags();
+    own.push_back("inplace");
+    return own;
+}
+
 const prim_kind_t prim_kinds[] = {
         {"rng", parse_rng, prepare_rng,
                 {"dist", "p", "a", "b", "mean", "stddev"}},
-        {"dropout", parse_dropout, prepare_dropout,
-                {"dir", "rate", "mask", "noise-shape", "inplace", "plan"}},
+        {"dropout", parse_dropout, prepare_dropout, dropout_bench_flags()},
 };
 
 const prim_kind_t &find_kind(const string &name) {
@@ -205,13 +171,16 @@ po::options_description problem_options() {
     auto opt = desc.add_options();
     opt("prim", text("rng"),
             "primitive: rng, or dropout, which takes the dropout options below"
-            " and --shape, --dtype (f32, the default, bf16, f16), --method"
-            " and the stream options");
+            " (those of rndnn dropout, with --shape and --dtype (f32, the"
+            " default, bf16, f16) for --in, --mask-dtype for --mask-out and"
+            " --mask-in) and --method and the stream options");
     opt("isa", text(),
             "cap on the ISA of the implementation: none (the reference "
             "kernel), sse41, avx2, avx512; default: no cap");
     add_rng_problem_options(desc);
-    add_dropout_options(desc);
+    add_dropout_problem_options(desc, dropout_cli_t::bench);
+    desc.add_options()("inplace",
+            "dropout: dst (diff_src) is the memory of src (diff_dst)");
     return desc;
 }
 

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "problem_dropout.hpp"
+#include "problem_rng.hpp"
 
 namespace rndnn_cli {
 
@@ -64,13 +66,6 @@ struct pds_t {
     }
 };
 
-// --prim dropout, parsed.
-struct dropout_problem_t {
-    rndnn::dropout::desc desc;
-    stream_options_t so;
-    bool inplace = false; // --inplace: dst is src's memory
-};
-
 // One problem, parsed and checked.
 struct problem_t {
     std::string text; // as written: the csv problem column
@@ -84,7 +79,8 @@ struct problem_t {
     // --prim rng: the problem and its primitive descriptors.
     rng_problem_t rng;
     pds_t<rndnn::rng> rng_pds;
-    // --prim dropout: the same.
+    // --prim dropout: the same; dropout.desc is complete (desc_for() of
+    // --shape and --dtype, the stored mask of --mask-dtype).
     dropout_problem_t dropout;
     pds_t<rndnn::dropout> dropout_pds;
 };

@@ -1,5 +1,7 @@
 // Shared pieces of the rndnn command-line tools: strict value parsing,
-// option handling and the exit-status policy (output files: cli_output.hpp).
+// option handling and the exit-status policy (output files: cli_output.hpp;
+// the problems each primitive's commands share: problem_rng.hpp,
+// problem_dropout.hpp).
 //
 // Nothing here computes randomness: the tools only parse and call the
 // public API (include/rndnn/).
@@ -113,23 +115,6 @@ void parse_method(
 // --plan any | fused | chain: a dropout plan.
 // @throws usage_error naming the text if it names none.
 rndnn::dropout_plan parse_plan(const std::string &text);
-
-// The options that describe one RNG problem, shared by gen and bench:
-// --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
-// --shape, --dtype and the stream options.
-void add_rng_problem_options(po::options_description &desc);
-
-// One RNG problem, parsed strictly: what to hand to
-// rndnn::rng::primitive_desc (which checks the rest) and to execute().
-struct rng_problem_t {
-    rndnn::rng::desc desc; // the dst, with_offset on, the multfly name
-    rndnn::primitive_attr attr; // the distribution post-op; no ISA cap
-    stream_options_t so;
-};
-// Also checks the offset range (check_offset_range).
-// @throws usage_error or rndnn::error naming the bad value; a parameter
-//     of another distribution (--p without --dist bernoulli) is refused.
-rng_problem_t parse_rng_problem(const po::variables_map &vm);
 
 // Subcommands: each takes the arguments after the subcommand name
 // (argv[0] is the subcommand) and returns the exit status, or throws.

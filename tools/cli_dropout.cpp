@@ -10,6 +10,7 @@
 
 #include "cli_common.hpp"
 #include "cli_output.hpp"
+#include "problem_dropout.hpp"
 
 namespace rndnn_cli {
 
@@ -24,29 +25,6 @@ std::string shape_str(const rndnn::dims &shape) {
     for (const rndnn::dim_t d : shape)
         s += (s.empty() ? "" : "x") + std::to_string(d);
     return s;
-}
-
-// "1,2" or "-1": integers joined by ','. Their range is the library's to
-// check (dropout::noise_shape_for_axes), which knows the data's dims.
-std::vector<int> parse_axes(const std::string &text) {
-    std::vector<int> axes;
-    size_t start = 0;
-    while (true) {
-        const size_t comma = text.find(',', start);
-        axes.push_back(parse_int("--axes '" + text + "': axis",
-                text.substr(start,
-                        comma == std::string::npos ? std::string::npos
-                                                   : comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return axes;
-}
-
-data_type parse_mask_dtype(const std::string &text) {
-    if (text == "bit") return data_type::bit;
-    if (text == "u8") return data_type::u8;
-    throw usage_error("unknown --mask-dtype '" + text + "' (expected bit or u8)");
 }
 
 // A .npy file given as an option, opened and its header read: the caller
@@ -146,42 +124,18 @@ int dropout_main(int argc, char **argv) {
     po::options_description desc("Options");
     auto opt = desc.add_options();
     opt("help", "print this help and exit");
-    opt("backward",
-            "backward: --in is diff_dst, --out diff_src; the mask is read "
-            "(--mask-in) or recomputed from the RNG options");
     opt("in", text(),
             "input .npy: f32 (<f4), f16 (<f2) or bf16 (<u2, raw bits); src, "
             "or diff_dst with --backward (required)");
     opt("out", text(),
             "output .npy of the type and shape of --in: dst, or diff_src "
             "with --backward (required)");
-    opt("rate", text(),
-            "probability of dropping an element, in [0, 1] (required)");
-    opt("noise-shape", text(),
-            "dims of the mask joined by 'x', each the data's dim or 1 (the "
-            "mask is shared along the 1s); default: the data's shape");
-    opt("axes", text(),
-            "axes along which the mask is shared (MXNet), joined by ',', "
-            "negative counting from the end, e.g. 1,2; not with "
-            "--noise-shape");
     opt("mask-out", text(), "forward: also write the keep mask to this .npy");
     opt("mask-in", text(),
             "backward: read the keep mask from this .npy instead of "
             "recomputing it");
-    opt("mask-dtype", text("bit"),
-            "mask file format: bit (packed, LSB first: u8 of shape "
-            "ceil(n/8)) or u8 (0/1 bytes of the noise shape)");
-    opt("method", text("threshold32"),
-            "keep mask: threshold32, or bitsliced:B with 1 <= B <= 32 (1 - "
-            "rate rounded to a multiple of 2^-B)");
-    opt("onednn-compat",
-            "oneDNN's dropout: keep iff W > (2^32 - 1) * rate, f32 scale; "
-            "needs --alg philox4x32_10_onednn (then the default) and "
-            "threshold32");
-    opt("plan", text("any"),
-            "any, fused (one pass; an error where it does not apply) or "
-            "chain (RNG, multiply, scale); never changes the output");
-    add_stream_options(desc, "mask element");
+    // The problem: the same options as `rndnn bench --prim dropout`.
+    add_dropout_problem_options(desc, dropout_cli_t::subcommand);
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, usage, vm)) return exit_ok;
 
@@ -204,8 +158,6 @@ int dropout_main(int argc, char **argv) {
     if (given(vm, "mask-dtype") && !mask_in && !mask_out)
         throw usage_error(
                 "--mask-dtype is only used with --mask-out or --mask-in");
-    if (vm.count("noise-shape") && vm.count("axes"))
-        throw usage_error("--noise-shape and --axes exclude each other");
     if (mask_in)
         for (const char *f : rng_flags)
             if (given(vm, f))
@@ -222,40 +174,25 @@ int dropout_main(int argc, char **argv) {
     if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
             {"--out", out}});
 
-    rndnn::dropout::desc d;
-    d.prop = backward ? rndnn::prop_kind::backward
-                      : rndnn::prop_kind::forward_training;
-    d.rate = parse_double("--rate", vm["rate"].as<string>());
-    parse_method(vm["method"].as<string>(), d.method, d.bits);
-    const stream_options_t so = parse_stream_options(vm);
-    d.onednn_compat = vm.count("onednn-compat") > 0;
-    d.alg = d.onednn_compat && !given(vm, "alg")
-            ? rndnn::rng_alg::philox4x32_10_onednn
-            : so.alg;
-    d.name = so.name;
-    d.with_offset = !mask_in;
-    d.plan = parse_plan(vm["plan"].as<string>());
-    const data_type mask_dt = parse_mask_dtype(vm["mask-dtype"].as<string>());
-    std::optional<rndnn::dims> noise_shape;
-    if (vm.count("noise-shape"))
-        noise_shape = parse_shape("--noise-shape",
-                vm["noise-shape"].as<string>());
-    std::optional<std::vector<int>> axes;
-    if (vm.count("axes")) axes = parse_axes(vm["axes"].as<string>());
+    const dropout_problem_t problem = parse_dropout_problem(vm, {});
+    if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
+        throw usage_error(string("--mask-dtype none stores no mask, but ")
+                + (mask_in ? "--mask-in" : "--mask-out") + " names one");
+    const data_type mask_dt = problem.mask_dtype_given ? problem.mask_dt
+                                                       : data_type::bit;
+    const stream_options_t &so = problem.so;
     const rndnn::stream strm(so.threads);
 
     // The input, then the primitive: the library checks the rate, the
     // noise shape against the data and the RNG before any mask is read.
     rndnn::memory data = load_data(in);
-    const rndnn::dims &shape = data.get_desc().get_dims();
-    d.src = d.dst = data.get_desc();
-    if (noise_shape) d.noise_shape = *noise_shape;
-    if (axes) d.noise_shape = rndnn::dropout::noise_shape_for_axes(shape, *axes);
+    const rndnn::dropout::desc d = problem.desc_for(data.get_desc(),
+            mask_in || mask_out ? mask_dt : data_type::undef);
     const rndnn::memory::desc mask_md(
-            d.noise_shape.empty() ? shape : d.noise_shape, mask_dt);
-    if (mask_in || mask_out) d.mask = mask_md;
+            d.noise_shape.empty() ? d.src.get_dims() : d.noise_shape,
+            mask_dt);
     const rndnn::dropout::primitive_desc pd(d);
-    if (!mask_in) check_offset_range(so, mask_md.nelems());
+    problem.check_offset(d);
 
     rndnn::memory mask;
     if (mask_in) mask = load_mask(vm["mask-in"].as<string>(), mask_md);

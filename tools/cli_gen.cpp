@@ -1,5 +1,6 @@
 // `rndnn gen`: one tensor of random values into a file or stdout.
 #include "cli_common.hpp"
+#include "problem_rng.hpp"
 #include "cli_output.hpp"
 
 namespace rndnn_cli {

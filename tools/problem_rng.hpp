@@ -1,0 +1,28 @@
+// The RNG problem of the CLI: its options and parser, shared by `rndnn gen` and `rndnn bench --prim rng`.
+#ifndef RNDNN_TOOLS_PROBLEM_RNG_HPP
+#define RNDNN_TOOLS_PROBLEM_RNG_HPP
+
+#include "cli_common.hpp"
+
+namespace rndnn_cli {
+
+// The options that describe one RNG problem, shared by gen and bench:
+// --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
+// --shape, --dtype and the stream options.
+void add_rng_problem_options(po::options_description &desc);
+
+// One RNG problem, parsed strictly: what to hand to
+// rndnn::rng::primitive_desc (which checks the rest) and to execute().
+struct rng_problem_t {
+    rndnn::rng::desc desc; // the dst, with_offset on, the multfly name
+    rndnn::primitive_attr attr; // the distribution post-op; no ISA cap
+    stream_options_t so;
+};
+// Also checks the offset range (check_offset_range).
+// @throws usage_error or rndnn::error naming the bad value; a parameter
+//     of another distribution (--p without --dist bernoulli) is refused.
+rng_problem_t parse_rng_problem(const po::variables_map &vm);
+
+} // namespace rndnn_cli
+
+#endif
