@@ -176,7 +176,7 @@ po::options_description problem_options() {
             " --mask-in) and --method and the stream options");
     opt("isa", text(),
             "cap on the ISA of the implementation: none (the reference "
-            "kernel), sse41, avx2, avx512; default: no cap");
+            "kernel), sse41, avx2, avx512, all; default: all (no cap)");
     add_rng_problem_options(desc);
     add_dropout_problem_options(desc, dropout_cli_t::bench);
     desc.add_options()("inplace",

@@ -70,7 +70,7 @@ struct pds_t {
 struct problem_t {
     std::string text; // as written: the csv problem column
     const prim_kind_t *kind = nullptr; // --prim
-    rndnn::cpu_isa max_isa = rndnn::cpu_isa::avx512; // --isa; no cap
+    rndnn::cpu_isa max_isa = rndnn::cpu_isa::all; // --isa; no cap
     rndnn::stream strm; // --threads
     // The implementation under test, pd.impl_name(): "jit:avx2",
     // "fused:jit:avx2", ...
