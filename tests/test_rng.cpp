@@ -388,9 +388,29 @@ TEST(RngDeterminism, OffsetsNearTheEndOfTheRange) {
             std::to_string(last + 1));
 }
 
+// A tensor without elements: every engine and distribution accepts it,
+// needs no data, and moves the offset by nothing.
 TEST(RngDeterminism, EmptyTensor) {
-    std::vector<uint8_t> none;
-    generate(make_desc(rng_alg::mt19937, {4, 0}, dt::u32), {}, none.data());
+    for (rng_alg alg : all_algs())
+        for (const auto &c : {std::make_pair(dt::u32, primitive_attr()),
+                     std::make_pair(dt::bit, bernoulli_attr(0.3)),
+                     std::make_pair(dt::f32, normal_attr(0, 1))}) {
+            SCOPED_TRACE(alg2str(alg));
+            rng::desc d = make_desc(alg, {4, 0}, c.first);
+            d.with_offset = true;
+            d.with_next_offset = true;
+            d.name = alg == rng_alg::multfly ? "empty" : "";
+            rng prim {rng::primitive_desc(d, c.second)};
+            EXPECT_EQ(d.dst.get_size(), 0u);
+            memory next(memory::desc({1}, dt::s64));
+            next.data<int64_t>()[0] = -1;
+            prim.execute(stream(2),
+                    {{RNDNN_ARG_DST, memory(d.dst, nullptr)},
+                            {RNDNN_ARG_SEED, memory::scalar(int64_t(7))},
+                            {RNDNN_ARG_OFFSET, memory::scalar(int64_t(99))},
+                            {RNDNN_ARG_NEXT_OFFSET, next}});
+            EXPECT_EQ(next.data<int64_t>()[0], 99);
+        }
 }
 
 // --- runtime arguments ------------------------------------------------------

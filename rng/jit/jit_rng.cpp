@@ -17,9 +17,19 @@ jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
     frame_.units = r13;
     frame_.state = r12;
     frame_.batch_cnt = rbx;
+    // init_jit_rng() accepted the problem, so both emitters exist; if one
+    // does not, say which and why rather than crash at generate().
     std::string why;
     engine_ = make_jit_engine(conf_.alg, *this, frame_);
+    if (!engine_)
+        fail(status::runtime_error,
+                cat(jit_impl_name(isa), ": no engine emitter for alg=",
+                        alg2str(conf_.alg)));
     dist_ = make_jit_dist(*this, frame_, conf_, why);
+    if (!dist_)
+        fail(status::runtime_error,
+                cat(jit_impl_name(isa), ": no distribution emitter for ",
+                        rng_info(conf_), ": ", why));
 }
 
 void jit_rng_generator_t::create() {
