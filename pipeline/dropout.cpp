@@ -354,8 +354,7 @@ dropout::primitive_desc::primitive_desc(
             d.src == d.dst ? "" : d.dst.str(), ",noise=",
             impl::dims2str(p.noise), ",mask=",
             p.has_mask ? d.mask.str() : std::string("none"), ",",
-            impl::rng_info(p.noise_rng).substr(0,
-                    impl::rng_info(p.noise_rng).find(",dst=")),
+            impl::rng_alg_dist_info(p.noise_rng),
             d.onednn_compat ? ",onednn_compat" : "");
     pick_plan(p);
     impl::verbose_print(impl::verbose_t::dispatch, "create",
@@ -466,8 +465,10 @@ void dropout::execute(const stream &strm,
     const rate_values_t rv = rate_values(rate, d.onednn_compat);
     impl::rng_run_t run;
     int64_t *next_offset = nullptr;
-    if (p.generate) {
+    // A stored mask read back still advances next_offset (no seed needed).
+    if (p.generate || d.with_next_offset) {
         impl::rng_arg_spec_t spec;
+        spec.with_seed = p.generate;
         spec.seed_dt = d.seed_dt;
         spec.scalars = d.scalars;
         spec.with_offset = d.with_offset;

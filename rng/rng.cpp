@@ -222,7 +222,7 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     return c;
 }
 
-std::string rng_info(const rng_conf_t &c) {
+std::string rng_alg_dist_info(const rng_conf_t &c) {
     std::string dist = dist2str(c.dist);
     if (c.dist == dist_t::bernoulli)
         dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
@@ -232,7 +232,11 @@ std::string rng_info(const rng_conf_t &c) {
                 : cat(":bitsliced:", c.bits);
     if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
     if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
-    return cat("alg=", alg2str(c.alg), ",dist=", dist, ",dst=", c.dst.str(),
+    return cat("alg=", alg2str(c.alg), ",dist=", dist);
+}
+
+std::string rng_info(const rng_conf_t &c) {
+    return cat(rng_alg_dist_info(c), ",dst=", c.dst.str(),
             c.name.empty() ? "" : ",name=", c.name);
 }
 
@@ -363,10 +367,12 @@ rng_args_t read_rng_args(const rng_arg_spec_t &spec,
     rng_args_t r;
     int64_t i = 0;
     double f = 0;
-    const memory *seed = find_arg(args, RNDNN_ARG_SEED);
-    if (!seed) fail(status::invalid_arguments, "seed argument is missing");
-    read_scalar(*seed, RNDNN_ARG_SEED, spec.scalars, spec.seed_dt, i, f);
-    r.run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
+    if (spec.with_seed) {
+        const memory *seed = find_arg(args, RNDNN_ARG_SEED);
+        if (!seed) fail(status::invalid_arguments, "seed argument is missing");
+        read_scalar(*seed, RNDNN_ARG_SEED, spec.scalars, spec.seed_dt, i, f);
+        r.run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
+    }
 
     if (spec.with_offset) {
         const memory *off = find_arg(args, RNDNN_ARG_OFFSET);

@@ -51,11 +51,14 @@ struct rng_run_t {
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr);
 // The problem as one line: "alg=...,dist=...,dst=...".
 std::string rng_info(const rng_conf_t &conf);
+// rng_info's "alg=...,dist=..." part alone (no dst, no name).
+std::string rng_alg_dist_info(const rng_conf_t &conf);
 
 // Which runtime arguments an execution reads (rng::desc's fields).
 struct rng_arg_spec_t {
     data_type seed_dt = data_type::s64;
     scalar_kind scalars = scalar_kind::host;
+    bool with_seed = true; // false: no seed is read (run.seed stays 0)
     bool with_offset = false;
     bool with_next_offset = false;
     int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0

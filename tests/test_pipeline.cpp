@@ -596,6 +596,32 @@ TEST(Dropout, EmptyTensors) {
 }
 
 // A stored u8 mask keeps where its byte is non-zero, whatever the value.
+// Backward with a stored mask still writes next_offset (offset + mask
+// elements; offset 0 without with_offset), and needs no seed.
+TEST(Dropout, BackwardStoredMaskWritesNextOffset) {
+    for (bool with_offset : {false, true}) {
+        problem_t p;
+        p.shape = {3, 1000};
+        p.noise = {3, 1};
+        p.mask_dt = data_type::u8;
+        dropout::desc d = make_desc(p, prop_kind::backward);
+        d.with_offset = with_offset;
+        d.with_next_offset = true;
+        tensor_t dy(d.src), dx(d.dst), mask(d.mask);
+        fill_values(dy, 5);
+        for (int64_t i = 0; i < mask.n(); ++i)
+            mask.buf[i] = uint8_t(i % 2);
+        int64_t next = -1;
+        std::unordered_map<int, memory> args = {{RNDNN_ARG_DIFF_DST, dy.mem()},
+                {RNDNN_ARG_DIFF_SRC, dx.mem()}, {RNDNN_ARG_MASK, mask.mem()},
+                {RNDNN_ARG_NEXT_OFFSET,
+                        memory(memory::desc({1}, data_type::s64), &next)}};
+        if (with_offset) args[RNDNN_ARG_OFFSET] = memory::scalar(int64_t(40));
+        dropout {dropout::primitive_desc(d)}.execute(stream(1), args);
+        EXPECT_EQ(next, (with_offset ? 40 : 0) + mask.n()) << with_offset;
+    }
+}
+
 TEST(Dropout, BackwardU8MaskKeepsNonZeroBytes) {
     problem_t p;
     p.shape = {1000};
