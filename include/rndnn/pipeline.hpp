@@ -225,8 +225,10 @@ public:
     /// - forward_training and backward: RNDNN_ARG_SEED, RNDNN_ARG_OFFSET
     ///   (iff with_offset), RNDNN_ARG_STREAM (optional),
     ///   RNDNN_ARG_RATE (iff runtime_rate), RNDNN_ARG_NEXT_OFFSET (iff
-    ///   with_next_offset). Backward with a stored mask reads no seed,
-    ///   offset or stream, but needs the rate for the scale.
+    ///   with_next_offset). Backward with a stored mask reads no seed or
+    ///   stream, but needs the rate for the scale; it reads the offset only
+    ///   to write offset + mask elements to RNDNN_ARG_NEXT_OFFSET when
+    ///   with_next_offset (0 + mask elements without with_offset).
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing, does not match the desc, or is out of range; nothing is
     ///     written then.
