@@ -16,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "rndnn/dropout.hpp"
 #include "rndnn/graph.hpp"
 
 namespace rndnn {

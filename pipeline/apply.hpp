@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rndnn/pipeline.hpp"
+#include "rndnn/binary.hpp"
 #include "src/impl_list.hpp"
 
 namespace rndnn {

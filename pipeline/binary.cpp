@@ -9,6 +9,7 @@
 #include "pipeline/onednn.hpp"
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
+#include "rndnn/binary.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/parallel.hpp"
 #include "src/enums.hpp"

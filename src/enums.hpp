@@ -3,8 +3,10 @@
 #ifndef RNDNN_SRC_ENUMS_HPP
 #define RNDNN_SRC_ENUMS_HPP
 
+#include "rndnn/attr.hpp"
+#include "rndnn/binary.hpp"
+#include "rndnn/dropout.hpp"
 #include "rndnn/graph.hpp"
-#include "rndnn/pipeline.hpp"
 #include "rndnn/rng.hpp"
 #include "src/utils.hpp"
 

@@ -15,9 +15,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rndnn/attr.hpp"
+#include "rndnn/binary.hpp"
 #include "rndnn/common.hpp"
 #include "rndnn/memory.hpp"
-#include "rndnn/pipeline.hpp"
 #include "rndnn/rng.hpp"
 
 namespace rndnn {
@@ -209,6 +210,7 @@ public:
     ///     implementation (bf16 on a CPU without AVX-512, for one).
     compiled_graph compile(const compile_options &options = {}) const;
 
+    /// The graph's state: opaque, defined in the library.
     struct impl_t;
 
 private:
@@ -291,10 +293,13 @@ public:
     /// @returns the plan, one step a line: node, step, implementation.
     std::string str() const;
 
+    /// The plan's state: opaque, defined in the library.
     struct impl_t;
-    explicit compiled_graph(std::shared_ptr<impl_t> impl);
 
 private:
+    /// Only graph::compile() makes a plan from its state.
+    friend class graph;
+    explicit compiled_graph(std::shared_ptr<impl_t> impl);
     std::shared_ptr<impl_t> impl_;
 };
 

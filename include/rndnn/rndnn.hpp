@@ -3,11 +3,13 @@
 #ifndef RNDNN_RNDNN_HPP
 #define RNDNN_RNDNN_HPP
 
+#include "rndnn/attr.hpp"
+#include "rndnn/binary.hpp"
 #include "rndnn/common.hpp"
+#include "rndnn/dropout.hpp"
 #include "rndnn/graph.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"
-#include "rndnn/pipeline.hpp"
 #include "rndnn/rng.hpp"
 #include "rndnn/verify.hpp"
 

@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "rndnn/pipeline.hpp"
+#include "rndnn/binary.hpp"
 #include "rng/jit/jit_generator.hpp"
 
 namespace rndnn {

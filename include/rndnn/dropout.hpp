@@ -1,100 +1,22 @@
 /// @file
-/// The dropout pipeline: a bitmask-aware binary primitive and the dropout
-/// composer (RNG -> binary mul -> eltwise scale), forward and backward.
+/// The dropout primitive: RNG mask -> multiply -> scale, forward and
+/// backward, fused into one pass or chained (rng, binary, oneDNN eltwise).
 /// Semantics and the memory each mode costs: docs/dropout.md.
-#ifndef RNDNN_PIPELINE_HPP
-#define RNDNN_PIPELINE_HPP
+#ifndef RNDNN_DROPOUT_HPP
+#define RNDNN_DROPOUT_HPP
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "rndnn/attr.hpp"
 #include "rndnn/common.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/rng.hpp"
 
 namespace rndnn {
-
-/// Element-wise binary operations.
-enum class binary_alg {
-    mul, ///< dst = src0 * src1; with a bit src1: bit ? src0 : +0
-    add, ///< dst = src0 + src1; a bit src1 counts as 0 or 1
-};
-/// @returns "mul" or "add".
-const char *binary_alg2str(binary_alg alg);
-
-/// The binary primitive: dst = post_ops(src0 op src1), computed in f32 and
-/// rounded once to dst's type.
-///
-/// - src0: f32, bf16 or f16; dst: the same dims and type as src0 (any
-///   layout; dst may be the memory of src0: in place).
-/// - src1: the same number of dims as src0, each equal to src0's or 1
-///   (NumPy broadcasting). Type `bit` runs rndnn's own kernels (JIT, or the
-///   reference): mul is then a select, so Inf or NaN in src0 where the bit
-///   is 0 gives +0. Other types (u8, s8, s32, f32, bf16) go to oneDNN's
-///   binary primitive, created once with the primitive.
-/// - Post-ops: any number of post_ops::append_linear() entries, applied in
-///   order: x = fma(alpha, x, beta) in f32.
-class binary {
-public:
-    struct desc {
-        desc() = default;
-        desc(binary_alg aalg, const memory::desc &asrc0,
-                const memory::desc &asrc1, const memory::desc &adst)
-            : alg(aalg), src0(asrc0), src1(asrc1), dst(adst) {}
-
-        binary_alg alg = binary_alg::mul;
-        memory::desc src0, src1, dst;
-
-        bool operator==(const desc &o) const;
-    };
-
-    class primitive_desc {
-    public:
-        primitive_desc() = default;
-        /// @throws error (invalid_arguments) naming the bad value: a type
-        ///     other than the above, dims that do not broadcast, a dst that
-        ///     differs from src0 in dims or type, a post-op other than
-        ///     linear.
-        /// @throws error (unimplemented) if oneDNN has no implementation
-        ///     for a non-bit src1 (e.g. bf16 on a CPU without AVX-512).
-        primitive_desc(const desc &adesc,
-                const primitive_attr &attr = primitive_attr());
-
-        /// @returns the implementation: "jit:avx2", "ref:any" or
-        ///     "onednn:<oneDNN's name>".
-        const char *impl_name() const;
-        const desc &get_desc() const;
-        const primitive_attr &get_attr() const;
-        /// @returns the problem as one line, e.g.
-        ///     "alg=mul,src0=f32:2x8,src1=bit:2x1,dst=f32:2x8,post=linear:2:0".
-        std::string info() const;
-
-        struct impl_t;
-        const std::shared_ptr<impl_t> &impl() const { return impl_; }
-
-    private:
-        std::shared_ptr<impl_t> impl_;
-    };
-
-    binary() = default;
-    /// Creates the kernel (JIT code or the oneDNN primitive) once.
-    explicit binary(const primitive_desc &pd);
-
-    /// Arguments: RNDNN_ARG_SRC_0, RNDNN_ARG_SRC_1 and RNDNN_ARG_DST, whose
-    /// descs must equal pd's.
-    /// @throws error (invalid_arguments) naming the argument if one is
-    ///     missing or does not match; nothing is written then.
-    void execute(const stream &strm,
-            const std::unordered_map<int, memory> &args) const;
-
-    const primitive_desc &get_primitive_desc() const { return pd_; }
-
-private:
-    struct impl_t;
-    primitive_desc pd_;
-    std::shared_ptr<const impl_t> impl_;
-};
 
 /// What a dropout primitive computes.
 enum class prop_kind {
@@ -207,10 +129,15 @@ public:
         /// @returns the bytes the mask memory takes (0 without a mask).
         std::size_t mask_bytes() const;
 
+        /// The chosen implementation's state: opaque, defined in the
+        /// library.
         struct impl_t;
-        const std::shared_ptr<impl_t> &impl() const { return impl_; }
 
     private:
+        /// Only the primitive created from this descriptor reads that
+        /// state (its constructor and execute(), in the library).
+        friend class dropout;
+        const std::shared_ptr<impl_t> &impl() const { return impl_; }
         std::shared_ptr<impl_t> impl_;
     };
 
