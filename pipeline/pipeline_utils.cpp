@@ -1,6 +1,6 @@
 #include "pipeline/pipeline_utils.hpp"
 
-#include "rng/rng_impl.hpp"
+#include "src/args.hpp"
 
 namespace rndnn {
 namespace impl {

@@ -1,8 +1,6 @@
-// The public RNG primitive: validates problems and arguments, walks the
-// implementation list, and runs the chosen kernel.
+// The public RNG primitive: validates problems, walks the implementation
+// list, and runs the chosen kernel on the arguments src/args.cpp reads.
 #include <cmath>
-#include <cstring>
-#include <limits>
 
 #include "rng/rng_impl.hpp"
 #include "src/enums.hpp"
@@ -40,50 +38,6 @@ rng_alg str2alg(const std::string &name) {
     }
     fail(status::invalid_arguments,
             cat("unknown algorithm '", escape(name), "' (expected one of ", all, ")"));
-}
-
-// --- post-ops -------------------------------------------------------------
-
-bool post_ops::entry::operator==(const entry &o) const {
-    return k == o.k && p == o.p && method == o.method && bits == o.bits
-            && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
-            && alpha == o.alpha && beta == o.beta;
-}
-
-void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
-    entry e {kind::bernoulli};
-    e.p = p;
-    e.method = method;
-    e.bits = bits;
-    entries_.push_back(e);
-}
-
-void post_ops::append_uniform(float a, float b) {
-    entry e {kind::uniform};
-    e.a = a;
-    e.b = b;
-    entries_.push_back(e);
-}
-
-void post_ops::append_normal(float mean, float stddev) {
-    entry e {kind::normal};
-    e.mean = mean;
-    e.stddev = stddev;
-    entries_.push_back(e);
-}
-
-void post_ops::append_linear(float alpha, float beta) {
-    entry e {kind::linear};
-    e.alpha = alpha;
-    e.beta = beta;
-    entries_.push_back(e);
-}
-
-const post_ops::entry &post_ops::get(int index) const {
-    if (index < 0 || index >= len())
-        fail(status::invalid_arguments,
-                cat("post-op index ", index, " is outside [0, ", len(), ")"));
-    return entries_[index];
 }
 
 bool rng::desc::operator==(const desc &o) const {
@@ -301,127 +255,6 @@ rng::rng(const primitive_desc &pd) : pd_(pd) {
                 cat("could not create ", pd.impl()->chosen->name));
     impl_ = p;
 }
-
-namespace {
-
-const char *arg2str(int id) {
-    switch (id) {
-        case RNDNN_ARG_DST: return "dst";
-        case RNDNN_ARG_SEED: return "seed";
-        case RNDNN_ARG_OFFSET: return "offset";
-        case RNDNN_ARG_STREAM: return "stream";
-        case RNDNN_ARG_P: return "p";
-        case RNDNN_ARG_NEXT_OFFSET: return "next_offset";
-        case RNDNN_ARG_RATE: return "rate";
-    }
-    return "argument";
-}
-
-// Reads a scalar argument of type `want` passed as `kind`. Integers come
-// back in i, floats in f.
-void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
-        int64_t &i, double &f) {
-    const memory::desc &md = m.get_desc();
-    if (kind == scalar_kind::host && !md.is_host_scalar())
-        fail(status::invalid_arguments,
-                cat(arg2str(id), " must be a host scalar (memory::scalar), "
-                                 "got memory ", md.str()));
-    if (kind == scalar_kind::memory
-            && (md.is_host_scalar() || md.nelems() != 1))
-        fail(status::invalid_arguments,
-                cat(arg2str(id), " must be a one-element memory, got ",
-                        md.str()));
-    if (md.get_data_type() != want)
-        fail(status::invalid_arguments,
-                cat(arg2str(id), " has type ", dt2str(md.get_data_type()),
-                        "; expected ", dt2str(want)));
-    const void *h = m.get_data_handle();
-    if (!h) fail(status::invalid_arguments, cat(arg2str(id), " has no data"));
-    // A one-element memory may have a first-element offset.
-    const auto *p = static_cast<const unsigned char *>(h)
-            + md.get_offset0() * dt_bits(want) / 8;
-    if (want == data_type::s32) {
-        int32_t v;
-        std::memcpy(&v, p, sizeof(v));
-        i = v;
-    } else if (want == data_type::s64) {
-        std::memcpy(&i, p, sizeof(i));
-    } else {
-        float v;
-        std::memcpy(&v, p, sizeof(v));
-        f = v;
-    }
-}
-
-} // namespace
-
-namespace impl {
-
-const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
-    const auto it = args.find(id);
-    return it == args.end() || !it->second ? nullptr : &it->second;
-}
-
-rng_args_t read_rng_args(const rng_arg_spec_t &spec,
-        const std::unordered_map<int, memory> &args) {
-    rng_args_t r;
-    int64_t i = 0;
-    double f = 0;
-    if (spec.with_seed) {
-        const memory *seed = find_arg(args, RNDNN_ARG_SEED);
-        if (!seed) fail(status::invalid_arguments, "seed argument is missing");
-        read_scalar(*seed, RNDNN_ARG_SEED, spec.scalars, spec.seed_dt, i, f);
-        r.run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
-    }
-
-    if (spec.with_offset) {
-        const memory *off = find_arg(args, RNDNN_ARG_OFFSET);
-        if (!off) fail(status::invalid_arguments, "offset argument is missing");
-        read_scalar(*off, RNDNN_ARG_OFFSET, spec.scalars, data_type::s64, i, f);
-        if (i < 0)
-            fail(status::invalid_arguments,
-                    cat("offset=", i, " is negative"));
-        if (i > std::numeric_limits<int64_t>::max() - spec.nelems)
-            fail(status::invalid_arguments,
-                    cat("offset=", i, " plus ", spec.nelems,
-                            " elements passes 2^63 - 1"));
-        r.run.offset = i;
-    }
-    if (const memory *s = find_arg(args, RNDNN_ARG_STREAM)) {
-        read_scalar(*s, RNDNN_ARG_STREAM, spec.scalars, data_type::s64, i, f);
-        r.run.stream = static_cast<uint64_t>(i);
-    }
-    if (spec.p_arg) r.run.p = read_probability(args, spec.p_arg, spec.scalars);
-    if (spec.with_next_offset) {
-        const memory *n = find_arg(args, RNDNN_ARG_NEXT_OFFSET);
-        if (!n)
-            fail(status::invalid_arguments, "next_offset argument is missing");
-        const memory::desc &nmd = n->get_desc();
-        if (nmd.is_host_scalar() || nmd.get_data_type() != data_type::s64
-                || nmd.nelems() != 1 || !n->get_data_handle())
-            fail(status::invalid_arguments,
-                    cat("next_offset must be a one-element s64 memory, got ",
-                            nmd.str()));
-        r.next_offset = n->data<int64_t>() + nmd.get_offset0();
-    }
-    return r;
-}
-
-double read_probability(const std::unordered_map<int, memory> &args, int id,
-        scalar_kind kind) {
-    const memory *p = find_arg(args, id);
-    if (!p) fail(status::invalid_arguments, cat(arg2str(id), " argument is missing"));
-    int64_t i = 0;
-    double f = 0;
-    read_scalar(*p, id, kind, data_type::f32, i, f);
-    if (!p_ok(f))
-        fail(status::invalid_arguments,
-                cat(id == RNDNN_ARG_P ? "bernoulli p=" : "rate=", f,
-                        " is outside [0, 1]"));
-    return f;
-}
-
-} // namespace impl
 
 void rng::execute(const stream &strm,
         const std::unordered_map<int, memory> &args) const {

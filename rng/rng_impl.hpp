@@ -1,6 +1,6 @@
 // The RNG primitive's internal interface: the validated problem
-// (rng_conf_t), one execution's runtime values (rng_run_t), kernels, and the
-// implementation list that creation walks.
+// (rng_conf_t), kernels, and the implementation list that creation walks.
+// One execution's runtime values (rng_run_t) and their readers: src/args.hpp.
 #ifndef RNDNN_RNG_RNG_IMPL_HPP
 #define RNDNN_RNG_RNG_IMPL_HPP
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rndnn/rng.hpp"
+#include "src/args.hpp"
 #include "src/impl_list.hpp"
 
 namespace rndnn {
@@ -37,45 +38,12 @@ struct rng_conf_t {
     bool onednn_keep = false;
 };
 
-// One execution: the runtime arguments, checked.
-struct rng_run_t {
-    uint64_t seed = 0; // the s64 seed as u64
-    uint64_t stream = 0;
-    dim_t offset = 0; // >= 0, offset + nelems <= 2^63 - 1
-    double p = 0.5; // the Bernoulli p, runtime or not
-    void *dst = nullptr;
-    int nthr = 1;
-};
-
 // Validates an RNG problem (the checks rng::primitive_desc documents).
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr);
 // The problem as one line: "alg=...,dist=...,dst=...".
 std::string rng_info(const rng_conf_t &conf);
 // rng_info's "alg=...,dist=..." part alone (no dst, no name).
 std::string rng_alg_dist_info(const rng_conf_t &conf);
-
-// Which runtime arguments an execution reads (rng::desc's fields).
-struct rng_arg_spec_t {
-    data_type seed_dt = data_type::s64;
-    scalar_kind scalars = scalar_kind::host;
-    bool with_seed = true; // false: no seed is read (run.seed stays 0)
-    bool with_offset = false;
-    bool with_next_offset = false;
-    int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0
-    dim_t nelems = 0; // elements generated: offset + nelems <= 2^63 - 1
-};
-struct rng_args_t {
-    rng_run_t run; // seed, offset, stream and (if p_arg) p; the rest unset
-    int64_t *next_offset = nullptr; // where to write it, if asked
-};
-// Reads and checks the arguments; throws error naming a bad one.
-rng_args_t read_rng_args(const rng_arg_spec_t &spec,
-        const std::unordered_map<int, memory> &args);
-// Reads the f32 argument `id`, checked to lie in [0, 1].
-double read_probability(const std::unordered_map<int, memory> &args, int id,
-        scalar_kind kind);
-// The argument `id`, or nullptr if absent or empty.
-const memory *find_arg(const std::unordered_map<int, memory> &args, int id);
 
 class rng_kernel_t {
 public:
