@@ -16,7 +16,7 @@
 #include <string>
 
 #include "rndnn/binary.hpp"
-#include "rng/jit/jit_generator.hpp"
+#include "src/jit/jit_generator.hpp"
 
 namespace rndnn {
 namespace impl {

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rng/jit/jit_generator.hpp"
+#include "src/jit/jit_generator.hpp"
 
 namespace rndnn {
 namespace impl {

@@ -6,8 +6,8 @@
 //
 // Vector registers are Xbyak::Xmm values whose kind (xmm or ymm) comes from
 // vmm(i); Xbyak encodes from that kind, so one emitter serves every tier.
-#ifndef RNDNN_RNG_JIT_JIT_GENERATOR_HPP
-#define RNDNN_RNG_JIT_JIT_GENERATOR_HPP
+#ifndef RNDNN_SRC_JIT_JIT_GENERATOR_HPP
+#define RNDNN_SRC_JIT_JIT_GENERATOR_HPP
 
 #include <algorithm>
 #include <string>
