@@ -1,3 +1,4 @@
+// The oneDNN glue: engine, descriptor conversion, threads, the eltwise scale.
 #include "pipeline/onednn.hpp"
 
 #include <omp.h>

@@ -1,3 +1,4 @@
+// Operands of the element-wise passes: blocks of data and mask elements.
 #include "pipeline/operands.hpp"
 
 #include <algorithm>

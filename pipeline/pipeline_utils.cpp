@@ -1,3 +1,4 @@
+// Checks the pipeline's primitives share: types, broadcasts, tensor args.
 #include "pipeline/pipeline_utils.hpp"
 
 #include "src/args.hpp"

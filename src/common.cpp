@@ -1,3 +1,4 @@
+// rndnn/common.hpp: data type and status names, escape(), stream.
 #include <omp.h>
 
 #include "rndnn/common.hpp"

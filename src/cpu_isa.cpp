@@ -1,3 +1,4 @@
+// ISA names, CPU detection, the JIT tier list and the tier cap.
 #include "src/cpu_isa.hpp"
 
 #include <cstdlib>

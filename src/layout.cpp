@@ -1,3 +1,4 @@
+// Layouts: logical indices to positions in a memory desc, loads and stores.
 #include <cstring>
 
 #include "src/layout.hpp"

@@ -1,3 +1,4 @@
+// memory::desc (dims, types, strides, padding) and memory (buffers, scalars).
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>

@@ -1,3 +1,4 @@
+// .npy files (rndnn/npy.hpp): headers, save, load.
 #include <algorithm>
 #include <charconv>
 #include <cstring>

@@ -1,3 +1,4 @@
+// Internal helpers: dims as text, bf16 and f16 conversions.
 #include "src/utils.hpp"
 
 namespace rndnn {

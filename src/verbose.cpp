@@ -1,3 +1,4 @@
+// The RNDNN_VERBOSE log: level parsing, line printing, the clock.
 #include "src/verbose.hpp"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// Pieces shared by the Google Benchmark programs (bench_common.hpp).
 #include "bench_common.hpp"
 
 #include <cstring>

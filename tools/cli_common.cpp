@@ -1,3 +1,4 @@
+// Shared pieces of the rndnn CLI: parsing, options, the exit-status policy.
 #include "cli_common.hpp"
 #include "cli_output.hpp"
 

@@ -1,3 +1,4 @@
+// The apply emitter: JIT code applying one mask word to 32 elements.
 #include "pipeline/jit/jit_apply_emitter.hpp"
 
 namespace rndnn {

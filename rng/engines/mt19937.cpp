@@ -1,3 +1,4 @@
+// MT19937 with jump-ahead to any output index (polynomials over GF(2)).
 #include "rng/engines/mt19937.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Multfly (docs/multfly.md): key init and splitting, the ChaCha permutation.
 #include "rng/engines/multfly.hpp"
 
 #include <stdexcept>

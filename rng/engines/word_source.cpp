@@ -1,3 +1,4 @@
+// The per-algorithm 32-bit word streams of docs/semantics.md.
 #include "rng/engines/word_source.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Distribution emitters: JIT code turning one unit's words into dst values.
 #include "rng/jit/jit_rng_dist.hpp"
 
 #include "rng/distributions.hpp"

@@ -1,3 +1,4 @@
+// Engine emitters: JIT code for Philox, Threefry and MCG31m1 word batches.
 #include "rng/jit/jit_rng_engine.hpp"
 
 #include "rng/engines/mcg31m1.hpp"
