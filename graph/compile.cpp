@@ -126,31 +126,33 @@ using impl::cat;
 using impl::fail;
 
 compiled_graph graph::compile(const compile_options &options) const {
-    if (!impl_->finalized)
-        fail(status::invalid_arguments,
-                "the graph is not finalized: call finalize() before "
-                "compile()");
-    if (options.threads < 0)
-        fail(status::invalid_arguments,
-                cat("threads=", options.threads, " is negative"));
-    impl::check_enum(options.masks, "mask mode", "mask_mode");
-    const double t0 = impl::now_ms();
-    auto c = std::make_shared<compiled_graph::impl_t>();
-    c->g = *impl_;
-    c->options = options;
-    c->nthr = options.threads > 0 ? options.threads : omp_get_max_threads();
-    {
-        impl::omp_threads_guard_t guard(c->nthr);
-        impl::compiler_t(*c).run();
-    }
-    c->offsets.assign(c->reservations.size(), 0);
-    for (const compiled_graph::impl_t::step_t &s : c->steps)
-        c->times.push_back({s.node, s.what, s.backward, s.impl, 0.0});
-    impl::verbose_print(impl::verbose_t::dispatch, "create",
-            cat("graph,compiled,steps=", c->steps.size(), ",masks=",
-                    mask_mode2str(options.masks), ",arena=", c->arena_size,
-                    "B,", impl::now_ms() - t0, "ms"));
-    return compiled_graph(c);
+    return impl::verbose_errors("graph::compile", [&] {
+        if (!impl_->finalized)
+            fail(status::invalid_arguments,
+                    "the graph is not finalized: call finalize() before "
+                    "compile()");
+        if (options.threads < 0)
+            fail(status::invalid_arguments,
+                    cat("threads=", options.threads, " is negative"));
+        impl::check_enum(options.masks, "mask mode", "mask_mode");
+        const double t0 = impl::now_ms();
+        auto c = std::make_shared<compiled_graph::impl_t>();
+        c->g = *impl_;
+        c->options = options;
+        c->nthr = options.threads > 0 ? options.threads : omp_get_max_threads();
+        {
+            impl::omp_threads_guard_t guard(c->nthr);
+            impl::compiler_t(*c).run();
+        }
+        c->offsets.assign(c->reservations.size(), 0);
+        for (const compiled_graph::impl_t::step_t &s : c->steps)
+            c->times.push_back({s.node, s.what, s.backward, s.impl, 0.0});
+        impl::verbose_print(impl::verbose_t::dispatch, "create",
+                cat("graph,compiled,steps=", c->steps.size(), ",masks=",
+                        mask_mode2str(options.masks), ",arena=", c->arena_size,
+                        "B,", impl::now_ms() - t0, "ms"));
+        return compiled_graph(c);
+    });
 }
 
 } // namespace rndnn

@@ -121,49 +121,53 @@ compiled_graph::compiled_graph(std::shared_ptr<impl_t> impl)
 
 void compiled_graph::execute_forward(
         const std::unordered_map<tensor_id, memory> &tensors, generator &gen) {
-    impl_t &c = impl::checked(impl_, "empty compiled graph");
-    check_map(c.g, tensors, "forward",
-            [](const impl::graph_tensor_t &t) {
-                return t.role != role_t::internal;
-            },
-            "an input or output of the graph");
-    generator g = gen;
-    std::vector<std::int64_t> offsets;
-    for (dim_t n : c.reservations)
-        offsets.push_back(g.reserve(n));
-    gen = g;
-    c.offsets = offsets;
-    c.seed = gen.get_seed();
-    c.caller = tensors;
-    c.forward_done = false;
-    run_ctx_t {c}.run(0, c.n_forward);
-    c.forward_done = true;
+    impl::verbose_errors("compiled_graph::execute_forward", [&] {
+        impl_t &c = impl::checked(impl_, "empty compiled graph");
+        check_map(c.g, tensors, "forward",
+                [](const impl::graph_tensor_t &t) {
+                    return t.role != role_t::internal;
+                },
+                "an input or output of the graph");
+        generator g = gen;
+        std::vector<std::int64_t> offsets;
+        for (dim_t n : c.reservations)
+            offsets.push_back(g.reserve(n));
+        gen = g;
+        c.offsets = offsets;
+        c.seed = gen.get_seed();
+        c.caller = tensors;
+        c.forward_done = false;
+        run_ctx_t {c}.run(0, c.n_forward);
+        c.forward_done = true;
+    });
 }
 
 void compiled_graph::execute_backward(
         const std::unordered_map<tensor_id, memory> &diff_dst,
         const std::unordered_map<tensor_id, memory> &diff_src) {
-    impl_t &c = impl::checked(impl_, "empty compiled graph");
-    if (!c.options.training)
-        fail(status::invalid_arguments,
-                "the plan is for inference: it has no backward");
-    if (!c.forward_done)
-        fail(status::invalid_arguments,
-                "backward needs a forward first (each backward consumes the "
-                "state of one forward)");
-    check_map(c.g, diff_dst, "diff_dst",
-            [](const impl::graph_tensor_t &t) {
-                return t.role == role_t::output;
-            },
-            "an output of the graph");
-    check_map(c.g, diff_src, "diff_src",
-            [](const impl::graph_tensor_t &t) {
-                return t.role == role_t::input && t.requires_grad;
-            },
-            "an input of the graph that requires a gradient");
-    c.forward_done = false;
-    run_ctx_t ctx {c, &diff_dst, &diff_src};
-    ctx.run(c.n_forward, static_cast<int>(c.steps.size()));
+    impl::verbose_errors("compiled_graph::execute_backward", [&] {
+        impl_t &c = impl::checked(impl_, "empty compiled graph");
+        if (!c.options.training)
+            fail(status::invalid_arguments,
+                    "the plan is for inference: it has no backward");
+        if (!c.forward_done)
+            fail(status::invalid_arguments,
+                    "backward needs a forward first (each backward consumes the "
+                    "state of one forward)");
+        check_map(c.g, diff_dst, "diff_dst",
+                [](const impl::graph_tensor_t &t) {
+                    return t.role == role_t::output;
+                },
+                "an output of the graph");
+        check_map(c.g, diff_src, "diff_src",
+                [](const impl::graph_tensor_t &t) {
+                    return t.role == role_t::input && t.requires_grad;
+                },
+                "an input of the graph that requires a gradient");
+        c.forward_done = false;
+        run_ctx_t ctx {c, &diff_dst, &diff_src};
+        ctx.run(c.n_forward, static_cast<int>(c.steps.size()));
+    });
 }
 
 memory_report compiled_graph::get_memory_report() const {

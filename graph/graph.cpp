@@ -10,6 +10,7 @@
 #include "pipeline/pipeline_utils.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"
+#include "src/verbose.hpp"
 
 namespace rndnn {
 
@@ -421,12 +422,14 @@ void graph::add_reorder(const std::string &name, tensor_id src, tensor_id dst) {
 }
 
 void graph::finalize() {
-    check_open(*impl_);
-    link(*impl_);
-    for (graph_node_t &n : impl_->nodes)
-        node_checker_t(*impl_, n).check();
-    sort_nodes(*impl_);
-    impl_->finalized = true;
+    impl::verbose_errors("graph::finalize", [&] {
+        check_open(*impl_);
+        link(*impl_);
+        for (graph_node_t &n : impl_->nodes)
+            node_checker_t(*impl_, n).check();
+        sort_nodes(*impl_);
+        impl_->finalized = true;
+    });
 }
 
 bool graph::is_finalized() const { return impl_->finalized; }

@@ -77,6 +77,34 @@ private:
     std::vector<uint8_t> bits_, flags_;
 };
 
+// One block of for_data_blocks(): elements [i0, i0 + n) of the tensors.
+struct data_block_t {
+    dim_t i0, n;
+    const void *src; // the block's src elements, dense: in place or a copy
+    void *dst; // where its dst elements go, dense: in place or scratch
+    block_scratch_t &scratch; // the thread's scratch (bits(), flags())
+};
+
+// The element-wise loop of binary and of dropout's block plans: [0, n) in
+// blocks of pipeline_block over up to nthr threads (for_blocks). Per block
+// it reads src through `in`, calls body(block), which writes block.dst,
+// and scatters block.dst through `out` where that is not dense.
+template <typename F>
+void for_data_blocks(const data_operand_t &in, const void *src,
+        const data_operand_t &out, void *dst, dim_t n, int nthr,
+        const F &body) {
+    for_blocks(n, nthr, [&](dim_t b0, dim_t b1) {
+        block_scratch_t scratch(in.esize(), !in.dense(), !out.dense());
+        for (dim_t i0 = b0; i0 < b1; i0 += pipeline_block) {
+            const dim_t cnt = std::min(pipeline_block, b1 - i0);
+            data_block_t block {i0, cnt, in.read(src, i0, cnt, scratch.src()),
+                    out.target(dst, i0, scratch.dst()), scratch};
+            body(block);
+            out.write_back(dst, i0, cnt, block.dst);
+        }
+    });
+}
+
 } // namespace impl
 } // namespace rndnn
 

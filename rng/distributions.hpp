@@ -21,13 +21,14 @@ inline uint64_t bernoulli_threshold32(double p) {
     return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
 }
 
-// oneDNN's dropout keep rule, 1 iff W > (2^32 - 1) * rate in double, as a
-// threshold32 compare on complemented words: with k = floor((2^32 - 1) *
-// rate), W > k iff ~W < 2^32 - 1 - k. Returns that threshold, in
-// [0, 2^32 - 1]; the kernels compare (W ^ ~0) < t.
-inline uint64_t bernoulli_onednn_threshold(double rate) {
+// oneDNN's dropout keeps an element iff W > (2^32 - 1) * rate, in double.
+// With k = floor((2^32 - 1) * rate), W > k iff ~W < t = 2^32 - 1 - k, so
+// the rule is threshold32 on complemented words (keep_rule_t::onednn) with
+// the probability of a 1 p = t / 2^32, which this returns, exactly (t is
+// in [0, 2^32 - 1]; bernoulli_threshold32(p) gives t back).
+inline double onednn_keep_probability(double rate) {
     constexpr double max32 = 4294967295.0;
-    return static_cast<uint64_t>(max32 - std::floor(max32 * rate));
+    return std::ldexp(max32 - std::floor(max32 * rate), -32);
 }
 
 // mcg31m1 words are in [1, m - 1]: 1 iff W < p * m, decided exactly as

@@ -123,7 +123,9 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                         "bernoulli_method");
                 c.dist = impl::dist_t::bernoulli;
                 c.p = e.p;
-                c.method = e.method;
+                c.keep = e.method == bernoulli_method::bitsliced
+                        ? impl::keep_rule_t::bitsliced
+                        : impl::keep_rule_t::threshold32;
                 c.bits = e.method == bernoulli_method::bitsliced ? e.bits : 1;
                 if (!d.runtime_p && !p_ok(e.p))
                     fail(status::invalid_arguments,
@@ -181,9 +183,9 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::bernoulli)
         dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
     if (c.dist == dist_t::bernoulli)
-        dist += c.method == bernoulli_method::threshold32
-                ? std::string(":threshold32")
-                : cat(":bitsliced:", c.bits);
+        dist += c.keep == keep_rule_t::bitsliced ? cat(":bitsliced:", c.bits)
+                : c.keep == keep_rule_t::onednn      ? std::string(":onednn")
+                                                     : std::string(":threshold32");
     if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
     if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
@@ -212,15 +214,17 @@ struct rng::primitive_desc::impl_t {
 rng::primitive_desc::primitive_desc(
         const desc &adesc, const primitive_attr &attr)
     : impl_(std::make_shared<impl_t>()) {
-    const double t0 = impl::now_ms();
-    impl_->desc = adesc;
-    impl_->attr = attr;
-    impl_->conf = impl::make_rng_conf(adesc, attr);
-    impl_->info = impl::rng_info(impl_->conf);
-    impl_->chosen = &impl::pick_rng_impl(impl_->conf, impl_->info);
-    impl::verbose_print(impl::verbose_t::dispatch, "create",
-            cat(impl_->chosen->name, ",", impl_->info, ",",
-                    impl::now_ms() - t0, "ms"));
+    impl::verbose_errors("rng::primitive_desc", [&] {
+        const double t0 = impl::now_ms();
+        impl_->desc = adesc;
+        impl_->attr = attr;
+        impl_->conf = impl::make_rng_conf(adesc, attr);
+        impl_->info = impl::rng_info(impl_->conf);
+        impl_->chosen = &impl::pick_rng_impl(impl_->conf, impl_->info);
+        impl::verbose_print(impl::verbose_t::dispatch, "create",
+                cat(impl_->chosen->name, ",", impl_->info, ",",
+                        impl::now_ms() - t0, "ms"));
+    });
 }
 
 const char *rng::primitive_desc::impl_name() const {
@@ -246,53 +250,57 @@ struct rng::impl_t {
 };
 
 rng::rng(const primitive_desc &pd) : pd_(pd) {
-    if (!pd.impl())
-        fail(status::invalid_arguments, "empty primitive descriptor");
-    auto p = std::make_shared<impl_t>();
-    p->kernel = pd.impl()->chosen->create(pd.impl()->conf);
-    if (!p->kernel)
-        fail(status::runtime_error,
-                cat("could not create ", pd.impl()->chosen->name));
-    impl_ = p;
+    impl::verbose_errors("rng", [&] {
+        if (!pd.impl())
+            fail(status::invalid_arguments, "empty primitive descriptor");
+        auto p = std::make_shared<impl_t>();
+        p->kernel = pd.impl()->chosen->create(pd.impl()->conf);
+        if (!p->kernel)
+            fail(status::runtime_error,
+                    cat("could not create ", pd.impl()->chosen->name));
+        impl_ = p;
+    });
 }
 
 void rng::execute(const stream &strm,
         const std::unordered_map<int, memory> &args) const {
-    if (!impl_) fail(status::invalid_arguments, "empty rng primitive");
-    const double t0 = impl::now_ms();
-    const rng::desc &d = pd_.get_desc();
-    const impl::rng_conf_t &c = pd_.impl()->conf;
+    impl::verbose_errors("rng::execute", [&] {
+        if (!impl_) fail(status::invalid_arguments, "empty rng primitive");
+        const double t0 = impl::now_ms();
+        const rng::desc &d = pd_.get_desc();
+        const impl::rng_conf_t &c = pd_.impl()->conf;
 
-    const memory *dst = impl::find_arg(args, RNDNN_ARG_DST);
-    if (!dst) fail(status::invalid_arguments, "dst argument is missing");
-    if (dst->get_desc() != d.dst)
-        fail(status::invalid_arguments,
-                cat("dst memory ", dst->get_desc().str(),
-                        " does not match the primitive's dst ", d.dst.str()));
-    if (!dst->get_data_handle() && d.dst.get_size() > 0)
-        fail(status::invalid_arguments, "dst memory has no data");
+        const memory *dst = impl::find_arg(args, RNDNN_ARG_DST);
+        if (!dst) fail(status::invalid_arguments, "dst argument is missing");
+        if (dst->get_desc() != d.dst)
+            fail(status::invalid_arguments,
+                    cat("dst memory ", dst->get_desc().str(),
+                            " does not match the primitive's dst ", d.dst.str()));
+        if (!dst->get_data_handle() && d.dst.get_size() > 0)
+            fail(status::invalid_arguments, "dst memory has no data");
 
-    impl::rng_arg_spec_t spec;
-    spec.seed_dt = d.seed_dt;
-    spec.scalars = d.scalars;
-    spec.with_offset = d.with_offset;
-    spec.with_next_offset = d.with_next_offset;
-    spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
-    spec.nelems = c.nelems;
-    impl::rng_args_t a = impl::read_rng_args(spec, args);
-    impl::rng_run_t &run = a.run;
-    if (!d.runtime_p) run.p = c.p;
-    run.dst = dst->get_data_handle();
-    run.nthr = strm.get_nthreads();
-    int64_t *next = a.next_offset;
+        impl::rng_arg_spec_t spec;
+        spec.seed_dt = d.seed_dt;
+        spec.scalars = d.scalars;
+        spec.with_offset = d.with_offset;
+        spec.with_next_offset = d.with_next_offset;
+        spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
+        spec.nelems = c.nelems;
+        impl::rng_args_t a = impl::read_rng_args(spec, args);
+        impl::rng_run_t &run = a.run;
+        if (!d.runtime_p) run.p = c.p;
+        run.dst = dst->get_data_handle();
+        run.nthr = strm.get_nthreads();
+        int64_t *next = a.next_offset;
 
-    impl_->kernel->execute(run);
-    if (next) *next = run.offset + c.nelems;
+        impl_->kernel->execute(run);
+        if (next) *next = run.offset + c.nelems;
 
-    if (impl::verbose_on(impl::verbose_t::profile))
-        impl::verbose_print(impl::verbose_t::profile, "exec",
-                cat(pd_.impl_name(), ",", pd_.info(), ",nthr=", run.nthr, ",",
-                        impl::now_ms() - t0, "ms"));
+        if (impl::verbose_on(impl::verbose_t::profile))
+            impl::verbose_print(impl::verbose_t::profile, "exec",
+                    cat(pd_.impl_name(), ",", pd_.info(), ",nthr=", run.nthr, ",",
+                            impl::now_ms() - t0, "ms"));
+    });
 }
 
 } // namespace rndnn

@@ -19,23 +19,32 @@ namespace impl {
 
 enum class dist_t { bits, bernoulli, uniform, normal };
 
+// How Bernoulli decisions are made from words. Under every rule the
+// problem's p is the probability of a 1.
+enum class keep_rule_t {
+    // 1 iff W < ceil(p * 2^32) (mcg31m1: W < ceil(p * m)); one word each.
+    threshold32,
+    // bitsliced(b): 32 decisions from b words, 1 iff U < round(p * 2^b).
+    bitsliced,
+    // oneDNN's dropout: 1 iff ~W < ceil(p * 2^32), one word each. With
+    // p = onednn_keep_probability(rate) that is oneDNN's "keep iff
+    // W > (2^32 - 1) * rate" (rng/distributions.hpp). Never for mcg31m1.
+    onednn,
+};
+
 // A problem that passed validation (rng.cpp): every value is in range.
 struct rng_conf_t {
     rng_alg alg = rng_alg::philox4x32_10;
     dist_t dist = dist_t::bits;
-    bernoulli_method method = bernoulli_method::threshold32;
+    keep_rule_t keep = keep_rule_t::threshold32; // bernoulli
     int bits = 1; // bitsliced b
-    double p = 0.5; // unless runtime_p
+    double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name
     cpu_isa max_isa = cpu_isa::all; // the attribute's cap
-    // Internal (dropout's oneDNN-compatible mode): threshold32 Bernoulli
-    // with oneDNN's keep rule, 1 iff W > (2^32 - 1) * p, where p is then the
-    // drop rate (see bernoulli_onednn_threshold()). Never for mcg31m1.
-    bool onednn_keep = false;
 };
 
 // Validates an RNG problem (the checks rng::primitive_desc documents).

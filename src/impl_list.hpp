@@ -64,18 +64,43 @@ std::vector<impl_entry_t<conf_t, kernel_t>> make_impl_list(
     return list;
 }
 
+// Walks @p list best first: try_entry(entry, why) returns a result that is
+// true in a condition when the entry takes the problem (that result is
+// returned), else a false one with why set. Each decline is logged as a
+// verbose `check` line "name,info,declined: why" and appended to
+// @p declines ("name: why; ..."). Returns a false result if none takes it.
+// Every implementation list (rng, apply, dropout plans) is walked here.
+template <typename entry_t, typename try_t>
+auto walk_impl_list(const std::vector<entry_t> &list, const std::string &info,
+        const try_t &try_entry, std::string &declines)
+        -> decltype(try_entry(list.front(), declines)) {
+    for (const entry_t &entry : list) {
+        std::string why;
+        auto taken = try_entry(entry, why);
+        if (taken) return taken;
+        verbose_print(verbose_t::check, "check",
+                cat(entry.name, ",", info, ",declined: ", why));
+        declines += cat(declines.empty() ? "" : "; ", entry.name, ": ", why);
+    }
+    return {};
+}
+
 // The first entry of @p list whose init() takes @p conf.
-// @throws error (unimplemented) naming `info` if no entry takes conf.
+// @throws error (unimplemented) naming `info` and every decline if no
+// entry takes conf.
 template <typename entry_t, typename conf_t>
 const entry_t &pick_impl(const std::vector<entry_t> &list, const conf_t &conf,
         const std::string &info) {
-    for (const entry_t &entry : list) {
-        std::string why;
-        if (entry.init(conf, why)) return entry;
-        verbose_print(verbose_t::check, "check",
-                cat(entry.name, ",", info, ",declined: ", why));
-    }
-    fail(status::unimplemented, cat("no implementation for ", info));
+    std::string declines;
+    const entry_t *taken = walk_impl_list(list, info,
+            [&](const entry_t &entry, std::string &why) {
+                return entry.init(conf, why) ? &entry : nullptr;
+            },
+            declines);
+    if (!taken)
+        fail(status::unimplemented,
+                cat("no implementation for ", info, ": ", declines));
+    return *taken;
 }
 
 } // namespace impl

@@ -14,7 +14,7 @@ namespace impl {
 
 namespace {
 verbose_t parse_level(const char *s) {
-    if (!s) return verbose_t::error;
+    if (!s) return verbose_t::none;
     const struct {
         const char *name;
         verbose_t level;
@@ -26,9 +26,9 @@ verbose_t parse_level(const char *s) {
         if (std::strcmp(s, n.name) == 0) return n.level;
     std::fprintf(stderr,
             "rndnn_verbose,warning,RNDNN_VERBOSE=%s is not one of "
-            "none|error|check|dispatch|profile|0|1; using error\n",
+            "none|error|check|dispatch|profile|0|1; using none\n",
             rndnn::escape(s).c_str());
-    return verbose_t::error;
+    return verbose_t::none;
 }
 } // namespace
 
@@ -43,6 +43,12 @@ void verbose_print(verbose_t level, const char *kind, const std::string &text) {
     std::lock_guard<std::mutex> lock(m);
     std::printf("rndnn_verbose,%s,%s\n", kind, text.c_str());
     std::fflush(stdout);
+}
+
+void verbose_error(const char *call, const error &e) {
+    verbose_print(verbose_t::error, "error",
+            std::string(call) + "," + status2str(e.status()) + ","
+                    + e.what());
 }
 
 double now_ms() {

@@ -237,7 +237,7 @@ TEST_F(Cli, VerboseLinesForCreationAndExecution) {
             << out;
     // The default level prints nothing for a successful run.
     EXPECT_TRUE(run({"gen", "--shape", "4", "--out", "w.bin"}).out.empty());
-    // An unknown level warns on stderr and falls back to errors only.
+    // An unknown level warns on stderr and falls back to the default.
     const result_t bad = sh("RNDNN_VERBOSE=loud \"$RNDNN\" gen --shape 4 "
                             "--out v.bin");
     EXPECT_EQ(bad.status, 0);

@@ -438,6 +438,23 @@ TEST_F(CliDropout, FusedPlanThatDoesNotApplyIsFailure) {
     EXPECT_EQ(files(), std::vector<std::string> {"x.npy"});
 }
 
+// RNDNN_VERBOSE=error prints the error of each failed public call once
+// (here dropout::primitive_desc's), and the default prints nothing.
+TEST_F(CliDropout, VerboseErrorLevelPrintsEachFailedCallOnce) {
+    save("x.npy", make_data({8, 8}, data_type::f32));
+    const std::string args = " dropout --in x.npy --out y.npy --rate 0.5 "
+                             "--plan fused --alg mt19937";
+    const result_t r = sh("RNDNN_VERBOSE=error \"$RNDNN\"" + args);
+    EXPECT_EQ(r.status, 1) << r.err;
+    const std::string prefix = "rndnn_verbose,error,dropout::primitive_desc,"
+                               "unimplemented,the fused plan does not apply";
+    EXPECT_EQ(r.out.rfind(prefix, 0), 0u) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    const result_t quiet = sh("\"$RNDNN\"" + args);
+    EXPECT_EQ(quiet.status, 1);
+    EXPECT_TRUE(quiet.out.empty()) << quiet.out;
+}
+
 TEST_F(CliDropout, IoFailureLeavesNoFile) {
     save("x.npy", make_data({8, 8}, data_type::f32));
     fs::create_directory(dir_ / "sub");

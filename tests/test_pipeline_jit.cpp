@@ -18,6 +18,7 @@
 // its case. In a build without JIT the apply tests skip and the others,
 // whose entry points do not exist there, are not built.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iomanip>
@@ -31,6 +32,7 @@
 
 #include "pipeline/apply.hpp"
 #include "pipeline/fused.hpp"
+#include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/utils.hpp"
 
@@ -269,6 +271,24 @@ TEST(ApplyJit, Declines) {
 
 // --- the RNG's oneDNN keep rule ---------------------------------------------
 
+// oneDNN keeps iff W > (2^32 - 1) * r (r the f32 rate, in double); the keep
+// rule's p is exact: threshold32 of it is 2^32 - 1 - floor((2^32 - 1) * r)
+// for every rate, including the four (the 0x1.00000xp-3x below) for which
+// 1 - (1 - r) in double is not r, which is why p is not 1 - r.
+TEST(RngJit, OnednnKeepProbabilityIsExact) {
+    const double max32 = 4294967295.0;
+    std::vector<float> rates = {0.f, 1.f, 0.5f, 0.1f, 0.9f, 1e-9f,
+            0x1.000002p-32f, 0x1.000004p-32f, 0x1.000002p-31f,
+            0x1.800002p-31f, std::nextafter(1.f, 0.f), 1e-45f};
+    prng_t g(11);
+    for (int i = 0; i < 1000; ++i)
+        rates.push_back(std::uniform_real_distribution<float>(0.f, 1.f)(g));
+    for (float r : rates) {
+        const auto want = static_cast<uint64_t>(max32 - std::floor(max32 * r));
+        EXPECT_EQ(bernoulli_threshold32(onednn_keep_probability(r)), want) << r;
+    }
+}
+
 // The oneDNN keep rule is internal (dropout sets it), so test_jit.cpp,
 // which goes through the public API, cannot reach it: the RNG's JIT kernels
 // against its reference, for bit and u8 masks.
@@ -285,12 +305,12 @@ TEST(RngJit, OnednnKeepEqualsReference) {
             primitive_attr attr;
             attr.set_post_ops(po);
             rng_conf_t conf = make_rng_conf(d, attr);
-            conf.onednn_keep = true;
+            conf.keep = keep_rule_t::onednn;
             rng_run_t run;
             run.seed = g();
             run.stream = g();
             run.offset = uniform_s64(g, 0, 1 << 20);
-            run.p = rate;
+            run.p = onednn_keep_probability(rate);
             std::vector<uint8_t> want(md.get_size()), got(md.get_size());
             run.dst = want.data();
             create_ref_rng(conf)->execute(run);
@@ -378,7 +398,7 @@ struct fused_case_t {
         primitive_attr attr;
         attr.set_post_ops(po);
         rng_conf_t c = make_rng_conf(d, attr);
-        c.onednn_keep = combo.onednn_keep;
+        if (combo.onednn_keep) c.keep = keep_rule_t::onednn;
         return c;
     }
 

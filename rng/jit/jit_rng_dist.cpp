@@ -83,13 +83,12 @@ public:
 
     void fill_consts(double p, jit_rng_consts_t &c) const override {
         const uint64_t t = is_mcg(conf_) ? bernoulli_threshold_mcg31(p)
-                : conf_.onednn_keep      ? bernoulli_onednn_threshold(p)
                                          : bernoulli_threshold32(p);
         // The signed compare needs both sides xor-ed with 2^31 (not for the
         // 31-bit mcg31m1 words). The oneDNN rule compares ~W with t: W's
         // bias then also flips its other 31 bits; t's stays the sign bit.
         const uint32_t sign = is_mcg(conf_) ? 0u : 0x80000000u;
-        const uint32_t bias = conf_.onednn_keep ? ~sign : sign;
+        const uint32_t bias = conf_.keep == keep_rule_t::onednn ? ~sign : sign;
         const bool full = t >> 32;
         c.bias.fill(bias);
         c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ sign);
@@ -401,7 +400,7 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     switch (conf.dist) {
         case dist_t::bits: return true;
         case dist_t::bernoulli:
-            if (conf.method == bernoulli_method::bitsliced) {
+            if (conf.keep == keep_rule_t::bitsliced) {
                 if (t == data_type::bit) return true;
                 why = cat("bitsliced to ", dt2str(t), " has no JIT kernel");
                 return false;
@@ -432,7 +431,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
     switch (conf.dist) {
         case dist_t::bits: return std::make_unique<jit_bits_t>(h, f, conf);
         case dist_t::bernoulli:
-            if (conf.method == bernoulli_method::bitsliced)
+            if (conf.keep == keep_rule_t::bitsliced)
                 return std::make_unique<jit_bitsliced_t>(h, f, conf);
             return std::make_unique<jit_threshold_t>(
                     h, f, conf, conf.dst.get_data_type() == data_type::bit);

@@ -71,9 +71,8 @@ void ref_rng_t::run_range(
 
     const bool mcg = conf_.alg == rng_alg::mcg31m1;
     const uint64_t threshold = mcg ? bernoulli_threshold_mcg31(run.p)
-            : conf_.onednn_keep     ? bernoulli_onednn_threshold(run.p)
-                                    : bernoulli_threshold32(run.p);
-    const uint32_t flip = conf_.onednn_keep ? ~0u : 0u;
+                                   : bernoulli_threshold32(run.p);
+    const uint32_t flip = conf_.keep == keep_rule_t::onednn ? ~0u : 0u;
     const uint64_t level = bitsliced_level(run.p, conf_.bits);
     const int b = conf_.bits;
     const float b_minus_a = conf_.b - conf_.a;
@@ -123,7 +122,7 @@ void ref_rng_t::run_range(
                 layout_.store(run.dst, i0, cnt, words);
                 break;
             case dist_t::bernoulli:
-                if (conf_.method == bernoulli_method::threshold32) {
+                if (conf_.keep != keep_rule_t::bitsliced) {
                     source->fill(gb, cnt, words);
                     for (dim_t k = 0; k < cnt; ++k)
                         flags[k] = (words[k] ^ flip) < threshold;

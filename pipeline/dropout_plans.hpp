@@ -1,0 +1,103 @@
+// Dropout's plans: the validated problem (dropout_conf_t), one execution's
+// values (dropout_run_t), and the implementation list of plans that
+// dropout::primitive_desc walks (copy, fused JIT per tier, apply a read
+// mask, chain; docs/dropout.md).
+#ifndef RNDNN_PIPELINE_DROPOUT_PLANS_HPP
+#define RNDNN_PIPELINE_DROPOUT_PLANS_HPP
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rndnn/dropout.hpp"
+#include "rng/rng_impl.hpp"
+
+namespace rndnn {
+namespace impl {
+
+// A dropout problem that passed validation (pipeline/dropout.cpp).
+struct dropout_conf_t {
+    dropout::desc desc;
+    primitive_attr attr;
+    dims noise; // the noise shape (the data's when desc.noise_shape is {})
+    dim_t n = 0; // data elements
+    dim_t mask_n = 0; // noise elements
+    bool has_mask = false; // desc.mask is not empty
+    bool broadcast = false; // noise != the data's shape
+    // The mask comes from the RNG (all but backward with a stored mask).
+    bool generate = false;
+    // The mask's RNG problem over the noise shape: dst is the mask desc, or
+    // without a mask a dense bit tensor; a creation-time rate is in p.
+    rng_conf_t noise_rng;
+    std::string info; // the problem as pd.info() prints it
+};
+
+// The RNG's p (the probability of a keep, under the problem's keep rule)
+// and the scale of kept elements for a drop rate in [0, 1]. oneDNN's rule
+// (onednn_compat) takes the rate as f32, as oneDNN does, and its scale is
+// 1.f / (1.f - r) in f32; else p = 1 - rate and the scale is 1 / (1 - rate)
+// in double, rounded to f32. A rate of 1 scales by 0.
+struct rate_values_t {
+    double p;
+    float scale;
+};
+rate_values_t rate_values(double rate, bool onednn_compat);
+
+// One execution. Handles point at the memories' buffers (their offset0 not
+// applied); mask is null without a mask.
+struct dropout_run_t {
+    const void *src;
+    void *dst; // may equal src
+    void *mask;
+    // seed, stream, offset and p, the probability of a 1 (a keep), when the
+    // mask is generated; nthr always. dst is unset.
+    rng_run_t rng;
+    float scale; // of kept elements: fma(scale, x, -0.f)
+    int nthr;
+};
+
+class dropout_kernel_t {
+public:
+    virtual ~dropout_kernel_t() = default;
+    // Never throws for a valid run, except for oneDNN or allocation
+    // failures (error, runtime_error / out_of_memory).
+    virtual void execute(const dropout_run_t &run) const = 0;
+};
+
+// A plan for one problem, made by its entry of the list. init() decides
+// whether it takes the problem (else says why) and picks the
+// implementations of its kernels; create() builds those kernels, and only
+// those, once per primitive.
+class dropout_plan_t {
+public:
+    virtual ~dropout_plan_t() = default;
+    virtual bool init(std::string &why) = 0;
+    // After init(): "fused:jit:avx2", "chain:jit:avx2+jit:avx2+onednn:...".
+    virtual std::string name() const = 0;
+    // After init(): the public plan kind it is.
+    virtual dropout_plan kind() const = 0;
+    virtual std::unique_ptr<dropout_kernel_t> create() const = 0;
+};
+
+// One entry of the list: a name for verbose lines ("fused:jit:avx2") and
+// the plan's maker (isa: the tier of a JIT entry, else none).
+struct dropout_impl_t {
+    std::string name;
+    cpu_isa isa;
+    std::unique_ptr<dropout_plan_t> (*make)(
+            cpu_isa isa, const dropout_conf_t &conf);
+};
+
+// copy, fused JIT per tier of jit_tiers(), apply (the mask is read), chain.
+const std::vector<dropout_impl_t> &dropout_impl_list();
+
+// The first plan of the list whose init() takes conf; declines are logged
+// as verbose `check` lines under conf.info.
+// @throws error (unimplemented) naming every decline if none does ("the
+// fused plan does not apply to ..." when desc.plan is fused).
+std::unique_ptr<dropout_plan_t> pick_dropout_plan(const dropout_conf_t &conf);
+
+} // namespace impl
+} // namespace rndnn
+
+#endif
