@@ -455,6 +455,32 @@ TEST_F(CliDropout, VerboseErrorLevelPrintsEachFailedCallOnce) {
     EXPECT_TRUE(quiet.out.empty()) << quiet.out;
 }
 
+// A plan creates only its own kernels: the fused JIT plan walks no inner
+// list (the RNG's, the apply kernels'), so under a cap of sse41, where the
+// avx2 entries of those lists would decline, no `check` line names one;
+// the chain plan walks them.
+TEST_F(CliDropout, PlansWalkOnlyTheirOwnKernelLists) {
+    if (rndnn::get_max_cpu_isa() < rndnn::cpu_isa::avx2)
+        GTEST_SKIP() << "needs avx2 to decline";
+    save("x.npy", make_data({8, 64}, data_type::f32));
+    const auto check_lines = [&](const std::string &plan) {
+        const result_t r = sh("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41 "
+                              "\"$RNDNN\" dropout --in x.npy --out y.npy "
+                              "--rate 0.5 --plan " + plan);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return r.out;
+    };
+    const std::string fused = check_lines("fused");
+    EXPECT_NE(fused.find("rndnn_verbose,check,fused:jit:avx2,"),
+            std::string::npos)
+            << fused;
+    EXPECT_EQ(fused.find("rndnn_verbose,check,jit:"), std::string::npos)
+            << fused;
+    const std::string chain = check_lines("chain");
+    EXPECT_NE(chain.find("rndnn_verbose,check,jit:avx2,"), std::string::npos)
+            << chain;
+}
+
 TEST_F(CliDropout, IoFailureLeavesNoFile) {
     save("x.npy", make_data({8, 8}, data_type::f32));
     fs::create_directory(dir_ / "sub");
