@@ -29,6 +29,21 @@ bool is_inference(const dropout_conf_t &c) {
     return c.desc.prop == prop_kind::forward_inference;
 }
 
+// The first check of every plan that applies a mask: the problem is not
+// forward_inference, and `refused` was not asked for; else says why.
+bool applies_mask(const dropout_conf_t &c, dropout_plan refused,
+        std::string &why) {
+    if (c.desc.plan == refused) {
+        why = cat("plan=", dropout_plan2str(refused), " was asked");
+        return false;
+    }
+    if (is_inference(c)) {
+        why = "forward_inference applies no mask";
+        return false;
+    }
+    return true;
+}
+
 // --- copy -------------------------------------------------------------------
 
 class copy_kernel_t : public dropout_kernel_t {
@@ -107,13 +122,9 @@ public:
 
     bool init(std::string &why) override {
         const dropout::desc &d = c_.desc;
-        if (d.plan == dropout_plan::chain) {
-            why = "plan=chain was asked";
-            return false;
-        }
-        if (is_inference(c_) || !c_.generate) {
-            why = is_inference(c_) ? "forward_inference applies no mask"
-                                   : "the stored mask is read, not generated";
+        if (!applies_mask(c_, dropout_plan::chain, why)) return false;
+        if (!c_.generate) {
+            why = "the stored mask is read, not generated";
             return false;
         }
         if (c_.broadcast) {
@@ -302,14 +313,7 @@ class apply_plan_t : public blocks_plan_t {
 public:
     using blocks_plan_t::blocks_plan_t;
     bool init(std::string &why) override {
-        if (c_.desc.plan == dropout_plan::chain) {
-            why = "plan=chain was asked";
-            return false;
-        }
-        if (is_inference(c_)) {
-            why = "forward_inference applies no mask";
-            return false;
-        }
+        if (!applies_mask(c_, dropout_plan::chain, why)) return false;
         if (c_.generate && !c_.broadcast) {
             why = "the mask is generated per element, not read";
             return false;
@@ -333,14 +337,7 @@ class chain_plan_t : public blocks_plan_t {
 public:
     using blocks_plan_t::blocks_plan_t;
     bool init(std::string &why) override {
-        if (c_.desc.plan == dropout_plan::fused) {
-            why = "plan=fused was asked";
-            return false;
-        }
-        if (is_inference(c_)) {
-            why = "forward_inference applies no mask";
-            return false;
-        }
+        if (!applies_mask(c_, dropout_plan::fused, why)) return false;
         rng_name_ = init_noise();
         if (c_.generate && !c_.broadcast) {
             b_.block_rng = c_.noise_rng;
