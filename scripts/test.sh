@@ -35,7 +35,7 @@ cmake -S "$here" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$tsan" -j "$(nproc)" --target test_concurrency
 # Twice: as built (JIT kernels, whose own loads and stores TSan does not
 # see), and on the reference kernels, which it sees.
-for isa in avx512 none; do
+for isa in all none; do
     echo "--- tsan, RNDNN_MAX_CPU_ISA=$isa"
     RNDNN_MAX_CPU_ISA=$isa \
     TSAN_OPTIONS="suppressions=$here/tests/tsan.supp second_deadlock_stack=1" \

@@ -122,7 +122,8 @@ bool impl_within_cap(const std::string &impl, cpu_isa cap) {
 std::vector<combo_t> covered_combos() {
     std::vector<combo_t> c;
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
-                 rng_alg::threefry4x32_20, rng_alg::mcg31m1}) {
+                 rng_alg::threefry4x32_20, rng_alg::mcg31m1,
+                 rng_alg::multfly}) {
         c.push_back({alg, dist_kind::bits, data_type::u32});
         c.push_back({alg, dist_kind::threshold32, data_type::bit});
         c.push_back({alg, dist_kind::threshold32, data_type::u8});
@@ -138,12 +139,11 @@ std::vector<combo_t> covered_combos() {
 
 std::vector<combo_t> uncovered_combos() {
     std::vector<combo_t> c;
-    for (rng_alg alg : {rng_alg::mt19937, rng_alg::multfly}) {
-        c.push_back({alg, dist_kind::bits, data_type::u32, 0, false});
-        c.push_back({alg, dist_kind::threshold32, data_type::bit, 0, false});
-        c.push_back({alg, dist_kind::uniform, data_type::f32, 0, false});
-        c.push_back({alg, dist_kind::normal, data_type::f32, 0, false});
-    }
+    const rng_alg mt = rng_alg::mt19937;
+    c.push_back({mt, dist_kind::bits, data_type::u32, 0, false});
+    c.push_back({mt, dist_kind::threshold32, data_type::bit, 0, false});
+    c.push_back({mt, dist_kind::uniform, data_type::f32, 0, false});
+    c.push_back({mt, dist_kind::normal, data_type::f32, 0, false});
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mcg31m1}) {
         c.push_back({alg, dist_kind::threshold32, data_type::s32, 0, false});
         c.push_back({alg, dist_kind::threshold32, data_type::f32, 0, false});

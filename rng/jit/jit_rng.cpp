@@ -20,7 +20,7 @@ jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
     // init_jit_rng() accepted the problem, so both emitters exist; if one
     // does not, say which and why rather than crash at generate().
     std::string why;
-    engine_ = make_jit_engine(conf_.alg, *this, frame_);
+    engine_ = make_jit_engine(conf_, *this, frame_);
     if (!engine_)
         fail(status::runtime_error,
                 cat(jit_impl_name(isa), ": no engine emitter for alg=",
@@ -140,7 +140,8 @@ namespace {
 bool jit_alg_supported(rng_alg alg) {
     return alg == rng_alg::philox4x32_10
             || alg == rng_alg::philox4x32_10_onednn
-            || alg == rng_alg::threefry4x32_20 || alg == rng_alg::mcg31m1;
+            || alg == rng_alg::threefry4x32_20 || alg == rng_alg::mcg31m1
+            || alg == rng_alg::multfly;
 }
 
 class jit_rng_t : public rng_kernel_t {

@@ -51,9 +51,11 @@ struct jit_rng_consts_t {
     jit_vec_t lane_ctr; // philox: counter of each qword lane, relative
     jit_vec_t pair_step; // philox: counter step between register pairs
     jit_vec_t inject[6][4]; // threefry: injection s of word i (0: the start)
-    jit_vec_t ctr_step; // threefry: counters per register
-    jit_vec_t ctr_step_biased; // threefry: ctr_step ^ sign_bit
-    jit_vec_t sign_bit; // threefry: 2^31
+    jit_vec_t ctr_step; // threefry, multfly: counters per register
+    jit_vec_t ctr_step_biased; // threefry, multfly: ctr_step ^ sign_bit
+    jit_vec_t sign_bit; // threefry, multfly: 2^31
+    jit_vec_t multfly_key[8]; // multfly: the 256-bit key, a word each
+    jit_vec_t multfly_mul[2]; // multfly: the multipliers b, c
     // Bernoulli.
     jit_vec_t bias; // xor making unsigned compares signed (0 for mcg31m1)
     jit_vec_t thr; // threshold32 threshold, biased
@@ -80,7 +82,7 @@ struct jit_rng_call_t {
     uint64_t first; // philox: counter of the first unit's first word block
     uint64_t units; // >= 1
     const jit_rng_consts_t *consts;
-    void *state; // threefry, mcg31m1: lane states, read and advanced
+    void *state; // threefry, mcg31m1, multfly: lane states, read and advanced
 };
 
 // Bytes of jit_rng_call_t::state: 8 registers of lane states (mcg31m1) at

@@ -1,7 +1,9 @@
-// Engine emitters: JIT code for Philox, Threefry and MCG31m1 word batches.
+// Engine emitters: JIT code for Philox, Threefry, MCG31m1 and Multfly word
+// batches.
 #include "rng/jit/jit_rng_engine.hpp"
 
 #include "rng/engines/mcg31m1.hpp"
+#include "rng/engines/multfly.hpp"
 #include "rng/engines/philox.hpp"
 #include "rng/engines/threefry.hpp"
 
@@ -194,12 +196,31 @@ private:
 };
 
 
+// The lane counters of a structure-of-arrays engine (threefry, multfly):
+// register lanes hold L = vlen / 4 consecutive blocks (counters), lane l of
+// 128-bit part k = l / 4, position j = l % 4 holding block (L / 4) * j + k,
+// so that a 4x4 transpose within 128-bit parts puts the blocks' words in
+// index order. The state buffer holds the lanes' low halves, then their
+// high halves; each batch adds L with carry.
+int soa_lane_block(int lane, int lanes) {
+    return (lanes / 4) * (lane % 4) + lane / 4;
+}
+
+void soa_init_state(uint64_t i, int lanes, void *state) {
+    auto *s = static_cast<uint32_t *>(state);
+    for (int lane = 0; lane < lanes; ++lane) {
+        const uint64_t n
+                = i / 4 + static_cast<uint64_t>(soa_lane_block(lane, lanes));
+        s[lane] = static_cast<uint32_t>(n);
+        s[lanes + lane] = static_cast<uint32_t>(n >> 32);
+    }
+}
+
 // Threefry4x32-20, structure of arrays: register X_w of a set holds word w
 // of L = vlen / 4 counters. The counters' low and high halves (with carry)
 // live in the call's state buffer. A rotation is two shifts and an or. At
 // the end a 4x4 transpose per 128-bit lane puts each counter's words
-// together; lane l holds counter 2l (l < 4) or 2(l - 4) + 1 when L = 8, so
-// the transposed 128-bit halves come out in index order.
+// together, in index order (soa_lane_block).
 class jit_threefry_t : public jit_engine_t {
 public:
     jit_threefry_t(jit_generator_t &h, const jit_rng_frame_t &f)
@@ -279,15 +300,7 @@ public:
     uint64_t first_of(uint64_t) const override { return 0; }
 
     void init_state(uint64_t, uint64_t i, void *state) const override {
-        auto *s = static_cast<uint32_t *>(state);
-        const int l = lanes();
-        for (int lane = 0; lane < l; ++lane) {
-            const int off = l == 8 ? (lane < 4 ? 2 * lane : 2 * (lane - 4) + 1)
-                                   : lane;
-            const uint64_t n = i / 4 + static_cast<uint64_t>(off);
-            s[lane] = static_cast<uint32_t>(n);
-            s[l + lane] = static_cast<uint32_t>(n >> 32);
-        }
+        soa_init_state(i, lanes(), state);
     }
 
 private:
@@ -308,13 +321,132 @@ private:
     }
 };
 
+// Multfly (docs/multfly.md), structure of arrays: per set of L blocks, the
+// registers a0..a3, b0..b3, c0..c3 hold the network's words of L blocks
+// (c = {lo(idx), hi(idx), 0, 0}); the three rounds of lane steps run on
+// whole registers, then out_i = a_i + b_(i^3) is transposed as threefry's
+// words are. A rotation is two shifts and an or; the multiplies are
+// vpmulld.
+class jit_multfly_t : public jit_engine_t {
+public:
+    jit_multfly_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const std::string &name)
+        : jit_engine_t(h, f), name_(name) {}
+
+    int batch_words() const override { return 4 * lanes(); }
+
+    void emit_init() override {
+        h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
+    }
+
+    void emit_batch(const Reg64 &out) override {
+        const int vlen = h_.vlen();
+        const Xmm t = h_.vmm(12), u = h_.vmm(13);
+        const Address lo = h_.ptr[f_.state], hi = h_.ptr[f_.state + vlen];
+        // c0, c1 = the blocks' index; then index += L, carrying.
+        h_.uni_load(c(0), lo);
+        h_.uni_load(c(1), hi);
+        h_.uni_vpaddd(t, c(0), C(ctr_step));
+        h_.uni_vpxor(u, t, C(sign_bit));
+        h_.uni_load(c(2), C(ctr_step_biased));
+        h_.uni_vpcmpgtd(c(2), c(2), u); // ~0 where lo + L wrapped
+        h_.uni_store(lo, t);
+        h_.uni_vpsubd(u, c(1), c(2));
+        h_.uni_store(hi, u);
+        h_.uni_vpxor(c(2), c(2), c(2)); // ctr
+        h_.uni_vpxor(c(3), c(3), c(3)); // funct: 32-bit output
+        for (int i = 0; i < 4; ++i) {
+            h_.uni_load(a(i), key(i));
+            h_.uni_load(b(i), key(4 + i));
+        }
+        // Lanes of a round touch disjoint words: interleaving the four
+        // hides the multiplies' latency.
+        for (int i = 0; i < 4; ++i)
+            step(a(i), b(i), c(i), t);
+        for (int i = 0; i < 4; ++i)
+            step(a(i), b(i ^ 1), c(i ^ 2), t);
+        for (int i = 0; i < 4; ++i)
+            step(a(i), b(i), c(i), t);
+        for (int i = 0; i < 4; ++i)
+            h_.uni_vpaddd(a(i), a(i), b(i ^ 3));
+        // Transpose the four outputs within 128-bit parts.
+        const Xmm x0 = a(0), x1 = a(1), x2 = a(2), x3 = a(3);
+        h_.uni_vpunpckhdq(t, x0, x1);
+        h_.uni_vpunpckldq(x0, x0, x1);
+        h_.uni_vpunpckhdq(u, x2, x3);
+        h_.uni_vpunpckldq(x2, x2, x3);
+        h_.uni_vpunpckhqdq(x1, x0, x2);
+        h_.uni_vpunpcklqdq(x0, x0, x2);
+        h_.uni_vpunpckhqdq(x3, t, u);
+        h_.uni_vpunpcklqdq(x2, t, u);
+        for (int w = 0; w < 4; ++w)
+            h_.uni_store(h_.ptr[out + w * vlen], a(w));
+    }
+
+    void fill_consts(uint64_t seed, uint64_t stream,
+            jit_rng_consts_t &c) const override {
+        uint32_t k[8];
+        multfly_initkey(reinterpret_cast<const uint8_t *>(name_.data()),
+                name_.size(), seed, stream, k);
+        for (int i = 0; i < 8; ++i)
+            c.multfly_key[i].fill(k[i]);
+        c.multfly_mul[0].fill(multfly_mul_b);
+        c.multfly_mul[1].fill(multfly_mul_c);
+        c.ctr_step.fill(static_cast<uint32_t>(lanes()));
+        c.sign_bit.fill(0x80000000u);
+        c.ctr_step_biased.fill(static_cast<uint32_t>(lanes()) ^ 0x80000000u);
+    }
+
+    uint64_t first_of(uint64_t) const override { return 0; }
+
+    void init_state(uint64_t, uint64_t i, void *state) const override {
+        soa_init_state(i, lanes(), state);
+    }
+
+private:
+    int lanes() const { return h_.vlen() / 4; }
+    Xmm a(int i) const { return h_.vmm(i); }
+    Xmm b(int i) const { return h_.vmm(4 + i); }
+    Xmm c(int i) const { return h_.vmm(8 + i); }
+    Address key(int i) const {
+        return h_.ptr[f_.consts + RNDNN_JIT_CONST(multfly_key) + i * 64];
+    }
+    Address mul(int i) const {
+        return h_.ptr[f_.consts + RNDNN_JIT_CONST(multfly_mul) + i * 64];
+    }
+
+    // x = rotl(x, n), with t clobbered.
+    void rotl(const Xmm &x, int n, const Xmm &t) {
+        h_.uni_vpslld(t, x, n);
+        h_.uni_vpsrld(x, x, 32 - n);
+        h_.uni_vpor(x, x, t);
+    }
+
+    // multfly_lane_step(a, b, c).
+    void step(const Xmm &va, const Xmm &vb, const Xmm &vc, const Xmm &t) {
+        h_.uni_vpaddd(vc, vc, va);
+        rotl(vc, 8, t);
+        h_.uni_vpxor(vb, vb, vc);
+        h_.uni_vpmulld(vb, vb, mul(0));
+        h_.uni_vpaddd(va, va, vb);
+        rotl(va, 11, t);
+        h_.uni_vpxor(vc, vc, va);
+        h_.uni_vpmulld(vc, vc, mul(1));
+        h_.uni_vpaddd(vb, vb, vc);
+        rotl(vb, 16, t);
+        h_.uni_vpxor(va, va, vb);
+    }
+
+    const std::string &name_;
+};
+
 #undef C
 
 } // namespace
 
 std::unique_ptr<jit_engine_t> make_jit_engine(
-        rng_alg alg, jit_generator_t &h, const jit_rng_frame_t &f) {
-    switch (alg) {
+        const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
+    switch (conf.alg) {
         case rng_alg::philox4x32_10:
             return std::make_unique<jit_philox_t>(h, f, false);
         case rng_alg::philox4x32_10_onednn:
@@ -322,8 +454,11 @@ std::unique_ptr<jit_engine_t> make_jit_engine(
         case rng_alg::threefry4x32_20:
             return std::make_unique<jit_threefry_t>(h, f);
         case rng_alg::mcg31m1: return std::make_unique<jit_mcg31m1_t>(h, f);
-        default: return nullptr;
+        case rng_alg::multfly:
+            return std::make_unique<jit_multfly_t>(h, f, conf.name);
+        case rng_alg::mt19937: break;
     }
+    return nullptr;
 }
 
 } // namespace impl

@@ -30,7 +30,7 @@ public:
     virtual void fill_consts(
             uint64_t seed, uint64_t stream, jit_rng_consts_t &c) const = 0;
     // The jit_rng_call_t::first / state of a call whose first word is W(i):
-    // philox fills first; threefry and mcg31m1 fill state (at most
+    // philox fills first; threefry, mcg31m1 and multfly fill state (at most
     // jit_max_state_bytes of lane states).
     virtual uint64_t first_of(uint64_t i) const = 0;
     virtual void init_state(uint64_t seed, uint64_t i, void *state) const = 0;
@@ -41,9 +41,10 @@ protected:
 };
 
 // philox4x32_10 in the cuRAND or the oneDNN counter layout,
-// threefry4x32_20 and mcg31m1; nullptr for the other algorithms.
+// threefry4x32_20, mcg31m1 and multfly (keyed by conf.name, which must
+// outlive the engine); nullptr for mt19937.
 std::unique_ptr<jit_engine_t> make_jit_engine(
-        rng_alg alg, jit_generator_t &h, const jit_rng_frame_t &f);
+        const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f);
 
 } // namespace impl
 } // namespace rndnn

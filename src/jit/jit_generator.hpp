@@ -116,6 +116,7 @@ public:
     RNDNN_UNI_BINARY(uni_vpaddd, paddd, vpaddd)
     RNDNN_UNI_BINARY(uni_vpaddq, paddq, vpaddq)
     RNDNN_UNI_BINARY(uni_vpmuludq, pmuludq, vpmuludq)
+    RNDNN_UNI_BINARY(uni_vpmulld, pmulld, vpmulld)
     RNDNN_UNI_BINARY(uni_vpcmpeqd, pcmpeqd, vpcmpeqd)
     RNDNN_UNI_BINARY(uni_vmulps, mulps, vmulps)
     RNDNN_UNI_BINARY(uni_vaddps, addps, vaddps)
