@@ -39,7 +39,8 @@ namespace impl {
 
 const std::vector<cpu_isa> &jit_tiers() {
 #if RNDNN_ENABLE_JIT
-    static const std::vector<cpu_isa> tiers = {cpu_isa::avx2, cpu_isa::sse41};
+    static const std::vector<cpu_isa> tiers
+            = {cpu_isa::avx512, cpu_isa::avx2, cpu_isa::sse41};
 #else
     static const std::vector<cpu_isa> tiers;
 #endif

@@ -8,14 +8,15 @@ using namespace Xbyak;
 
 namespace {
 
-// The constant table: byte offsets of its entries. Vectors are 32 bytes
+// The constant table: byte offsets of its entries. Vectors are 64 bytes
 // (the widest tier's), aligned for SSE's memory operands.
+constexpr int table_vec = 64;
 enum table_off_t {
     bit_off = 0, // 32 words: 1 << k
     one_off = 128, // 1.0f
-    i_one_off = 160, // 1
-    round_off = 192, // 0x7fff: below half a bf16 unit
-    quiet_off = 224, // 0x40: a bf16 NaN's quiet bit
+    i_one_off = one_off + table_vec, // 1
+    round_off = i_one_off + table_vec, // 0x7fff: below half a bf16 unit
+    quiet_off = round_off + table_vec, // 0x40: a bf16 NaN's quiet bit
 };
 
 // The vector registers: each lane's mask bit, the broadcast mask word, and
@@ -88,14 +89,27 @@ void jit_apply_emitter_t::emit_reg(
         default: h.uni_load(x, h.ptr[src + off]);
     }
 
-    // t = ~0 in the lanes whose bit is set.
-    h.uni_vpand(t, word, bit);
-    h.uni_vpcmpeqd(t, t, bit);
-    if (ops_.alg == binary_alg::mul) {
-        h.uni_vpand(x, x, t);
+    if (h.is_avx512()) {
+        // k1 = the lanes whose bit is set: mul zeroes the others (+0); add
+        // adds 1.0f there and 0.0f elsewhere (adding 0 is not a no-op:
+        // -0 + 0 is +0).
+        h.vptestmd(h.k1, word, bit);
+        if (ops_.alg == binary_alg::mul) {
+            h.vmovaps(x | h.k1 | h.T_z, x);
+        } else {
+            h.vmovaps(t | h.k1 | h.T_z, table(one_off));
+            h.vaddps(x, x, t);
+        }
     } else {
-        h.uni_vpand(t, t, table(one_off));
-        h.uni_vaddps(x, x, t);
+        // t = ~0 in the lanes whose bit is set.
+        h.uni_vpand(t, word, bit);
+        h.uni_vpcmpeqd(t, t, bit);
+        if (ops_.alg == binary_alg::mul) {
+            h.uni_vpand(x, x, t);
+        } else {
+            h.uni_vpand(t, t, table(one_off));
+            h.uni_vaddps(x, x, t);
+        }
     }
 
     Xmm v = x;
@@ -117,7 +131,9 @@ void jit_apply_emitter_t::emit_reg(
         case data_type::bf16: {
             const Xmm w = emit_round_bf16(v);
             // Pack the lanes' low halves into the low half of w.
-            if (h.is_sse()) {
+            if (h.is_avx512()) {
+                h.vpmovdw(h.ptr[dst + off], w);
+            } else if (h.is_sse()) {
                 h.packusdw(w, w);
                 h.movq(h.ptr[dst + off], w);
             } else {
@@ -158,7 +174,7 @@ void jit_apply_emitter_t::emit_table() {
     for (int k = 0; k < 32; ++k)
         h_.dd(1u << k);
     for (const uint32_t v : {0x3f800000u, 1u, 0x7fffu, 0x40u})
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < table_vec / 4; ++i)
             h_.dd(v);
 }
 

@@ -59,6 +59,7 @@ struct jit_rng_consts_t {
     // Bernoulli.
     jit_vec_t bias; // xor making unsigned compares signed (0 for mcg31m1)
     jit_vec_t thr; // threshold32 threshold, biased
+    jit_vec_t thr_u; // avx512: the threshold unbiased (oneDNN rule: ~t)
     jit_vec_t full; // all ones iff every element is 1
     jit_vec_t keep; // bitsliced(1): all ones iff level == 1
     jit_vec_t perm; // vpermd order restoring packed bytes (avx2)

@@ -45,6 +45,10 @@ public:
     }
 
     void emit_unit() override {
+        if (h_.is_avx512()) {
+            emit_unit_avx512();
+            return;
+        }
         const int vlen = h_.vlen();
         const int words_per_blk = vlen; // four registers of vlen / 4 words
         const Xmm thr = h_.vmm(15), bias = h_.vmm(14), perm = h_.vmm(13);
@@ -97,9 +101,47 @@ public:
         for (int i = 0; i < 16; ++i)
             c.perm.d[i] = order[i % 8];
         c.byte_one.fill(0x01010101u);
+        // avx512 compares unsigned words with the threshold directly:
+        // W < t, or for the oneDNN rule ~W < t as W > ~t.
+        c.thr_u.fill(conf_.keep == keep_rule_t::onednn
+                        ? ~static_cast<uint32_t>(t)
+                        : static_cast<uint32_t>(t));
     }
 
 private:
+    // Four compares of 16 words straight into k1-k4; bit dst takes the 64
+    // bits at once, u8 dst a 0/1 byte per bit (zero-masked moves of ones).
+    // p = 1 (t = 2^32) or-s in k5 = `full`.
+    void emit_unit_avx512() {
+        const bool onednn = conf_.keep == keep_rule_t::onednn;
+        // vpcmpud k = thr OP W: W < t is thr nle (6) W; the oneDNN rule's
+        // W > ~t is thr lt (1) W.
+        const uint8_t pred = onednn ? 1 : 6;
+        const Zmm thr(15);
+        h_.vmovdqu32(thr, C(thr_u));
+        h_.kmovq(h_.k5, C(full));
+        const Opmask k[4] = {h_.k1, h_.k2, h_.k3, h_.k4};
+        for (int i = 0; i < 4; ++i) {
+            h_.vpcmpud(k[i], thr, h_.ptr[h_.rsp + f_.words_off + i * 64],
+                    pred);
+        }
+        if (to_bits_) {
+            h_.kunpckwd(h_.k1, h_.k2, h_.k1);
+            h_.kunpckwd(h_.k3, h_.k4, h_.k3);
+            h_.kunpckdq(h_.k1, h_.k3, h_.k1);
+            h_.korq(h_.k1, h_.k1, h_.k5);
+            h_.kmovq(h_.ptr[f_.dst], h_.k1);
+        } else {
+            for (int i = 0; i < 4; ++i) {
+                h_.korw(k[i], k[i], h_.k5);
+                const Xmm b(i);
+                h_.vmovdqu8(b | k[i] | h_.T_z, C(byte_one));
+                h_.vmovdqu(h_.ptr[f_.dst + i * 16], b);
+            }
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
     bool to_bits_;
 };
 
@@ -191,27 +233,31 @@ public:
 
     void emit_unit() override {
         const int vlen = h_.vlen();
-        const Ymm bma(15);
-        h_.vmovups(bma, C(b_minus_a));
+        const Xmm bma = h_.vmm(15);
+        h_.uni_load(bma, C(b_minus_a));
         const auto shift = static_cast<uint8_t>(u24_shift(is_mcg(conf_)));
         const int nregs = jit_unit_words * 4 / vlen;
         for (int i = 0; i < nregs; ++i) {
-            const Ymm v(i % 8);
-            h_.vmovdqu(v, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
-            h_.vpsrld(v, v, shift);
-            h_.vcvtdq2ps(v, v);
-            h_.vmulps(v, v, C(two_m24));
+            const Xmm v = h_.vmm(i % 8);
+            h_.uni_load(v, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
+            h_.uni_vpsrld(v, v, shift);
+            h_.uni_vcvtdq2ps(v, v);
+            h_.uni_vmulps(v, v, C(two_m24));
             h_.vfmadd213ps(v, bma, C(a));
             if (out_size() == 4) {
-                h_.vmovups(h_.ptr[f_.dst + i * vlen], v);
+                h_.uni_store(h_.ptr[f_.dst + i * vlen], v);
                 continue;
             }
-            const Ymm lsb(8 + i % 2);
-            h_.vpsrld(lsb, v, 16);
-            h_.vpand(lsb, lsb, C(i_one));
-            h_.vpaddd(v, v, lsb);
-            h_.vpaddd(v, v, C(bf16_round));
-            h_.vpsrld(v, v, 16);
+            const Xmm lsb = h_.vmm(8 + i % 2);
+            h_.uni_vpsrld(lsb, v, 16);
+            h_.uni_vpand(lsb, lsb, C(i_one));
+            h_.uni_vpaddd(v, v, lsb);
+            h_.uni_vpaddd(v, v, C(bf16_round));
+            h_.uni_vpsrld(v, v, 16);
+            if (h_.is_avx512()) { // the lanes' low halves, in order
+                h_.vpmovdw(h_.ptr[f_.dst + i * vlen / 2], v);
+                continue;
+            }
             if (i % 2 == 1) {
                 const Ymm lo((i - 1) % 8);
                 h_.vpackusdw(lo, lo, v);

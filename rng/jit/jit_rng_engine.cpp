@@ -31,7 +31,7 @@ public:
     jit_philox_t(jit_generator_t &h, const jit_rng_frame_t &f, bool onednn)
         : jit_engine_t(h, f), onednn_(onednn) {}
 
-    int batch_words() const override { return n_pairs * 4 * q(); }
+    int batch_words() const override { return n_pairs() * 4 * q(); }
 
     void emit_init() override {
         // The counter lanes of the first pair, kept in the engine's slot.
@@ -49,12 +49,13 @@ public:
     }
 
     void emit_batch(const Reg64 &out) override {
-        const Xmm ctr = h_.vmm(2 * n_pairs);
+        const int pairs = n_pairs();
+        const Xmm ctr = h_.vmm(2 * pairs);
         const Xmm t0 = h_.vmm(14), t1 = h_.vmm(15);
         const Address fixed = h_.ptr[f_.consts + RNDNN_JIT_CONST(fixed)];
         const Address step = h_.ptr[f_.consts + RNDNN_JIT_CONST(pair_step)];
         h_.uni_load(ctr, h_.ptr[h_.rsp + f_.engine_off]);
-        for (int j = 0; j < n_pairs; ++j) {
+        for (int j = 0; j < pairs; ++j) {
             const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
             h_.uni_mov(onednn_ ? b : a, ctr);
             h_.uni_load(onednn_ ? a : b, fixed);
@@ -66,7 +67,7 @@ public:
             const Address k0 = key(r, 0), k1 = key(r, 1);
             const Address m0 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul)];
             const Address m1 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul) + 64];
-            for (int j = 0; j < n_pairs; ++j) {
+            for (int j = 0; j < pairs; ++j) {
                 const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
                 h_.uni_vpmuludq(t0, a, m0);
                 h_.uni_vpmuludq(t1, b, m1);
@@ -74,6 +75,11 @@ public:
                 h_.uni_vpsrlq(b, b, 32);
                 h_.uni_vpshufd(t1, t1, 0xB1);
                 h_.uni_vpshufd(t0, t0, 0xB1);
+                if (h_.is_avx512()) { // a ^= t1 ^ k0 in one instruction
+                    h_.vpternlogd(a, t1, k0, 0x96);
+                    h_.vpternlogd(b, t0, k1, 0x96);
+                    continue;
+                }
                 h_.uni_vpxor(a, a, t1);
                 h_.uni_vpxor(a, a, k0);
                 h_.uni_vpxor(b, b, t0);
@@ -81,7 +87,7 @@ public:
             }
         }
         const int vlen = h_.vlen();
-        for (int j = 0; j < n_pairs; ++j) {
+        for (int j = 0; j < pairs; ++j) {
             const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
             h_.uni_vpunpcklqdq(t0, a, b);
             h_.uni_vpunpckhqdq(t1, a, b);
@@ -121,7 +127,9 @@ public:
     void init_state(uint64_t, uint64_t, void *) const override {}
 
 private:
-    static constexpr int n_pairs = 4;
+    // Register pairs a batch runs interleaved: a batch (4 * q counters a
+    // pair) must fit a unit of jit_unit_words words.
+    int n_pairs() const { return h_.is_avx512() ? 2 : 4; }
     int q() const { return h_.vlen() / 8; } // counters (qwords) per register
 
     Address key(int r, int half) const {
@@ -226,7 +234,7 @@ public:
     jit_threefry_t(jit_generator_t &h, const jit_rng_frame_t &f)
         : jit_engine_t(h, f) {}
 
-    int batch_words() const override { return n_sets * 4 * lanes(); }
+    int batch_words() const override { return n_sets() * 4 * lanes(); }
 
     void emit_init() override {
         h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
@@ -234,9 +242,10 @@ public:
 
     void emit_batch(const Reg64 &out) override {
         const int vlen = h_.vlen();
-        const Xmm t = h_.vmm(4 * n_sets), u = h_.vmm(4 * n_sets + 1);
+        const int sets = n_sets();
+        const Xmm t = h_.vmm(4 * sets), u = h_.vmm(4 * sets + 1);
         const Address lo = h_.ptr[f_.state], hi = h_.ptr[f_.state + vlen];
-        for (int s = 0; s < n_sets; ++s) {
+        for (int s = 0; s < sets; ++s) {
             // X0, X1 = counter + key; then counter += L, carrying.
             h_.uni_load(x(s, 0), lo);
             h_.uni_load(x(s, 1), hi);
@@ -255,7 +264,7 @@ public:
         for (int r = 0; r < 20; ++r) {
             const int *rot = threefry4x32_rot[r % 8];
             const int b = r % 2 == 0 ? 1 : 3, d = r % 2 == 0 ? 3 : 1;
-            for (int s = 0; s < n_sets; ++s) {
+            for (int s = 0; s < sets; ++s) {
                 mix(x(s, 0), x(s, b), rot[0], s % 2 ? u : t);
                 mix(x(s, 2), x(s, d), rot[1], s % 2 ? u : t);
                 if (r % 4 == 3)
@@ -263,7 +272,7 @@ public:
                         h_.uni_vpaddd(x(s, i), x(s, i), inject((r + 1) / 4, i));
             }
         }
-        for (int s = 0; s < n_sets; ++s) {
+        for (int s = 0; s < sets; ++s) {
             const Xmm x0 = x(s, 0), x1 = x(s, 1), x2 = x(s, 2), x3 = x(s, 3);
             h_.uni_vpunpckhdq(t, x0, x1);
             h_.uni_vpunpckldq(x0, x0, x1);
@@ -304,7 +313,9 @@ public:
     }
 
 private:
-    static constexpr int n_sets = 2;
+    // Sets of four registers a batch runs interleaved (a batch must fit a
+    // unit).
+    int n_sets() const { return h_.is_avx512() ? 1 : 2; }
     int lanes() const { return h_.vlen() / 4; }
     Xmm x(int s, int w) const { return h_.vmm(4 * s + w); }
     Address inject(int s, int i) const {
@@ -314,9 +325,7 @@ private:
     // a += b; b = rotl(b, n) ^ a.
     void mix(const Xmm &a, const Xmm &b, int n, const Xmm &t) {
         h_.uni_vpaddd(a, a, b);
-        h_.uni_vpslld(t, b, n);
-        h_.uni_vpsrld(b, b, 32 - n);
-        h_.uni_vpor(b, b, t);
+        h_.uni_rotl(b, n, t);
         h_.uni_vpxor(b, b, a);
     }
 };
@@ -325,8 +334,8 @@ private:
 // registers a0..a3, b0..b3, c0..c3 hold the network's words of L blocks
 // (c = {lo(idx), hi(idx), 0, 0}); the three rounds of lane steps run on
 // whole registers, then out_i = a_i + b_(i^3) is transposed as threefry's
-// words are. A rotation is two shifts and an or; the multiplies are
-// vpmulld.
+// words are. A rotation is vprold at zmm, else two shifts and an or; the
+// multiplies are vpmulld.
 class jit_multfly_t : public jit_engine_t {
 public:
     jit_multfly_t(jit_generator_t &h, const jit_rng_frame_t &f,
@@ -415,25 +424,18 @@ private:
         return h_.ptr[f_.consts + RNDNN_JIT_CONST(multfly_mul) + i * 64];
     }
 
-    // x = rotl(x, n), with t clobbered.
-    void rotl(const Xmm &x, int n, const Xmm &t) {
-        h_.uni_vpslld(t, x, n);
-        h_.uni_vpsrld(x, x, 32 - n);
-        h_.uni_vpor(x, x, t);
-    }
-
     // multfly_lane_step(a, b, c).
     void step(const Xmm &va, const Xmm &vb, const Xmm &vc, const Xmm &t) {
         h_.uni_vpaddd(vc, vc, va);
-        rotl(vc, 8, t);
+        h_.uni_rotl(vc, 8, t);
         h_.uni_vpxor(vb, vb, vc);
         h_.uni_vpmulld(vb, vb, mul(0));
         h_.uni_vpaddd(va, va, vb);
-        rotl(va, 11, t);
+        h_.uni_rotl(va, 11, t);
         h_.uni_vpxor(vc, vc, va);
         h_.uni_vpmulld(vc, vc, mul(1));
         h_.uni_vpaddd(vb, vb, vc);
-        rotl(vb, 16, t);
+        h_.uni_rotl(vb, 16, t);
         h_.uni_vpxor(va, va, vb);
     }
 

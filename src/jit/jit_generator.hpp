@@ -2,10 +2,14 @@
 // tier, saves and restores the System V callee-saved registers, and emits
 // vector instructions in the form its tier has ("uni_" helpers: legacy SSE
 // encodings with a register copy where the SSE form is destructive, VEX
-// three-operand forms from AVX2 up).
+// three-operand forms at AVX2, EVEX forms at AVX-512).
 //
-// Vector registers are Xbyak::Xmm values whose kind (xmm or ymm) comes from
-// vmm(i); Xbyak encodes from that kind, so one emitter serves every tier.
+// Vector registers are Xbyak::Xmm values whose kind (xmm, ymm or zmm) comes
+// from vmm(i); Xbyak encodes from that kind, so one emitter serves every
+// tier. AVX-512 compares write mask registers, not vectors: the uni_
+// compares and select go through k7 (reserved for them), so that code
+// written for vectors of 0 / ~0 runs unchanged; hot paths use k registers
+// directly (k1-k6).
 #ifndef RNDNN_SRC_JIT_JIT_GENERATOR_HPP
 #define RNDNN_SRC_JIT_JIT_GENERATOR_HPP
 
@@ -47,10 +51,15 @@ public:
 
     cpu_isa isa() const { return isa_; }
     bool is_sse() const { return isa_ == cpu_isa::sse41; }
+    bool is_avx512() const { return isa_ == cpu_isa::avx512; }
     // Bytes in a vector register of this tier.
-    int vlen() const { return is_sse() ? 16 : 32; }
+    int vlen() const { return is_sse() ? 16 : is_avx512() ? 64 : 32; }
+    // Vector registers of this tier (zmm16-31 from AVX-512 on).
+    int n_vregs() const { return is_avx512() ? 32 : 16; }
     Xbyak::Xmm vmm(int idx) const {
-        return is_sse() ? Xbyak::Xmm(idx) : Xbyak::Ymm(idx);
+        if (is_sse()) return Xbyak::Xmm(idx);
+        if (is_avx512()) return Xbyak::Zmm(idx);
+        return Xbyak::Ymm(idx);
     }
 
     // The System V argument registers this code uses.
@@ -85,17 +94,33 @@ public:
     using Address = Xbyak::Address;
 
     void uni_load(const Xmm &d, const Address &a) {
-        is_sse() ? movdqu(d, a) : vmovdqu(d, a);
+        if (is_sse())
+            movdqu(d, a);
+        else if (d.isZMM())
+            vmovdqu32(d, a);
+        else
+            vmovdqu(d, a);
     }
     void uni_store(const Address &a, const Xmm &s) {
-        is_sse() ? movdqu(a, s) : vmovdqu(a, s);
+        if (is_sse())
+            movdqu(a, s);
+        else if (s.isZMM())
+            vmovdqu32(a, s);
+        else
+            vmovdqu(a, s);
     }
     void uni_mov(const Xmm &d, const Xmm &s) {
         if (d.getIdx() == s.getIdx()) return;
-        is_sse() ? movdqa(d, s) : vmovdqa(d, s);
+        if (is_sse())
+            movdqa(d, s);
+        else if (d.isZMM())
+            vmovdqa32(d, s);
+        else
+            vmovdqa(d, s);
     }
 
-#define RNDNN_UNI_BINARY(name, sse_op, avx_op) \
+    // avx512_op: the EVEX form at zmm, where its name differs.
+#define RNDNN_UNI_BINARY(name, sse_op, avx_op, avx512_op) \
     void name(const Xmm &d, const Xmm &a, const Operand &b) { \
         if (is_sse()) { \
             if (b.isXMM() && d.getIdx() == b.getIdx() \
@@ -106,21 +131,54 @@ public:
             } \
             uni_mov(d, a); \
             sse_op(d, b); \
+        } else if (d.isZMM()) { \
+            avx512_op(d, a, b); \
         } else { \
             avx_op(d, a, b); \
         } \
     }
-    RNDNN_UNI_BINARY(uni_vpxor, pxor, vpxor)
-    RNDNN_UNI_BINARY(uni_vpor, por, vpor)
-    RNDNN_UNI_BINARY(uni_vpand, pand, vpand)
-    RNDNN_UNI_BINARY(uni_vpaddd, paddd, vpaddd)
-    RNDNN_UNI_BINARY(uni_vpaddq, paddq, vpaddq)
-    RNDNN_UNI_BINARY(uni_vpmuludq, pmuludq, vpmuludq)
-    RNDNN_UNI_BINARY(uni_vpmulld, pmulld, vpmulld)
-    RNDNN_UNI_BINARY(uni_vpcmpeqd, pcmpeqd, vpcmpeqd)
-    RNDNN_UNI_BINARY(uni_vmulps, mulps, vmulps)
-    RNDNN_UNI_BINARY(uni_vaddps, addps, vaddps)
+    RNDNN_UNI_BINARY(uni_vpxor, pxor, vpxor, vpxord)
+    RNDNN_UNI_BINARY(uni_vpor, por, vpor, vpord)
+    RNDNN_UNI_BINARY(uni_vpand, pand, vpand, vpandd)
+    RNDNN_UNI_BINARY(uni_vpaddd, paddd, vpaddd, vpaddd)
+    RNDNN_UNI_BINARY(uni_vpaddq, paddq, vpaddq, vpaddq)
+    RNDNN_UNI_BINARY(uni_vpmuludq, pmuludq, vpmuludq, vpmuludq)
+    RNDNN_UNI_BINARY(uni_vpmulld, pmulld, vpmulld, vpmulld)
+    RNDNN_UNI_BINARY(uni_vmulps, mulps, vmulps, vmulps)
+    RNDNN_UNI_BINARY(uni_vaddps, addps, vaddps, vaddps)
 #undef RNDNN_UNI_BINARY
+
+    // d = a == b per 32-bit lane, as 0 / ~0.
+    void uni_vpcmpeqd(const Xmm &d, const Xmm &a, const Operand &b) {
+        if (d.isZMM()) {
+            vpcmpeqd(k7, a, b);
+            vpmovm2d(d, k7);
+        } else if (is_sse()) {
+            if (b.isXMM() && d.getIdx() == b.getIdx()
+                    && d.getIdx() != a.getIdx()) {
+                pcmpeqd(d, a);
+                return;
+            }
+            uni_mov(d, a);
+            pcmpeqd(d, b);
+        } else {
+            vpcmpeqd(d, a, b);
+        }
+    }
+    // d = a > b per signed 32-bit lane, as 0 / ~0. d must not alias b
+    // unless it also aliases a.
+    void uni_vpcmpgtd(const Xmm &d, const Xmm &a, const Operand &b) {
+        if (d.isZMM()) {
+            vpcmpgtd(k7, a, b);
+            vpmovm2d(d, k7);
+        } else if (is_sse()) {
+            check_no_alias(d, a, b);
+            uni_mov(d, a);
+            pcmpgtd(d, b);
+        } else {
+            vpcmpgtd(d, a, b);
+        }
+    }
 
     // Non-commutative: d must not alias b unless it also aliases a.
 #define RNDNN_UNI_ORDERED(name, sse_op, avx_op) \
@@ -133,9 +191,21 @@ public:
             avx_op(d, a, b); \
         } \
     }
-    RNDNN_UNI_ORDERED(uni_vpandn, pandn, vpandn) // d = ~a & b
+    // d = ~a & b
+    void uni_vpandn(const Xmm &d, const Xmm &a, const Operand &b) {
+        if (d.isZMM()) {
+            vpandnd(d, a, b);
+            return;
+        }
+        if (is_sse()) {
+            check_no_alias(d, a, b);
+            uni_mov(d, a);
+            pandn(d, b);
+        } else {
+            vpandn(d, a, b);
+        }
+    }
     RNDNN_UNI_ORDERED(uni_vpsubd, psubd, vpsubd)
-    RNDNN_UNI_ORDERED(uni_vpcmpgtd, pcmpgtd, vpcmpgtd) // d = a > b (s32)
     RNDNN_UNI_ORDERED(uni_vpackssdw, packssdw, vpackssdw)
     RNDNN_UNI_ORDERED(uni_vpacksswb, packsswb, vpacksswb)
     RNDNN_UNI_ORDERED(uni_vpackusdw, packusdw, vpackusdw)
@@ -164,9 +234,29 @@ public:
     RNDNN_UNI_SHIFT(uni_vpsllq, psllq, vpsllq)
 #undef RNDNN_UNI_SHIFT
 
-    // d = (a & mask) | (b & ~mask), bitwise; t is clobbered.
+    // x = rotl(x, n) per 32-bit lane; t is clobbered (not at zmm, which
+    // has vprold).
+    void uni_rotl(const Xmm &x, int n, const Xmm &t) {
+        if (x.isZMM()) {
+            vprold(x, x, static_cast<uint8_t>(n));
+            return;
+        }
+        uni_vpslld(t, x, n);
+        uni_vpsrld(x, x, 32 - n);
+        uni_vpor(x, x, t);
+    }
+
+    // d = (a & mask) | (b & ~mask), bitwise; t is clobbered (not at zmm).
     void uni_select(const Xmm &d, const Xmm &mask, const Xmm &a, const Xmm &b,
             const Xmm &t) {
+        if (d.isZMM()) {
+            // One bitwise select: t = t ? a : b per bit (truth table 0xCA
+            // over (t, a, b)).
+            uni_mov(t, mask);
+            vpternlogd(t, a, b, 0xCA);
+            uni_mov(d, t);
+            return;
+        }
         uni_vpand(d, a, mask);
         uni_vpandn(t, mask, b);
         uni_vpor(d, d, t);
@@ -215,7 +305,10 @@ public:
     }
     // d = ~0 in the lanes where a is NaN.
     void uni_vcmpunordps(const Xmm &d, const Xmm &a) {
-        if (is_sse()) {
+        if (d.isZMM()) {
+            vcmpunordps(k7, a, a);
+            vpmovm2d(d, k7);
+        } else if (is_sse()) {
             uni_mov(d, a);
             cmpunordps(d, a);
         } else {
