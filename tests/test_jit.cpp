@@ -617,6 +617,43 @@ TEST(JitEqualityEdges, HandPickedShapesAndOffsets) {
     }
 }
 
+// Outputs of at least jit_nt_min_bytes (16 MiB) of f32 values are stored
+// non-temporally where the kernel's dst is aligned: the same bits, aligned
+// (lead 0) or not (lead 4: the regular stores), with a tail and two
+// threads.
+TEST(JitEqualityEdges, LargeOutputsStreamAndEqualTheReference) {
+    SKIP_WITHOUT_JIT();
+    for (const combo_t &combo : covered_combos()) {
+        if (combo.dt != data_type::f32 || combo.alg != rng_alg::philox4x32_10)
+            continue;
+        prng_t g(fnv1a(combo.name()));
+        for (size_t lead : {size_t(0), size_t(4)}) {
+            case_t c = make_case(g, combo, 0);
+            const dims shape = {(dim_t(1) << 22) + 37};
+            c.md = memory::desc(shape, combo.dt);
+            c.layout = "dense, large";
+            c.bytes = c.md.get_size();
+            c.lead = lead;
+            c.offset = 5;
+            c.nthr = 2;
+            SCOPED_TRACE(combo.name() + ": " + c.str());
+            // 64-byte aligned storage, the handle `lead` bytes in.
+            std::vector<uint64_t> ref_buf((c.bytes + 128) / 8);
+            std::vector<uint64_t> out_buf(ref_buf.size());
+            auto at = [&](std::vector<uint64_t> &b) {
+                const auto base = reinterpret_cast<uintptr_t>(b.data());
+                return reinterpret_cast<uint8_t *>((base + 63) / 64 * 64 + lead);
+            };
+            ASSERT_NO_THROW(execute_case(c, cpu_isa::none, at(ref_buf)));
+            for (cpu_isa tier : available_tiers()) {
+                ASSERT_NO_THROW(execute_case(c, tier, at(out_buf)));
+                EXPECT_EQ(std::memcmp(at(out_buf), at(ref_buf), c.bytes), 0)
+                        << "cap " << isa2str(tier);
+            }
+        }
+    }
+}
+
 // --- JitDispatch: which implementation serves a problem ---------------------
 
 struct dispatch_case_t {

@@ -446,6 +446,48 @@ TEST(Dropout, ForwardOverMethodsAlgsThreadsAndLayouts) {
     check_forward(p, "reference kernels");
 }
 
+// f32 data of at least 16 MiB goes through the fused kernel's
+// non-temporal function where it is 64-byte aligned (memories that rndnn
+// allocates are): the chain's bits, with two threads, in place or not.
+TEST(Dropout, LargeDataStreamsTheSameBits) {
+    const memory::desc md({1, (dim_t(1) << 22) + 37}, data_type::f32);
+    const memory::desc mmd(md.get_dims(), data_type::bit);
+    memory x(md), chain_y(md), chain_m(mmd);
+    auto *xs = static_cast<float *>(x.get_data_handle());
+    for (dim_t i = 0; i < md.nelems(); ++i)
+        xs[i] = static_cast<float>(i % 1013) - 500.f;
+    auto run = [&](dropout_plan plan, memory &src, memory &dst, memory &mask) {
+        dropout::desc d;
+        d.src = d.dst = md;
+        d.mask = mmd;
+        d.rate = 0.3;
+        d.with_offset = true;
+        d.plan = plan;
+        dropout prim {dropout::primitive_desc(d)};
+        prim.execute(stream(2),
+                {{RNDNN_ARG_SRC, src}, {RNDNN_ARG_DST, dst},
+                        {RNDNN_ARG_MASK, mask},
+                        {RNDNN_ARG_SEED, memory::scalar(int64_t(9))},
+                        {RNDNN_ARG_OFFSET, memory::scalar(int64_t(3))}});
+        return std::string(prim.get_primitive_desc().impl_name());
+    };
+    run(dropout_plan::chain, x, chain_y, chain_m);
+    memory y(md), m(mmd), z(md), zm(mmd);
+    std::memcpy(z.get_data_handle(), xs, md.get_size());
+    for (memory *out : {&y, &z}) {
+        memory &mask = out == &y ? m : zm;
+        const std::string impl = run(dropout_plan::any,
+                out == &y ? x : z, *out, mask);
+        SCOPED_TRACE(impl + (out == &z ? " in place" : ""));
+        EXPECT_EQ(std::memcmp(out->get_data_handle(),
+                          chain_y.get_data_handle(), md.get_size()),
+                0);
+        EXPECT_EQ(std::memcmp(mask.get_data_handle(),
+                          chain_m.get_data_handle(), mmd.get_size()),
+                0);
+    }
+}
+
 TEST(Dropout, NoiseShapeAndAxesShareTheMask) {
     problem_t p;
     p.shape = {4, 3, 50};

@@ -148,7 +148,7 @@ void jit_apply_emitter_t::emit_reg(
             // Immediate 0: round to nearest even, whatever MXCSR says.
             h.vcvtps2ph(h.ptr[dst + off], v, 0);
             break;
-        default: h.uni_store(h.ptr[dst + off], v);
+        default: h.uni_store_out(h.ptr[dst + off], v);
     }
 }
 

@@ -46,7 +46,10 @@ public:
         : jit_rng_generator_t(isa, conf.rng)
         , apply_(*this, ops_of(conf))
         , write_mask_(conf.write_mask) {
-        create();
+        // Large f32 data is written non-temporally where it is aligned.
+        create(conf.dt == data_type::f32
+                && static_cast<double>(conf.rng.nelems) * 4
+                        >= jit_nt_min_bytes);
     }
 
 private:
@@ -166,7 +169,7 @@ private:
                 call.rng.units = k;
                 call.src = src + at(gs);
                 call.dst = dst + at(gs);
-                gen_(call.rng);
+                gen_(call.rng, drv_.nt_ok(call.dst));
                 if (write_mask_ && !mask_direct)
                     store_mask(rr, gs, gs + k * ue, mask, gs, flags);
                 u += k;

@@ -32,9 +32,23 @@ jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
                         rng_info(conf_), ": ", why));
 }
 
-void jit_rng_generator_t::create() {
+void jit_rng_generator_t::create(bool nt) {
+    const auto *regular = getCurr();
     generate();
-    fn_ = finalize<kernel_fn_t>();
+    const Xbyak::uint8 *streaming = nullptr;
+    if (nt) {
+        align(64);
+        streaming = getCurr();
+        set_nt_stores(true);
+        generate();
+        set_nt_stores(false);
+    }
+    emit_consumer_data();
+    finalize<kernel_fn_t>();
+    fn_ = reinterpret_cast<kernel_fn_t>(const_cast<Xbyak::uint8 *>(regular));
+    if (streaming)
+        fn_nt_ = reinterpret_cast<kernel_fn_t>(
+                const_cast<Xbyak::uint8 *>(streaming));
 }
 
 void jit_rng_generator_t::generate() {
@@ -58,7 +72,6 @@ void jit_rng_generator_t::generate() {
     dec(f.units);
     jnz(unit, T_NEAR);
     postamble();
-    emit_consumer_data();
 }
 
 void jit_rng_generator_t::emit_words(const Xbyak::Reg64 &out, int n) {
@@ -148,7 +161,7 @@ class jit_rng_t : public rng_kernel_t {
 public:
     jit_rng_t(cpu_isa isa, const rng_conf_t &conf)
         : gen_(isa, conf), drv_(gen_) {
-        gen_.create();
+        gen_.create(streams_output(conf));
     }
 
     void execute(const rng_run_t &run) const override {
@@ -181,7 +194,7 @@ private:
                 const uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;
                 call.dst = drv_.dst_at(run, gs);
                 call.units = k;
-                gen_(call);
+                gen_(call, drv_.nt_ok(call.dst));
                 u += k;
                 continue;
             }
@@ -193,6 +206,15 @@ private:
             drv_.store(run, gs, ge, scratch, u * ue, flags);
             u += k;
         }
+    }
+
+    // Large f32 outputs of the distributions that store through
+    // uni_store_out (uniform, normal) get a non-temporal function.
+    static bool streams_output(const rng_conf_t &conf) {
+        const bool f32_values = conf.dst.get_data_type() == data_type::f32
+                && (conf.dist == dist_t::uniform || conf.dist == dist_t::normal);
+        return f32_values && conf.dst.is_dense()
+                && static_cast<double>(conf.nelems) * 4 >= jit_nt_min_bytes;
     }
 
     jit_rng_generator_t gen_;

@@ -245,7 +245,7 @@ public:
             h_.uni_vmulps(v, v, C(two_m24));
             h_.vfmadd213ps(v, bma, C(a));
             if (out_size() == 4) {
-                h_.uni_store(h_.ptr[f_.dst + i * vlen], v);
+                h_.uni_store_out(h_.ptr[f_.dst + i * vlen], v);
                 continue;
             }
             const Xmm lsb = h_.vmm(8 + i % 2);
@@ -432,8 +432,8 @@ private:
         h.uni_vaddps(z1, z1, C(mean));
         h.uni_vunpcklps(v1, z0, z1);
         h.uni_vunpckhps(v2, z0, z1);
-        h.uni_store(h.ptr[f_.dst + dst_off], v1);
-        h.uni_store(h.ptr[f_.dst + dst_off + vlen], v2);
+        h.uni_store_out(h.ptr[f_.dst + dst_off], v1);
+        h.uni_store_out(h.ptr[f_.dst + dst_off + vlen], v2);
     }
 };
 

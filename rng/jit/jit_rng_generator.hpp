@@ -35,15 +35,20 @@ public:
     jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf);
 
     // Generates the code, once, after construction (the hooks are virtual,
-    // so they cannot run from this class's constructor).
-    void create();
+    // so they cannot run from this class's constructor). With `nt`, a
+    // second function with non-temporal output stores, for calls whose
+    // output is aligned to vlen() (has_nt(), operator()'s `nt`).
+    void create(bool nt = false);
 
     const rng_conf_t &conf() const { return conf_; }
     const jit_engine_t &engine() const { return *engine_; }
     const jit_dist_t &dist() const { return *dist_; }
     // call may be the first member of a larger argument struct that the
     // consumer's code reads through frame().args.
-    void operator()(const jit_rng_call_t &call) const { fn_(&call); }
+    void operator()(const jit_rng_call_t &call, bool nt = false) const {
+        (nt ? fn_nt_ : fn_)(&call);
+    }
+    bool has_nt() const { return fn_nt_ != nullptr; }
 
 protected:
     const jit_rng_frame_t &frame() const { return frame_; }
@@ -62,6 +67,7 @@ protected:
     virtual void emit_consumer_data() {}
 
 private:
+    // One kernel function (the consumer's data comes after all of them).
     void generate();
     // n words from the engine to [out], advancing out.
     void emit_words(const Xbyak::Reg64 &out, int n);
@@ -72,7 +78,7 @@ private:
     jit_rng_frame_t frame_;
     std::unique_ptr<jit_engine_t> engine_;
     std::unique_ptr<jit_dist_t> dist_;
-    kernel_fn_t fn_ = nullptr;
+    kernel_fn_t fn_ = nullptr, fn_nt_ = nullptr;
 };
 
 // Elements per scratch pass: partial units and non-dense layouts.
@@ -131,6 +137,12 @@ public:
     // Whether whole units can be written straight into dst: dense dst, and
     // for bit dst, units starting on byte boundaries.
     bool direct_ok(const rng_run_t &run) const;
+    // Whether a call writing whole units to `dst` may use the generator's
+    // non-temporal function: it has one and dst is aligned to vlen.
+    bool nt_ok(const void *dst) const {
+        return gen_.has_nt()
+                && reinterpret_cast<uintptr_t>(dst) % gen_.vlen() == 0;
+    }
     // The address of global element g in a dense dst (bit dst: its byte).
     void *dst_at(const rng_run_t &run, uint64_t g) const;
     // Stores global elements [gs, ge) into dst through the layout, from

@@ -78,8 +78,17 @@ public:
         for (int i = n_saved - 1; i >= 0; --i)
             pop(saved_[i]);
         if (!is_sse()) vzeroupper();
+        // Non-temporal stores are weakly ordered: fence them before the
+        // caller (another thread, after the join) reads the output.
+        if (nt_stores_) sfence();
         ret();
     }
+
+    // Whether uni_store_out() emits non-temporal stores (which need
+    // addresses aligned to vlen()): set while generating a function for
+    // large outputs (docs/jit.md, "Large outputs").
+    bool nt_stores() const { return nt_stores_; }
+    void set_nt_stores(bool nt) { nt_stores_ = nt; }
 
     // Makes the code executable (and no longer writable) and returns it.
     template <typename fn_t>
@@ -108,6 +117,15 @@ public:
             vmovdqu32(a, s);
         else
             vmovdqu(a, s);
+    }
+    // A store of kernel output: non-temporal while nt_stores().
+    void uni_store_out(const Address &a, const Xmm &s) {
+        if (!nt_stores_)
+            uni_store(a, s);
+        else if (is_sse())
+            movntdq(a, s);
+        else
+            vmovntdq(a, s);
     }
     void uni_mov(const Xmm &d, const Xmm &s) {
         if (d.getIdx() == s.getIdx()) return;
@@ -326,7 +344,14 @@ private:
     static constexpr int n_saved = 6;
     const Xbyak::Reg64 saved_[n_saved] = {rbx, rbp, r12, r13, r14, r15};
     cpu_isa isa_;
+    bool nt_stores_ = false;
 };
+
+// Output bytes from which kernels store non-temporally (when the output
+// is aligned): measured on this project's machines (docs/jit.md), streaming
+// stores save the read-for-ownership of each output line once the output
+// no longer fits the caches, and cost 2x while it does.
+constexpr double jit_nt_min_bytes = 16.0 * 1024 * 1024;
 
 } // namespace impl
 } // namespace rndnn
