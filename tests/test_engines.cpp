@@ -370,6 +370,44 @@ private:
     int i_ = 624;
 };
 
+// Every tier's vector regeneration and tempering (mt19937_simd) equal the
+// scalar definitions: random states, many regenerations in a row, every
+// length of tempering around the vector widths.
+TEST(engines_mt19937, simd_tiers_equal_scalar) {
+    using rndnn::cpu_isa;
+    std::vector<cpu_isa> tiers = {cpu_isa::none};
+    for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512})
+        if (impl::cpu_isa_detected() >= isa) tiers.push_back(isa);
+    std::mt19937_64 g(17);
+    for (cpu_isa isa : tiers) {
+        SCOPED_TRACE(rndnn::isa2str(isa));
+        const impl::mt19937_simd_t simd = impl::mt19937_simd(isa);
+        for (int trial = 0; trial < 20; ++trial) {
+            uint32_t want[impl::mt19937_n], got[impl::mt19937_n];
+            for (uint32_t &w : want)
+                w = static_cast<uint32_t>(g());
+            std::copy(want, want + impl::mt19937_n, got);
+            for (int round = 0; round < 3; ++round) {
+                impl::mt19937_regenerate(want);
+                simd.regenerate(got);
+                ASSERT_TRUE(std::equal(want, want + impl::mt19937_n, got))
+                        << "trial " << trial << " round " << round;
+            }
+        }
+        std::vector<uint32_t> in(70), out(70);
+        for (uint32_t &w : in)
+            w = static_cast<uint32_t>(g());
+        for (size_t count = 0; count <= in.size(); ++count) {
+            std::fill(out.begin(), out.end(), 0xdeadbeefu);
+            simd.temper(in.data(), count, out.data());
+            for (size_t k = 0; k < in.size(); ++k)
+                ASSERT_EQ(out[k],
+                        k < count ? impl::mt19937_temper(in[k]) : 0xdeadbeefu)
+                        << "count " << count << " k " << k;
+        }
+    }
+}
+
 TEST(engines_mt19937, init_genrand_matches_std) {
     for (uint32_t seed : {5489u, 0u, 1u, 4294967295u}) {
         std::mt19937 ref(seed);

@@ -58,18 +58,12 @@ void mt19937_seed_state(uint64_t seed, uint32_t state[mt19937_n]) {
 
 namespace {
 
-inline uint32_t twist(uint32_t xk, uint32_t xk1) {
-    const uint32_t y = (xk & mt19937_upper_mask) | (xk1 & mt19937_lower_mask);
-    // Branch-free multiply by the companion matrix A.
-    return (y >> 1) ^ (mt19937_matrix_a & (0u - (y & 1u)));
-}
-
 // Extends x[0..len) in place to x[0..len + count) with the recurrence
 // x_{k+624} = x_{k+397} ^ twist(x_k, x_{k+1}); len >= 624.
 void extend(uint32_t *x, size_t len, size_t count) {
     const size_t n = mt19937_n, m = mt19937_m;
     for (size_t k = len - n; k < len - n + count; ++k)
-        x[k + n] = x[k + m] ^ twist(x[k], x[k + 1]);
+        x[k + n] = x[k + m] ^ mt19937_twist(x[k], x[k + 1]);
 }
 
 } // namespace
@@ -78,10 +72,10 @@ void mt19937_regenerate(uint32_t s[mt19937_n]) {
     const int n = mt19937_n, m = mt19937_m;
     int k = 0;
     for (; k < n - m; ++k)
-        s[k] = s[k + m] ^ twist(s[k], s[k + 1]);
+        s[k] = s[k + m] ^ mt19937_twist(s[k], s[k + 1]);
     for (; k < n - 1; ++k)
-        s[k] = s[k + m - n] ^ twist(s[k], s[k + 1]);
-    s[n - 1] = s[m - 1] ^ twist(s[n - 1], s[0]);
+        s[k] = s[k + m - n] ^ mt19937_twist(s[k], s[k + 1]);
+    s[n - 1] = s[m - 1] ^ mt19937_twist(s[n - 1], s[0]);
 }
 
 namespace {
@@ -327,10 +321,11 @@ namespace {
 constexpr uint64_t mt19937_walk_limit = uint64_t(1) << 16;
 } // namespace
 
-mt19937_t::mt19937_t(uint64_t seed) : idx_(0), pos_(0) {
+mt19937_t::mt19937_t(uint64_t seed)
+    : simd_(mt19937_simd(get_max_cpu_isa())), idx_(0), pos_(0) {
     mt19937_seed_state(seed, seeded_);
     std::copy(seeded_, seeded_ + mt19937_n, state_);
-    mt19937_regenerate(state_);
+    simd_.regenerate(state_);
 }
 
 void mt19937_t::seek(uint64_t g) {
@@ -338,7 +333,7 @@ void mt19937_t::seek(uint64_t g) {
         uint64_t gap = g - pos_;
         while (gap > 0) {
             if (idx_ == mt19937_n) {
-                mt19937_regenerate(state_);
+                simd_.regenerate(state_);
                 idx_ = 0;
             }
             const int step = int(std::min<uint64_t>(gap, mt19937_n - idx_));
@@ -356,12 +351,11 @@ void mt19937_t::generate(size_t n, uint32_t *out) {
     pos_ += n;
     while (n > 0) {
         if (idx_ == mt19937_n) {
-            mt19937_regenerate(state_);
+            simd_.regenerate(state_);
             idx_ = 0;
         }
         const size_t step = std::min(n, size_t(mt19937_n - idx_));
-        for (size_t k = 0; k < step; ++k)
-            out[k] = mt19937_temper(state_[idx_ + int(k)]);
+        simd_.temper(state_ + idx_, step, out);
         idx_ += int(step);
         out += step;
         n -= step;

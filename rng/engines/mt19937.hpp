@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "src/cpu_isa.hpp"
+
 namespace rndnn {
 namespace impl {
 
@@ -35,9 +37,27 @@ inline uint32_t mt19937_temper(uint32_t y) {
     return y;
 }
 
+// The recurrence's step: x_{k+624} = x_{k+397} ^ twist(x_k, x_{k+1}).
+inline uint32_t mt19937_twist(uint32_t xk, uint32_t xk1) {
+    const uint32_t y = (xk & mt19937_upper_mask) | (xk1 & mt19937_lower_mask);
+    // Branch-free multiply by the companion matrix A.
+    return (y >> 1) ^ (mt19937_matrix_a & (0u - (y & 1u)));
+}
+
 // Replaces x_k..x_{k+623} in s by x_{k+624}..x_{k+1247} (one in-place
 // regeneration of the whole state, as the reference does).
 void mt19937_regenerate(uint32_t s[mt19937_n]);
+
+// The regeneration and the tempering of count words (in and out may be
+// the same) in one tier's vector code (mt19937_simd.cpp), bit for bit
+// mt19937_regenerate() and mt19937_temper().
+struct mt19937_simd_t {
+    void (*regenerate)(uint32_t s[mt19937_n]);
+    void (*temper)(const uint32_t *in, size_t count, uint32_t *out);
+};
+// The code for tier isa (avx512, avx2; the scalar code below avx2). isa
+// must be a tier this CPU has (at most cpu_isa_detected()).
+mt19937_simd_t mt19937_simd(cpu_isa isa);
 
 // window = x_{624+g}..x_{1247+g}, the untempered values behind outputs
 // g..g+623, from the seeded state x_0..x_623. Costs O(log g) polynomial
@@ -65,6 +85,7 @@ public:
     }
 
 private:
+    mt19937_simd_t simd_; // the process's best allowed tier
     uint32_t seeded_[mt19937_n]; // x_0..x_623
     uint32_t state_[mt19937_n];  // x_{624+base}.. with base = pos_ - idx_
     int idx_;                    // state_[idx_] is behind output pos_
