@@ -1,6 +1,7 @@
 // The JIT apply kernels: generated code for whole groups of 32 elements
-// (one mask word each, jit_apply_emitter.hpp); the reference kernel does
-// the last n % 32, which gives the same bits.
+// (one mask word each, jit_apply_emitter.hpp). The last n % 32 elements
+// are a masked group at avx512; below it the reference kernel does them,
+// which gives the same bits.
 #include "pipeline/apply.hpp"
 #include "pipeline/jit/jit_apply_emitter.hpp"
 
@@ -14,8 +15,11 @@ struct jit_apply_call_t {
     const void *src;
     const uint8_t *mask;
     void *dst;
-    uint64_t groups; // >= 1
+    uint64_t groups; // whole groups; >= 1 below avx512
     const float *linear;
+    // avx512: the last partial group's mask bits and its valid elements
+    // (bits 0 to n % 32 - 1; 0: no partial group).
+    uint32_t tail_word, tail_valid;
 };
 
 jit_apply_ops_t ops_of(const apply_conf_t &conf) {
@@ -49,7 +53,11 @@ private:
         mov(groups, ptr[abi_param1 + offsetof(jit_apply_call_t, groups)]);
         mov(linear, ptr[abi_param1 + offsetof(jit_apply_call_t, linear)]);
         apply_.emit_load_consts();
-        Xbyak::Label group;
+        Xbyak::Label group, tail, done;
+        if (is_avx512()) {
+            test(groups, groups);
+            jz(tail, T_NEAR);
+        }
         L(group);
         apply_.emit_group(dword[mask], src, dst, linear);
         add(src, apply_.group_bytes());
@@ -57,6 +65,17 @@ private:
         add(mask, 4);
         dec(groups);
         jnz(group, T_NEAR);
+        if (is_avx512()) {
+            L(tail);
+            const Xbyak::Address valid
+                    = dword[abi_param1 + offsetof(jit_apply_call_t, tail_valid)];
+            cmp(valid, 0);
+            je(done, T_NEAR);
+            apply_.emit_tail_group(
+                    dword[abi_param1 + offsetof(jit_apply_call_t, tail_word)],
+                    valid, src, dst, linear);
+            L(done);
+        }
         postamble();
         apply_.emit_table();
     }
@@ -69,15 +88,27 @@ class jit_apply_t : public apply_kernel_t {
 public:
     jit_apply_t(cpu_isa isa, const apply_conf_t &conf)
         : gen_(isa, conf)
-        , tail_(create_ref_apply(conf))
-        , esize_(static_cast<int64_t>(dt_bits(conf.dt) / 8)) {}
+        , tail_(isa == cpu_isa::avx512 ? nullptr : create_ref_apply(conf))
+        , esize_(static_cast<int64_t>(dt_bits(conf.dt) / 8))
+        , masked_tail_(isa == cpu_isa::avx512) {}
 
     void operator()(const apply_call_t &c) const override {
         constexpr int ge = jit_apply_emitter_t::group_elems;
         const int64_t groups = c.n / ge;
+        const int rem = static_cast<int>(c.n % ge);
+        if (masked_tail_) {
+            if (c.n == 0) return;
+            // The tail's mask bits, read without reading past them.
+            uint32_t word = 0;
+            for (int b = 0; b < (rem + 7) / 8; ++b)
+                word |= uint32_t(c.mask[groups * 4 + b]) << (8 * b);
+            gen_({c.src, c.mask, c.dst, static_cast<uint64_t>(groups),
+                    c.linear, word, rem ? (1u << rem) - 1u : 0u});
+            return;
+        }
         if (groups > 0)
             gen_({c.src, c.mask, c.dst, static_cast<uint64_t>(groups),
-                    c.linear});
+                    c.linear, 0, 0});
         const int64_t done = groups * ge;
         if (done == c.n) return;
         const int64_t skip = done * esize_;
@@ -88,8 +119,9 @@ public:
 
 private:
     jit_apply_generator_t gen_;
-    std::unique_ptr<apply_kernel_t> tail_;
+    std::unique_ptr<apply_kernel_t> tail_; // below avx512
     int64_t esize_;
+    bool masked_tail_;
 };
 
 } // namespace

@@ -72,21 +72,46 @@ void jit_apply_emitter_t::emit_group(const Address &word, const RegExp &src,
         emit_reg(r, src, dst, linear);
 }
 
-void jit_apply_emitter_t::emit_reg(
-        int r, const RegExp &src, const RegExp &dst, const RegExp &linear) {
+void jit_apply_emitter_t::emit_tail_group(const Address &word,
+        const Address &valid, const RegExp &src, const RegExp &dst,
+        const RegExp &linear) {
+    h_.uni_vpbroadcastd(h_.vmm(15 - regs()), word);
+    h_.kmovd(h_.k6, valid);
+    for (int r = 0; r < regs(); ++r) {
+        // Register r covers bits [16 r, 16 r + 16) of valid.
+        if (r > 0) h_.kshiftrd(h_.k5, h_.k6, static_cast<uint8_t>(16 * r));
+        const Opmask k = r == 0 ? h_.k6 : h_.k5;
+        emit_reg(r, src, dst, linear, &k);
+    }
+}
+
+void jit_apply_emitter_t::emit_reg(int r, const RegExp &src,
+        const RegExp &dst, const RegExp &linear, const Opmask *valid) {
     auto &h = h_;
     const Xmm x = h.vmm(tmp_x), t = h.vmm(tmp_t), a = h.vmm(tmp_a),
               b = h.vmm(tmp_b);
     const Xmm bit = h.vmm(16 - regs() + r), word = h.vmm(15 - regs());
     const int off = r * lanes() * esize();
 
-    switch (ops_.dt) {
-        case data_type::bf16:
-            h.uni_vpmovzxwd(x, h.ptr[src + off]);
-            h.uni_vpslld(x, x, 16);
-            break;
-        case data_type::f16: h.vcvtph2ps(x, h.ptr[src + off]); break;
-        default: h.uni_load(x, h.ptr[src + off]);
+    if (valid) { // zero-masked loads of the valid lanes only
+        const Xmm xv = x | *valid | h.T_z;
+        switch (ops_.dt) {
+            case data_type::bf16:
+                h.vpmovzxwd(xv, h.ptr[src + off]);
+                h.uni_vpslld(x, x, 16);
+                break;
+            case data_type::f16: h.vcvtph2ps(xv, h.ptr[src + off]); break;
+            default: h.vmovdqu32(xv, h.ptr[src + off]);
+        }
+    } else {
+        switch (ops_.dt) {
+            case data_type::bf16:
+                h.uni_vpmovzxwd(x, h.ptr[src + off]);
+                h.uni_vpslld(x, x, 16);
+                break;
+            case data_type::f16: h.vcvtph2ps(x, h.ptr[src + off]); break;
+            default: h.uni_load(x, h.ptr[src + off]);
+        }
     }
 
     if (h.is_avx512()) {
@@ -132,7 +157,10 @@ void jit_apply_emitter_t::emit_reg(
             const Xmm w = emit_round_bf16(v);
             // Pack the lanes' low halves into the low half of w.
             if (h.is_avx512()) {
-                h.vpmovdw(h.ptr[dst + off], w);
+                if (valid)
+                    h.vpmovdw(h.ptr[dst + off] | *valid, w);
+                else
+                    h.vpmovdw(h.ptr[dst + off], w);
             } else if (h.is_sse()) {
                 h.packusdw(w, w);
                 h.movq(h.ptr[dst + off], w);
@@ -146,9 +174,16 @@ void jit_apply_emitter_t::emit_reg(
         }
         case data_type::f16:
             // Immediate 0: round to nearest even, whatever MXCSR says.
-            h.vcvtps2ph(h.ptr[dst + off], v, 0);
+            if (valid)
+                h.vcvtps2ph(h.ptr[dst + off] | *valid, v, 0);
+            else
+                h.vcvtps2ph(h.ptr[dst + off], v, 0);
             break;
-        default: h.uni_store_out(h.ptr[dst + off], v);
+        default:
+            if (valid)
+                h.vmovdqu32(h.ptr[dst + off] | *valid, v);
+            else
+                h.uni_store_out(h.ptr[dst + off], v);
     }
 }
 

@@ -57,6 +57,13 @@ public:
     // general one.
     void emit_group(const Xbyak::Address &word, const Xbyak::RegExp &src,
             const Xbyak::RegExp &dst, const Xbyak::RegExp &linear);
+    // avx512 only: a group of fewer than 32 elements, those whose bits are
+    // set in the 32-bit `valid` (a run from bit 0); only they are loaded
+    // and stored (masked), so the code reads and writes nothing past them.
+    // Uses k5 and k6.
+    void emit_tail_group(const Xbyak::Address &word,
+            const Xbyak::Address &valid, const Xbyak::RegExp &src,
+            const Xbyak::RegExp &dst, const Xbyak::RegExp &linear);
     // The constant table the code reads (relative to rip): emit it once,
     // after the function's code.
     void emit_table();
@@ -64,8 +71,9 @@ public:
 private:
     // One vector register r of the group: its lanes are elements
     // [r * lanes, (r + 1) * lanes).
+    // With `valid` (avx512), only its lanes are loaded and stored.
     void emit_reg(int r, const Xbyak::RegExp &src, const Xbyak::RegExp &dst,
-            const Xbyak::RegExp &linear);
+            const Xbyak::RegExp &linear, const Xbyak::Opmask *valid = nullptr);
     // Rounds f32 lanes x to bf16, in the low 16 bits of each lane.
     Xbyak::Xmm emit_round_bf16(const Xbyak::Xmm &x);
     Xbyak::Address table(int off) const;
