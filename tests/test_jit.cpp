@@ -404,7 +404,10 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
     make_layout(g, c, shape, static_cast<int>(uniform_s64(g, 0, 4)));
 
     const dim_t ne = c.md.nelems();
+    // Offsets off every multiple of 4/16/32/64, a range across 2^32 (the
+    // counters' low word wraps), and the s64 end.
     const std::vector<int64_t> offsets = {0, 1, 3, 5, 7, 31, 33, 4095,
+            (int64_t(1) << 32) - ne / 2 - 1, (int64_t(1) << 32) - 13,
             (int64_t(1) << 40) + 3, s64_max - ne, s64_max - ne - 1,
             s64_max - ne - 3, uniform_s64(g, 0, int64_t(1) << 62),
             uniform_s64(g, 0, 1000000)};
