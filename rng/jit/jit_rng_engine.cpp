@@ -224,38 +224,66 @@ void soa_init_state(uint64_t i, int lanes, void *state) {
     }
 }
 
+// The part of a structure-of-arrays engine that counts blocks: lane
+// counters in the call's state buffer (low halves, then high halves),
+// their constants, and the code that takes the next L blocks' indices.
+class jit_soa_engine_t : public jit_engine_t {
+public:
+    using jit_engine_t::jit_engine_t;
+
+    void emit_init() override {
+        h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
+    }
+    uint64_t first_of(uint64_t) const override { return 0; }
+    void init_state(uint64_t, uint64_t i, void *state) const override {
+        soa_init_state(i, lanes(), state);
+    }
+
+protected:
+    int lanes() const { return h_.vlen() / 4; }
+
+    void fill_counter_consts(jit_rng_consts_t &c) const {
+        c.ctr_step.fill(static_cast<uint32_t>(lanes()));
+        c.sign_bit.fill(0x80000000u);
+        c.ctr_step_biased.fill(static_cast<uint32_t>(lanes()) ^ 0x80000000u);
+    }
+
+    // lo, hi = the lanes' block indices; then they advance by L, carrying
+    // into the high half where the low half wraps. w, t, u are clobbered.
+    void emit_next_blocks(const Xmm &lo, const Xmm &hi, const Xmm &w,
+            const Xmm &t, const Xmm &u) {
+        const Address lo_at = h_.ptr[f_.state];
+        const Address hi_at = h_.ptr[f_.state + h_.vlen()];
+        h_.uni_load(lo, lo_at);
+        h_.uni_load(hi, hi_at);
+        h_.uni_vpaddd(t, lo, C(ctr_step)); // lo + L
+        h_.uni_vpxor(u, t, C(sign_bit));
+        h_.uni_load(w, C(ctr_step_biased));
+        h_.uni_vpcmpgtd(w, w, u); // ~0 where lo + L wrapped
+        h_.uni_store(lo_at, t);
+        h_.uni_vpsubd(u, hi, w);
+        h_.uni_store(hi_at, u);
+    }
+};
+
 // Threefry4x32-20, structure of arrays: register X_w of a set holds word w
 // of L = vlen / 4 counters. The counters' low and high halves (with carry)
 // live in the call's state buffer. A rotation is two shifts and an or. At
 // the end a 4x4 transpose per 128-bit lane puts each counter's words
 // together, in index order (soa_lane_block).
-class jit_threefry_t : public jit_engine_t {
+class jit_threefry_t : public jit_soa_engine_t {
 public:
-    jit_threefry_t(jit_generator_t &h, const jit_rng_frame_t &f)
-        : jit_engine_t(h, f) {}
+    using jit_soa_engine_t::jit_soa_engine_t;
 
     int batch_words() const override { return n_sets() * 4 * lanes(); }
-
-    void emit_init() override {
-        h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
-    }
 
     void emit_batch(const Reg64 &out) override {
         const int vlen = h_.vlen();
         const int sets = n_sets();
         const Xmm t = h_.vmm(4 * sets), u = h_.vmm(4 * sets + 1);
-        const Address lo = h_.ptr[f_.state], hi = h_.ptr[f_.state + vlen];
         for (int s = 0; s < sets; ++s) {
-            // X0, X1 = counter + key; then counter += L, carrying.
-            h_.uni_load(x(s, 0), lo);
-            h_.uni_load(x(s, 1), hi);
-            h_.uni_vpaddd(t, x(s, 0), C(ctr_step)); // lo + L
-            h_.uni_vpxor(u, t, C(sign_bit));
-            h_.uni_load(x(s, 2), C(ctr_step_biased));
-            h_.uni_vpcmpgtd(x(s, 2), x(s, 2), u); // ~0 where lo + L wrapped
-            h_.uni_store(lo, t);
-            h_.uni_vpsubd(u, x(s, 1), x(s, 2));
-            h_.uni_store(hi, u);
+            // X0, X1 = counter + key.
+            emit_next_blocks(x(s, 0), x(s, 1), x(s, 2), t, u);
             h_.uni_vpaddd(x(s, 0), x(s, 0), inject(0, 0));
             h_.uni_vpaddd(x(s, 1), x(s, 1), inject(0, 1));
             h_.uni_load(x(s, 2), inject(0, 2));
@@ -301,22 +329,13 @@ public:
         c.inject[0][1].fill(ks[1]);
         c.inject[0][2].fill(static_cast<uint32_t>(stream) + ks[2]);
         c.inject[0][3].fill(static_cast<uint32_t>(stream >> 32) + ks[3]);
-        c.ctr_step.fill(static_cast<uint32_t>(lanes()));
-        c.sign_bit.fill(0x80000000u);
-        c.ctr_step_biased.fill(static_cast<uint32_t>(lanes()) ^ 0x80000000u);
-    }
-
-    uint64_t first_of(uint64_t) const override { return 0; }
-
-    void init_state(uint64_t, uint64_t i, void *state) const override {
-        soa_init_state(i, lanes(), state);
+        fill_counter_consts(c);
     }
 
 private:
     // Sets of four registers a batch runs interleaved (a batch must fit a
     // unit).
     int n_sets() const { return h_.is_avx512() ? 1 : 2; }
-    int lanes() const { return h_.vlen() / 4; }
     Xmm x(int s, int w) const { return h_.vmm(4 * s + w); }
     Address inject(int s, int i) const {
         return h_.ptr[f_.consts + RNDNN_JIT_CONST(inject) + (4 * s + i) * 64];
@@ -336,32 +355,19 @@ private:
 // whole registers, then out_i = a_i + b_(i^3) is transposed as threefry's
 // words are. A rotation is vprold at zmm, else two shifts and an or; the
 // multiplies are vpmulld.
-class jit_multfly_t : public jit_engine_t {
+class jit_multfly_t : public jit_soa_engine_t {
 public:
     jit_multfly_t(jit_generator_t &h, const jit_rng_frame_t &f,
             const std::string &name)
-        : jit_engine_t(h, f), name_(name) {}
+        : jit_soa_engine_t(h, f), name_(name) {}
 
     int batch_words() const override { return 4 * lanes(); }
-
-    void emit_init() override {
-        h_.mov(f_.state, h_.ptr[f_.args + offsetof(jit_rng_call_t, state)]);
-    }
 
     void emit_batch(const Reg64 &out) override {
         const int vlen = h_.vlen();
         const Xmm t = h_.vmm(12), u = h_.vmm(13);
-        const Address lo = h_.ptr[f_.state], hi = h_.ptr[f_.state + vlen];
-        // c0, c1 = the blocks' index; then index += L, carrying.
-        h_.uni_load(c(0), lo);
-        h_.uni_load(c(1), hi);
-        h_.uni_vpaddd(t, c(0), C(ctr_step));
-        h_.uni_vpxor(u, t, C(sign_bit));
-        h_.uni_load(c(2), C(ctr_step_biased));
-        h_.uni_vpcmpgtd(c(2), c(2), u); // ~0 where lo + L wrapped
-        h_.uni_store(lo, t);
-        h_.uni_vpsubd(u, c(1), c(2));
-        h_.uni_store(hi, u);
+        // c0, c1 = the blocks' index.
+        emit_next_blocks(c(0), c(1), c(2), t, u);
         h_.uni_vpxor(c(2), c(2), c(2)); // ctr
         h_.uni_vpxor(c(3), c(3), c(3)); // funct: 32-bit output
         for (int i = 0; i < 4; ++i) {
@@ -401,19 +407,10 @@ public:
             c.multfly_key[i].fill(k[i]);
         c.multfly_mul[0].fill(multfly_mul_b);
         c.multfly_mul[1].fill(multfly_mul_c);
-        c.ctr_step.fill(static_cast<uint32_t>(lanes()));
-        c.sign_bit.fill(0x80000000u);
-        c.ctr_step_biased.fill(static_cast<uint32_t>(lanes()) ^ 0x80000000u);
-    }
-
-    uint64_t first_of(uint64_t) const override { return 0; }
-
-    void init_state(uint64_t, uint64_t i, void *state) const override {
-        soa_init_state(i, lanes(), state);
+        fill_counter_consts(c);
     }
 
 private:
-    int lanes() const { return h_.vlen() / 4; }
     Xmm a(int i) const { return h_.vmm(i); }
     Xmm b(int i) const { return h_.vmm(4 + i); }
     Xmm c(int i) const { return h_.vmm(8 + i); }
