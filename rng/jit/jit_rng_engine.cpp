@@ -264,6 +264,27 @@ protected:
         h_.uni_vpsubd(u, hi, w);
         h_.uni_store(hi_at, u);
     }
+
+    // Stores x0..x3 (word w of L blocks each) as the blocks' words in index
+    // order at out + k * vlen: a 4x4 transpose within 128-bit parts
+    // (soa_lane_block). t, u are clobbered.
+    void emit_store_blocks(const Reg64 &out, int off, const Xmm &x0,
+            const Xmm &x1, const Xmm &x2, const Xmm &x3, const Xmm &t,
+            const Xmm &u) {
+        h_.uni_vpunpckhdq(t, x0, x1);
+        h_.uni_vpunpckldq(x0, x0, x1);
+        h_.uni_vpunpckhdq(u, x2, x3);
+        h_.uni_vpunpckldq(x2, x2, x3);
+        h_.uni_vpunpckhqdq(x1, x0, x2);
+        h_.uni_vpunpcklqdq(x0, x0, x2);
+        h_.uni_vpunpckhqdq(x3, t, u);
+        h_.uni_vpunpcklqdq(x2, t, u);
+        const int vlen = h_.vlen();
+        h_.uni_store(h_.ptr[out + off], x0);
+        h_.uni_store(h_.ptr[out + off + vlen], x1);
+        h_.uni_store(h_.ptr[out + off + 2 * vlen], x2);
+        h_.uni_store(h_.ptr[out + off + 3 * vlen], x3);
+    }
 };
 
 // Threefry4x32-20, structure of arrays: register X_w of a set holds word w
@@ -300,19 +321,9 @@ public:
                         h_.uni_vpaddd(x(s, i), x(s, i), inject((r + 1) / 4, i));
             }
         }
-        for (int s = 0; s < sets; ++s) {
-            const Xmm x0 = x(s, 0), x1 = x(s, 1), x2 = x(s, 2), x3 = x(s, 3);
-            h_.uni_vpunpckhdq(t, x0, x1);
-            h_.uni_vpunpckldq(x0, x0, x1);
-            h_.uni_vpunpckhdq(u, x2, x3);
-            h_.uni_vpunpckldq(x2, x2, x3);
-            h_.uni_vpunpckhqdq(x1, x0, x2);
-            h_.uni_vpunpcklqdq(x0, x0, x2);
-            h_.uni_vpunpckhqdq(x3, t, u);
-            h_.uni_vpunpcklqdq(x2, t, u);
-            for (int w = 0; w < 4; ++w)
-                h_.uni_store(h_.ptr[out + (4 * s + w) * vlen], x(s, w));
-        }
+        for (int s = 0; s < sets; ++s)
+            emit_store_blocks(out, 4 * s * vlen, x(s, 0), x(s, 1), x(s, 2),
+                    x(s, 3), t, u);
     }
 
     void fill_consts(uint64_t seed, uint64_t stream,
@@ -364,7 +375,6 @@ public:
     int batch_words() const override { return 4 * lanes(); }
 
     void emit_batch(const Reg64 &out) override {
-        const int vlen = h_.vlen();
         const Xmm t = h_.vmm(12), u = h_.vmm(13);
         // c0, c1 = the blocks' index.
         emit_next_blocks(c(0), c(1), c(2), t, u);
@@ -384,18 +394,7 @@ public:
             step(a(i), b(i), c(i), t);
         for (int i = 0; i < 4; ++i)
             h_.uni_vpaddd(a(i), a(i), b(i ^ 3));
-        // Transpose the four outputs within 128-bit parts.
-        const Xmm x0 = a(0), x1 = a(1), x2 = a(2), x3 = a(3);
-        h_.uni_vpunpckhdq(t, x0, x1);
-        h_.uni_vpunpckldq(x0, x0, x1);
-        h_.uni_vpunpckhdq(u, x2, x3);
-        h_.uni_vpunpckldq(x2, x2, x3);
-        h_.uni_vpunpckhqdq(x1, x0, x2);
-        h_.uni_vpunpcklqdq(x0, x0, x2);
-        h_.uni_vpunpckhqdq(x3, t, u);
-        h_.uni_vpunpcklqdq(x2, t, u);
-        for (int w = 0; w < 4; ++w)
-            h_.uni_store(h_.ptr[out + w * vlen], a(w));
+        emit_store_blocks(out, 0, a(0), a(1), a(2), a(3), t, u);
     }
 
     void fill_consts(uint64_t seed, uint64_t stream,
