@@ -15,8 +15,10 @@
 // set1) on _mm512_undefined_epi32(), which -Wuninitialized reports once the
 // intrinsic is inlined into a target("avx512f") function: a false positive
 // (the undefined lanes are never read).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace rndnn {
 namespace impl {
