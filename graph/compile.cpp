@@ -5,7 +5,6 @@
 // an rndnn dropout created once; then the arena, one allocation that holds
 // every internal tensor, mask, gradient and scratch buffer, placed by
 // lifetime (arena.hpp).
-#include <algorithm>
 #include <vector>
 
 #include <omp.h>
@@ -35,7 +34,6 @@ void compiler_t::run() {
         cur_ = &g_.nodes[*it];
         backward(*it);
     }
-    if (c_.options.fuse_softmax_dropout) fuse_row_blocks();
     plan_arena();
 }
 
@@ -101,20 +99,15 @@ dims compiler_t::noise_dims(const graph_node_t &n) const {
 }
 
 // Places the buffers in one arena by their lifetimes, the steps that
-// use them (graph/arena.hpp). The two steps of a row-blocked pair run
-// interleaved: each one's buffers live through both.
+// use them (graph/arena.hpp).
 void compiler_t::plan_arena() {
-    for (int i = 0; i < static_cast<int>(c_.steps.size()); ++i) {
-        const step_t &s = c_.steps[i];
-        const int lo = s.fused_into_prev ? i - 1 : i;
-        const int hi = s.rows ? i + 1 : i;
-        for (const auto &a : s.args) {
+    for (int i = 0; i < static_cast<int>(c_.steps.size()); ++i)
+        for (const auto &a : c_.steps[i].args) {
             if (a.ref.where != where_t::arena) continue;
             cimpl_t::buffer_t &b = c_.buffers[a.ref.buffer];
-            if (b.first < 0 || lo < b.first) b.first = lo;
-            b.last = std::max(b.last, hi);
+            if (b.first < 0) b.first = i;
+            b.last = i;
         }
-    }
     std::vector<arena_buffer_t> lifetimes;
     for (const cimpl_t::buffer_t &b : c_.buffers)
         lifetimes.push_back({b.size, b.first, b.last});

@@ -2,8 +2,6 @@
 //
 // Argument checks, the generator's reservations, the steps; the memory
 // report, the step times and the step list.
-#include <algorithm>
-#include <exception>
 #include <functional>
 #include <iomanip>
 #include <set>
@@ -11,7 +9,6 @@
 
 #include "graph/graph_impl.hpp"
 #include "pipeline/onednn.hpp"
-#include "src/parallel.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -73,114 +70,12 @@ struct run_ctx_t {
         return nullptr;
     }
 
-    // The first element of r's operand.
-    unsigned char *at(const cimpl_t::ref_t &r) const {
-        const memory::desc &md = r.md;
-        return static_cast<unsigned char *>(base(r))
-                + md.get_offset0()
-                * static_cast<dim_t>(dt_bits(md.get_data_type()) / 8);
-    }
-
-    // Steps i and i + 1, a row-blocked pair (graph/fuse.cpp): threads take
-    // contiguous blocks of rows and run both steps' block primitives on
-    // each, one thread each. The pair's wall time is split between its
-    // steps in proportion to the time their block calls took.
-    void run_rows(int i) const {
-        const cimpl_t::step_t &s0 = c.steps[i], &s1 = c.steps[i + 1];
-        const cimpl_t::row_blocks_t &rb = *s0.rows;
-        const cimpl_t::step_t &ss = rb.softmax_first ? s0 : s1;
-        const cimpl_t::step_t &ds = rb.softmax_first ? s1 : s0;
-        const dim_t blocks = (rb.rows + rb.block_rows - 1) / rb.block_rows;
-        const double t0 = impl::now_ms();
-        std::vector<double> soft_ms(c.nthr, 0.0), drop_ms(c.nthr, 0.0);
-        std::exception_ptr failure;
-        impl::parallel(c.nthr, [&](int ithr, int nthr) {
-            dim_t b0, b1;
-            impl::balance211(blocks, nthr, ithr, b0, b1);
-            if (b0 >= b1) return;
-            try {
-                const dnnl::engine &eng = impl::onednn_engine();
-                dnnl::stream strm(eng);
-                for (dim_t b = b0; b < b1; ++b) {
-                    const dim_t r0 = b * rb.block_rows;
-                    const dim_t nr = std::min(rb.block_rows, rb.rows - r0);
-                    const int k = nr == rb.block_rows ? 0 : 1;
-                    const dim_t first = r0 * rb.cols;
-                    const memory::desc md({nr, rb.cols},
-                            ds.args[0].ref.md.get_data_type());
-                    auto block = [&](const cimpl_t::ref_t &r) {
-                        const dim_t bits = dt_bits(r.md.get_data_type());
-                        return at(r) + first * bits / 8;
-                    };
-                    auto softmax = [&] {
-                        const double s = impl::now_ms();
-                        std::unordered_map<int, dnnl::memory> args;
-                        for (const auto &a : ss.args)
-                            args[a.id] = dnnl::memory(impl::to_onednn(md),
-                                    eng, block(a.ref));
-                        rb.softmax[k].execute(strm, args);
-                        strm.wait();
-                        soft_ms[ithr] += impl::now_ms() - s;
-                    };
-                    auto drop = [&] {
-                        const double s = impl::now_ms();
-                        std::unordered_map<int, memory> args;
-                        for (const auto &a : ds.args)
-                            args[a.id] = memory(
-                                    memory::desc(md.get_dims(),
-                                            a.ref.md.get_data_type()),
-                                    block(a.ref));
-                        args[RNDNN_ARG_SEED] = memory::scalar(c.seed);
-                        args[RNDNN_ARG_OFFSET] = memory::scalar(
-                                c.offsets[ds.reservation] + first);
-                        rb.drop[k].execute(stream(1), args);
-                        drop_ms[ithr] += impl::now_ms() - s;
-                    };
-                    if (rb.softmax_first) {
-                        softmax();
-                        drop();
-                    } else {
-                        drop();
-                        softmax();
-                    }
-                }
-            } catch (...) {
-#pragma omp critical(rndnn_graph_rows)
-                if (!failure) failure = std::current_exception();
-            }
-        });
-        if (failure) {
-            try {
-                std::rethrow_exception(failure);
-            } catch (const dnnl::error &e) {
-                fail(status::runtime_error,
-                        cat("node '", ss.node, "' ", ss.what,
-                                ": oneDNN failed: ", e.what()));
-            }
-        }
-        const double wall = impl::now_ms() - t0;
-        double soft = 0, drop = 0;
-        for (int t = 0; t < c.nthr; ++t) {
-            soft += soft_ms[t];
-            drop += drop_ms[t];
-        }
-        const double share = soft + drop > 0 ? soft / (soft + drop) : 0.5;
-        const int si = rb.softmax_first ? i : i + 1;
-        c.times[si].ms = wall * share;
-        c.times[si == i ? i + 1 : i].ms = wall * (1 - share);
-    }
-
     void run(int first, int last) const {
         const dnnl::engine &eng = impl::onednn_engine();
         dnnl::stream strm(eng);
         impl::omp_threads_guard_t guard(c.nthr);
         for (int i = first; i < last; ++i) {
             const cimpl_t::step_t &s = c.steps[i];
-            if (s.rows) {
-                run_rows(i);
-                ++i; // the pair's second step ran with it
-                continue;
-            }
             const double t0 = impl::now_ms();
             if (s.reservation >= 0) {
                 std::unordered_map<int, memory> args;

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,15 +105,6 @@ struct compiled_graph::impl_t {
         int id; // DNNL_ARG_* for oneDNN steps, RNDNN_ARG_* for dropout
         ref_t ref;
     };
-    // A softmax step and a dropout step run together by blocks of rows
-    // (graph/fuse.cpp): the primitives of a block of block_rows rows and of
-    // the last, shorter one.
-    struct row_blocks_t {
-        dim_t rows = 0, cols = 0, block_rows = 0;
-        dnnl::primitive softmax[2]; // full block, last block
-        dropout drop[2];
-        bool softmax_first = true; // forward; backward runs dropout first
-    };
     struct step_t {
         std::string node, what, impl;
         bool backward = false;
@@ -122,10 +112,6 @@ struct compiled_graph::impl_t {
         dropout drop; // an rndnn dropout step
         int reservation = -1; // its generator range (dropout steps)
         std::vector<arg_t> args;
-        // Set on the first step of a row-blocked pair, which also runs the
-        // next step; that one is then never run on its own.
-        std::shared_ptr<const row_blocks_t> rows;
-        bool fused_into_prev = false;
     };
 
     graph::impl_t g;
@@ -231,9 +217,6 @@ private:
     ref_t diff(tensor_id t);
     dims batch_of(tensor_id t, const dims &full) const;
     void backward(int i);
-
-    // Softmax and dropout steps run by blocks of rows (fuse.cpp).
-    void fuse_row_blocks();
 
     // The arena (compile.cpp, with arena.hpp's planner).
     void plan_arena();

@@ -306,45 +306,6 @@ TEST(Graph, StoredAndRecomputedMasksGiveIdenticalGradients) {
     }
 }
 
-// compile_options::fuse_softmax_dropout runs softmax and dropout (and
-// their gradients) by blocks of rows: the bits of separate steps, for
-// every mask mode, with the dropout output kept or recomputed, on one and
-// two threads. 1200 rows of 300: several blocks and a shorter last one.
-TEST(Graph, SoftmaxDropoutRowBlocksGiveTheSeparateStepsBits) {
-    attn_t a;
-    a.s = 300;
-    a.d = 8;
-    const graph g = attention_graph(a);
-    for (mask_mode mm : {mask_mode::bit, mask_mode::u8, mask_mode::recompute})
-        for (bool remat : {false, true})
-            for (int nthr : {1, 2}) {
-                SCOPED_TRACE(impl::cat(mask_mode2str(mm), remat ? " remat" : "",
-                        " threads ", nthr));
-                std::vector<attn_run_t> runs;
-                for (bool fuse : {true, false}) {
-                    compile_options o;
-                    o.masks = mm;
-                    o.threads = nthr;
-                    o.recompute_dropout_output = remat;
-                    o.fuse_softmax_dropout = fuse;
-                    compiled_graph c = g.compile(o);
-                    int blocked = 0;
-                    for (const step_time &t : c.get_step_times())
-                        blocked += t.impl.find("row blocks") != std::string::npos;
-                    // Forward's pair and backward's (when it is adjacent).
-                    if (fuse) EXPECT_GE(blocked, 2);
-                    else EXPECT_EQ(blocked, 0);
-                    runs.emplace_back(a);
-                    generator gen(7, 3);
-                    runs.back().step(c, gen);
-                }
-                expect_same(runs[0].out, runs[1].out, "out");
-                expect_same(runs[0].dq, runs[1].dq, "dq");
-                expect_same(runs[0].dk, runs[1].dk, "dk");
-                expect_same(runs[0].dv, runs[1].dv, "dv");
-            }
-}
-
 TEST(Graph, ReplayFromSavedStateIsBitExact) {
     const attn_t a;
     const graph g = attention_graph(a);

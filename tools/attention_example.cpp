@@ -7,8 +7,7 @@
 //     rndnn-attention [--batch 4] [--heads 8] [--seq 512] [--head-dim 64]
 //         [--rate 0.1] [--method M] [--dtype f32|bf16]
 //         [--masks bit,u8,recompute]
-//         [--recompute-output] [--separate-softmax-dropout] [--threads 1]
-//         [--steps 5] [--seed 42]
+//         [--recompute-output] [--threads 1] [--steps 5] [--seed 42]
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -92,9 +91,6 @@ void run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
               << (options.recompute_dropout_output
                                  ? ", dropout output recomputed"
                                  : "")
-              << (options.fuse_softmax_dropout
-                                 ? ""
-                                 : ", softmax and dropout separate")
               << "\n";
     rndnn::compiled_graph c = g.compile(options);
     rndnn::memory mq = normal(qkv, seed, 1), mk = normal(qkv, seed, 2),
@@ -179,9 +175,6 @@ int main(int argc, char **argv) {
                 "mask modes to compare: bit, u8, recompute, comma-separated");
         opt("recompute-output", "also recompute the dropout output in "
                                 "backward instead of keeping it");
-        opt("separate-softmax-dropout",
-                "run softmax and dropout as separate steps instead of by "
-                "blocks of rows (compile_options::fuse_softmax_dropout)");
         opt("threads", rndnn_cli::text("1"), "threads, >= 1");
         opt("steps", rndnn_cli::text("5"), "timed steps, >= 1");
         opt("seed", rndnn_cli::text("42"), "seed of the inputs and masks");
@@ -189,8 +182,7 @@ int main(int argc, char **argv) {
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-attention [--batch N] [--heads N] [--seq N] "
                     "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] [--masks "
-                    "LIST] [--recompute-output] [--separate-softmax-dropout] "
-                    "[--threads N] [--steps N]",
+                    "LIST] [--recompute-output] [--threads N] [--steps N]",
                     vm))
             return rndnn_cli::exit_ok;
         const auto positive = [&](const char *name) {
@@ -214,8 +206,6 @@ int main(int argc, char **argv) {
         rndnn::compile_options options;
         options.threads = positive("threads");
         options.recompute_dropout_output = vm.count("recompute-output") > 0;
-        options.fuse_softmax_dropout
-                = vm.count("separate-softmax-dropout") == 0;
         const int steps = positive("steps");
         const std::int64_t seed = rndnn_cli::parse_s64(
                 "--seed", vm["seed"].as<std::string>());

@@ -138,12 +138,6 @@ struct compile_options {
     /// softmax output) or is the caller's: one activation less held between
     /// forward and backward, for one more pass over it in backward.
     bool recompute_dropout_output = false;
-    /// A softmax over the last axis and the dropout that reads its output
-    /// (and, in backward, the dropout's gradient and the softmax gradient
-    /// that reads it) run as one step, block of rows by block of rows, so
-    /// that the second reads what the first wrote while it is in cache:
-    /// the same bits as separate steps (docs/graph.md). false: separate.
-    bool fuse_softmax_dropout = true;
 };
 
 /// A graph of operations over logical tensors.
