@@ -212,6 +212,42 @@ TEST_F(Cli, ThreadCountDoesNotChangeOutput) {
     }
 }
 
+// --global-shape/--origin: a block of the global tensor gets its values
+// (raw u32 words and normal f32 values, rows 2..4 of 7x5, and the
+// columns 1..3); a window that does not fit is a usage error naming it.
+TEST_F(Cli, WindowsHoldTheGlobalTensorsValues) {
+    for (const char *dist : {"bits", "normal"}) {
+        SCOPED_TRACE(dist);
+        const args_t whole_a = {"gen", "--dist", dist, "--shape", "7x5",
+                "--offset", "3", "--out", "-"};
+        const result_t whole = run(whole_a);
+        ASSERT_EQ(whole.status, 0) << whole.err;
+        const result_t rows = run({"gen", "--dist", dist, "--shape", "3x5",
+                "--global-shape", "7x5", "--origin", "2x0", "--offset", "3",
+                "--out", "-"});
+        ASSERT_EQ(rows.status, 0) << rows.err;
+        EXPECT_TRUE(rows.out == whole.out.substr(2 * 5 * 4, 3 * 5 * 4));
+        const result_t cols = run({"gen", "--dist", dist, "--shape", "7x3",
+                "--global-shape", "7x5", "--origin", "0x1", "--offset", "3",
+                "--out", "-"});
+        ASSERT_EQ(cols.status, 0) << cols.err;
+        for (int r = 0; r < 7; ++r)
+            EXPECT_TRUE(cols.out.substr(r * 12, 12)
+                    == whole.out.substr((r * 5 + 1) * 4, 12))
+                    << "row " << r;
+    }
+    const result_t bad = run({"gen", "--shape", "3x5", "--global-shape",
+            "7x5", "--origin", "5x0", "--out", "-"});
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("do not fit the global dims 7x5"), std::string::npos)
+            << bad.err;
+    const result_t lone = run({"gen", "--shape", "3", "--origin", "1",
+            "--out", "-"});
+    EXPECT_EQ(lone.status, 2);
+    EXPECT_NE(lone.err.find("--origin needs --global-shape"), std::string::npos)
+            << lone.err;
+}
+
 TEST_F(Cli, ExistingFileIsReplaced) {
     std::ofstream(dir_ / "t.bin") << "old contents";
     const bytes_t raw = gen_file({"gen", "--shape", "10", "--out", "t.bin"},

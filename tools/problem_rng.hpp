@@ -8,7 +8,8 @@ namespace rndnn_cli {
 
 // The options that describe one RNG problem, shared by gen and bench:
 // --dist and its parameters (--p, --method, --a, --b, --mean, --stddev),
-// --shape, --dtype and the stream options.
+// --shape, --dtype, the window (--global-shape, --origin) and the stream
+// options.
 void add_rng_problem_options(po::options_description &desc);
 
 // One RNG problem, parsed strictly: what to hand to

@@ -55,6 +55,17 @@ public:
         scalar_kind scalars = scalar_kind::host;
         /// multfly only: the key name, at most 32 bytes.
         std::string name;
+        /// A window of a global tensor (docs/semantics.md, "Windows"):
+        /// empty (the default) makes dst the whole tensor. Otherwise the
+        /// global tensor's dims, of dst's rank, and the origin of dst's
+        /// block in it (empty: all zeros): element i of dst gets the value
+        /// of global element origin + i, whose index g is its row-major
+        /// index over global_dims, plus the offset. So the blocks of any
+        /// partition of the global tensor, generated apart (by threads,
+        /// processes, machines), hold the whole tensor's values.
+        /// next_offset is then offset + the global element count, and
+        /// offset + that count must be at most 2^63 - 1.
+        dims global_dims, origin;
 
         bool operator==(const desc &o) const;
     };

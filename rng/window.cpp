@@ -1,0 +1,73 @@
+// Windows of a global tensor: their checks and their rows.
+#include "rng/window.hpp"
+
+#include <limits>
+
+#include "src/utils.hpp"
+
+namespace rndnn {
+namespace impl {
+
+void rng_window_t::row(dim_t r, dim_t &global, dim_t &pos) const {
+    const size_t last = local.size() - 1;
+    global = origin[last] * global_strides[last];
+    pos = offset0;
+    for (size_t j = last; j-- > 0;) {
+        const dim_t i = r % local[j];
+        r /= local[j];
+        global += (origin[j] + i) * global_strides[j];
+        pos += i * local_strides[j];
+    }
+}
+
+rng_window_t make_rng_window(const rng::desc &d) {
+    rng_window_t w;
+    if (d.global_dims.empty()) {
+        if (!d.origin.empty())
+            fail(status::invalid_arguments,
+                    cat("origin ", dims2str(d.origin),
+                            " is given without global dims"));
+        return w;
+    }
+    const dims &local = d.dst.get_dims();
+    const dims origin = d.origin.empty() ? dims(local.size(), 0) : d.origin;
+    if (d.global_dims.size() != local.size() || origin.size() != local.size())
+        fail(status::invalid_arguments,
+                cat("window: global dims ", dims2str(d.global_dims),
+                        ", origin ", dims2str(origin), " and dst dims ",
+                        dims2str(local), " must have the same rank"));
+    if (local.empty())
+        fail(status::invalid_arguments, "window: dst has no dims");
+    dim_t n = 1;
+    for (size_t j = 0; j < local.size(); ++j) {
+        const dim_t g = d.global_dims[j];
+        if (g < 0 || origin[j] < 0 || origin[j] > g || local[j] > g - origin[j])
+            fail(status::invalid_arguments,
+                    cat("window: dst dims ", dims2str(local), " at origin ",
+                            dims2str(origin), " do not fit the global dims ",
+                            dims2str(d.global_dims), " (dim ", j, ")"));
+        if (g != 0 && n > std::numeric_limits<dim_t>::max() / g)
+            fail(status::invalid_arguments,
+                    cat("window: global dims ", dims2str(d.global_dims),
+                            " hold more than 2^63 - 1 elements"));
+        n *= g;
+    }
+    w.active = true;
+    w.local = local;
+    w.local_strides = d.dst.get_strides();
+    w.origin = origin;
+    w.offset0 = d.dst.get_offset0();
+    w.global_nelems = n;
+    w.global_strides.assign(local.size(), 1);
+    for (size_t j = local.size() - 1; j-- > 0;)
+        w.global_strides[j] = w.global_strides[j + 1] * d.global_dims[j + 1];
+    w.row_len = local.back();
+    w.rows = 1;
+    for (size_t j = 0; j + 1 < local.size(); ++j)
+        w.rows *= local[j];
+    if (w.row_len == 0) w.rows = 0;
+    return w;
+}
+
+} // namespace impl
+} // namespace rndnn

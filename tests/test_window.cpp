@@ -1,0 +1,176 @@
+// Windows of a global tensor: the blocks of random partitions of random
+// global shapes, generated apart, hold the whole tensor's values, for every
+// engine, distribution and type, ISA cap, offset and thread count.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/utils.hpp"
+#include "tests/test_utils.hpp"
+
+using namespace rndnn;
+using namespace rndnn::test;
+
+namespace {
+
+struct dist_case_t {
+    const char *name;
+    data_type dt;
+    post_ops po;
+};
+
+std::vector<dist_case_t> dist_cases(rng_alg alg) {
+    std::vector<dist_case_t> v;
+    post_ops none;
+    v.push_back({"bits", data_type::u32, none});
+    post_ops t32;
+    t32.append_bernoulli(0.3);
+    v.push_back({"threshold32 bit", data_type::bit, t32});
+    v.push_back({"threshold32 u8", data_type::u8, t32});
+    if (alg != rng_alg::mcg31m1) {
+        post_ops bs;
+        bs.append_bernoulli(0.625, bernoulli_method::bitsliced, 3);
+        v.push_back({"bitsliced:3 bit", data_type::bit, bs});
+    }
+    post_ops uni;
+    uni.append_uniform(-2.f, 3.f);
+    v.push_back({"uniform f32", data_type::f32, uni});
+    v.push_back({"uniform bf16", data_type::bf16, uni});
+    post_ops nrm;
+    nrm.append_normal(1.f, 2.f);
+    v.push_back({"normal f32", data_type::f32, nrm});
+    v.push_back({"normal f16", data_type::f16, nrm});
+    return v;
+}
+
+// Cut points of [0, n): sorted, starting at 0.
+std::vector<dim_t> cuts(std::mt19937_64 &g, dim_t n) {
+    std::vector<dim_t> c = {0};
+    const int k = static_cast<int>(g() % 4);
+    for (int i = 0; i < k && n > 1; ++i)
+        c.push_back(1 + static_cast<dim_t>(g() % static_cast<uint64_t>(n - 1)));
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+}
+
+// Element i of a dense tensor of type dt equals element j of another.
+bool same_element(data_type dt, const std::vector<uint8_t> &a, dim_t i,
+        const std::vector<uint8_t> &b, dim_t j) {
+    if (dt == data_type::bit) return get_bit(a.data(), i) == get_bit(b.data(), j);
+    const size_t es = dt_bits(dt) / 8;
+    return std::memcmp(&a[i * es], &b[j * es], es) == 0;
+}
+
+} // namespace
+
+TEST(RngWindow, PartitionsHoldTheWholeTensor) {
+    std::mt19937_64 g(2026);
+    std::vector<cpu_isa> caps = {cpu_isa::none, cpu_isa::all};
+    for (cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2})
+        if (get_max_cpu_isa() >= isa) caps.push_back(isa);
+    for (rng_alg alg : all_algs())
+        for (const dist_case_t &dc : dist_cases(alg))
+            for (int trial = 0; trial < 3; ++trial) {
+                const int rank = 1 + static_cast<int>(g() % 4);
+                dims global(rank);
+                for (dim_t &d : global)
+                    d = 1 + static_cast<dim_t>(g() % (rank == 1 ? 300 : 23));
+                run_args_t r;
+                r.seed = static_cast<int64_t>(g());
+                r.offset = static_cast<int64_t>(g() % 100000);
+                r.stream = static_cast<int64_t>(g() % 7);
+                r.nthr = 1 + static_cast<int>(g() % 3);
+                primitive_attr attr;
+                attr.set_post_ops(dc.po);
+                attr.set_max_cpu_isa(caps[g() % caps.size()]);
+                rng::desc whole_d(alg, memory::desc(global, dc.dt));
+                if (alg == rng_alg::multfly) whole_d.name = "layer.1";
+                std::vector<uint8_t> whole(whole_d.dst.get_size() + 1);
+                generate(whole_d, attr, whole.data(), r);
+
+                std::vector<std::vector<dim_t>> c(rank);
+                for (int j = 0; j < rank; ++j)
+                    c[j] = cuts(g, global[j]);
+                // Every block of the grid of cuts.
+                std::vector<size_t> at(rank, 0);
+                for (;;) {
+                    dims origin(rank), local(rank);
+                    for (int j = 0; j < rank; ++j) {
+                        origin[j] = c[j][at[j]];
+                        local[j] = (at[j] + 1 < c[j].size() ? c[j][at[j] + 1]
+                                                            : global[j])
+                                - origin[j];
+                    }
+                    SCOPED_TRACE(impl::cat(alg2str(alg), " ", dc.name,
+                            " global ", impl::dims2str(global), " origin ",
+                            impl::dims2str(origin), " block ",
+                            impl::dims2str(local), " nthr ", r.nthr, " cap ",
+                            isa2str(attr.get_max_cpu_isa())));
+                    rng::desc d = whole_d;
+                    d.dst = memory::desc(local, dc.dt);
+                    d.global_dims = global;
+                    d.origin = origin;
+                    std::vector<uint8_t> block(d.dst.get_size() + 1);
+                    generate(d, attr, block.data(), r);
+                    const dim_t n = d.dst.nelems();
+                    for (dim_t i = 0; i < n; ++i) {
+                        dim_t rest = i, gi = 0, stride = 1;
+                        dims idx(rank);
+                        for (int j = rank - 1; j >= 0; --j) {
+                            idx[j] = rest % local[j];
+                            rest /= local[j];
+                        }
+                        for (int j = rank - 1; j >= 0; --j) {
+                            gi += (origin[j] + idx[j]) * stride;
+                            stride *= global[j];
+                        }
+                        ASSERT_TRUE(same_element(dc.dt, block, i, whole, gi))
+                                << "element " << i << " (global " << gi << ")";
+                    }
+                    int j = rank - 1;
+                    while (j >= 0 && ++at[j] == c[j].size())
+                        at[j--] = 0;
+                    if (j < 0) break;
+                }
+            }
+}
+
+TEST(RngWindow, NextOffsetAdvancesByTheGlobalTensor) {
+    rng::desc d(rng_alg::philox4x32_10, memory::desc({2, 3}, data_type::u32));
+    d.global_dims = {4, 5};
+    d.origin = {1, 2};
+    d.with_offset = true;
+    d.with_next_offset = true;
+    rng prim {rng::primitive_desc(d)};
+    std::vector<uint32_t> buf(6);
+    int64_t next = 0;
+    prim.execute(stream(1),
+            {{RNDNN_ARG_DST, memory(d.dst, buf.data())},
+                    {RNDNN_ARG_SEED, memory::scalar(int64_t(1))},
+                    {RNDNN_ARG_OFFSET, memory::scalar(int64_t(10))},
+                    {RNDNN_ARG_NEXT_OFFSET,
+                            memory(memory::desc({1}, data_type::s64), &next)}});
+    EXPECT_EQ(next, 30);
+    EXPECT_NE(std::string(prim.get_primitive_desc().info()).find(
+                      "window=4x5@1x2"),
+            std::string::npos);
+}
+
+TEST(RngWindow, BadWindowsNameTheValue) {
+    auto pd = [](const dims &local, const dims &global, const dims &origin) {
+        rng::desc d(rng_alg::philox4x32_10, memory::desc(local, data_type::u32));
+        d.global_dims = global;
+        d.origin = origin;
+        rng::primitive_desc p(d);
+    };
+    EXPECT_ERROR_NAMES(pd({2}, {}, {1}), "origin 1 is given without global dims");
+    EXPECT_ERROR_NAMES(pd({2, 2}, {4}, {}), "same rank");
+    EXPECT_ERROR_NAMES(pd({2, 2}, {4, 4}, {3, 0}), "do not fit the global dims 4x4 (dim 0)");
+    EXPECT_ERROR_NAMES(pd({2}, {4}, {-1}), "origin -1");
+    EXPECT_ERROR_NAMES(pd({2, 2}, {int64_t(1) << 40, int64_t(1) << 40}, {}),
+            "hold more than 2^63 - 1 elements");
+}
