@@ -5,7 +5,6 @@
 
 #include "rng/rng_impl.hpp"
 #include "rng/window.hpp"
-#include "src/parallel.hpp"
 #include "src/enums.hpp"
 #include "src/impl_list.hpp"
 #include "src/utils.hpp"
@@ -213,10 +212,8 @@ struct rng::primitive_desc::impl_t {
     impl::rng_conf_t conf;
     const impl::rng_impl_t *chosen = nullptr;
     std::string info;
-    // A window runs its rows with kernels for one row: confs[k] has a
-    // row's dst with offset0 k (a bit dst's bit phase; one conf else).
+    // A window runs its rows with row kernels of the chosen entry.
     impl::rng_window_t window;
-    std::vector<impl::rng_conf_t> row_confs;
 };
 
 rng::primitive_desc::primitive_desc(
@@ -235,17 +232,9 @@ rng::primitive_desc::primitive_desc(
         } else {
             impl_->info += cat(",window=", impl::dims2str(adesc.global_dims),
                     "@", impl::dims2str(w.origin));
-            const memory::desc &md = adesc.dst;
-            const bool bits = md.get_data_type() == data_type::bit;
-            for (int phase = 0; phase < (bits ? 8 : 1); ++phase) {
-                impl::rng_conf_t c = impl_->conf;
-                c.dst = memory::desc({w.row_len}, md.get_data_type(),
-                        {w.local_strides.back()}, phase);
-                c.nelems = w.row_len;
-                impl_->row_confs.push_back(c);
-            }
             impl_->chosen = &impl::pick_rng_impl(
-                    impl_->row_confs[0], impl_->info);
+                    impl::rng_window_row_confs(w, impl_->conf)[0],
+                    impl_->info);
         }
         impl::verbose_print(impl::verbose_t::dispatch, "create",
                 cat(impl_->chosen->name, ",", impl_->info, ",",
@@ -273,56 +262,22 @@ std::string rng::primitive_desc::info() const {
 
 struct rng::impl_t {
     std::unique_ptr<impl::rng_kernel_t> kernel;
-    std::vector<std::unique_ptr<impl::rng_kernel_t>> row_kernels; // window
 };
 
-namespace {
 
-// A window's rows, each a run of consecutive global indices: long rows
-// one after another on every thread, short ones spread over the threads.
-void run_window(const impl::rng_window_t &w,
-        const std::vector<std::unique_ptr<impl::rng_kernel_t>> &kernels,
-        data_type dt, const impl::rng_run_t &run) {
-    constexpr dim_t long_row = 65536;
-    const bool bits = dt == data_type::bit;
-    const dim_t esize = bits ? 0 : dt_bits(dt) / 8;
-    auto do_row = [&](dim_t r, int nthr) {
-        dim_t g, pos;
-        w.row(r, g, pos);
-        impl::rng_run_t rr = run;
-        rr.offset = run.offset + g;
-        rr.nthr = nthr;
-        auto *base = static_cast<unsigned char *>(run.dst);
-        rr.dst = bits ? base + pos / 8 : base + pos * esize;
-        kernels[bits ? pos % 8 : 0]->execute(rr);
-    };
-    if (w.row_len >= long_row || run.nthr <= 1) {
-        for (dim_t r = 0; r < w.rows; ++r)
-            do_row(r, run.nthr);
-        return;
-    }
-    impl::parallel(run.nthr, [&](int ithr, int nthr) {
-        dim_t r0, r1;
-        impl::balance211(w.rows, nthr, ithr, r0, r1);
-        for (dim_t r = r0; r < r1; ++r)
-            do_row(r, 1);
-    });
-}
-
-} // namespace
 
 rng::rng(const primitive_desc &pd) : pd_(pd) {
     impl::verbose_errors("rng", [&] {
         if (!pd.impl())
             fail(status::invalid_arguments, "empty primitive descriptor");
         auto p = std::make_shared<impl_t>();
-        if (pd.impl()->window.active) {
-            for (const impl::rng_conf_t &c : pd.impl()->row_confs)
-                p->row_kernels.push_back(pd.impl()->chosen->create(c));
-        } else {
-            p->kernel = pd.impl()->chosen->create(pd.impl()->conf);
-        }
-        if (!p->kernel && p->row_kernels.empty())
+        const primitive_desc::impl_t &pi = *pd.impl();
+        if (pi.window.active)
+            p->kernel = std::make_unique<impl::rng_window_kernel_t>(
+                    pi.window, pi.conf, *pi.chosen);
+        else
+            p->kernel = pi.chosen->create(pi.conf);
+        if (!p->kernel)
             fail(status::runtime_error,
                     cat("could not create ", pd.impl()->chosen->name));
         impl_ = p;
@@ -361,10 +316,7 @@ void rng::execute(const stream &strm,
         run.nthr = strm.get_nthreads();
         int64_t *next = a.next_offset;
 
-        if (w.active)
-            run_window(w, impl_->row_kernels, d.dst.get_data_type(), run);
-        else
-            impl_->kernel->execute(run);
+        impl_->kernel->execute(run);
         if (next) *next = run.offset + spec.nelems;
 
         if (impl::verbose_on(impl::verbose_t::profile))

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "src/parallel.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -67,6 +68,53 @@ rng_window_t make_rng_window(const rng::desc &d) {
         w.rows *= local[j];
     if (w.row_len == 0) w.rows = 0;
     return w;
+}
+
+std::vector<rng_conf_t> rng_window_row_confs(
+        const rng_window_t &w, const rng_conf_t &conf) {
+    const data_type dt = conf.dst.get_data_type();
+    std::vector<rng_conf_t> confs;
+    for (int phase = 0; phase < (dt == data_type::bit ? 8 : 1); ++phase) {
+        rng_conf_t c = conf;
+        c.dst = memory::desc({w.row_len}, dt, {w.local_strides.back()}, phase);
+        c.nelems = w.row_len;
+        confs.push_back(c);
+    }
+    return confs;
+}
+
+rng_window_kernel_t::rng_window_kernel_t(const rng_window_t &w,
+        const rng_conf_t &conf, const rng_impl_t &entry)
+    : w_(w), dt_(conf.dst.get_data_type()) {
+    for (const rng_conf_t &c : rng_window_row_confs(w, conf))
+        rows_.push_back(entry.create(c));
+}
+
+void rng_window_kernel_t::execute(const rng_run_t &run) const {
+    constexpr dim_t long_row = 65536;
+    const bool bits = dt_ == data_type::bit;
+    const dim_t esize = bits ? 0 : dt_bits(dt_) / 8;
+    auto do_row = [&](dim_t r, int nthr) {
+        dim_t g, pos;
+        w_.row(r, g, pos);
+        rng_run_t rr = run;
+        rr.offset = run.offset + g;
+        rr.nthr = nthr;
+        auto *base = static_cast<unsigned char *>(run.dst);
+        rr.dst = bits ? base + pos / 8 : base + pos * esize;
+        rows_[bits ? pos % 8 : 0]->execute(rr);
+    };
+    if (w_.row_len >= long_row || run.nthr <= 1) {
+        for (dim_t r = 0; r < w_.rows; ++r)
+            do_row(r, run.nthr);
+        return;
+    }
+    parallel(run.nthr, [&](int ithr, int nthr) {
+        dim_t r0, r1;
+        balance211(w_.rows, nthr, ithr, r0, r1);
+        for (dim_t r = r0; r < r1; ++r)
+            do_row(r, 1);
+    });
 }
 
 } // namespace impl

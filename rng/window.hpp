@@ -4,7 +4,11 @@
 #ifndef RNDNN_RNG_WINDOW_HPP
 #define RNDNN_RNG_WINDOW_HPP
 
+#include <memory>
+#include <vector>
+
 #include "rndnn/rng.hpp"
+#include "rng/rng_impl.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -28,6 +32,28 @@ struct rng_window_t {
 //     global dims, ranks that differ, a negative origin, a block that does
 //     not fit the global dims, global dims whose element count overflows.
 rng_window_t make_rng_window(const rng::desc &d);
+
+// The problems of a window's rows: conf with dst one row of conf.dst (its
+// last dim's stride), offset0 k in confs[k]: a bit dst's rows start at any
+// of 8 bit phases; one conf for other types.
+std::vector<rng_conf_t> rng_window_row_confs(
+        const rng_window_t &w, const rng_conf_t &conf);
+
+// A window's kernel: the row kernels of one implementation, run row by row
+// (long rows one after another on every thread, short ones spread over the
+// threads), each at the global index of its first element.
+class rng_window_kernel_t : public rng_kernel_t {
+public:
+    // entry must take every conf of rng_window_row_confs(w, conf).
+    rng_window_kernel_t(const rng_window_t &w, const rng_conf_t &conf,
+            const rng_impl_t &entry);
+    void execute(const rng_run_t &run) const override;
+
+private:
+    rng_window_t w_;
+    data_type dt_;
+    std::vector<std::unique_ptr<rng_kernel_t>> rows_;
+};
 
 } // namespace impl
 } // namespace rndnn
