@@ -5,6 +5,7 @@
 #include "pipeline/pipeline_utils.hpp"
 #include "rndnn/dropout.hpp"
 #include "rng/rng_impl.hpp"
+#include "rng/window.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
@@ -40,6 +41,7 @@ bool dropout::desc::operator==(const desc &o) const {
             && name == o.name && onednn_compat == o.onednn_compat
             && seed_dt == o.seed_dt && with_offset == o.with_offset
             && with_next_offset == o.with_next_offset && scalars == o.scalars
+            && global_dims == o.global_dims && origin == o.origin
             && plan == o.plan;
 }
 
@@ -103,12 +105,26 @@ void check_desc(dropout_conf_t &c) {
                 cat(dst_name, " ", d.dst.str(), " must have the dims and type of ",
                         src_name, " ", d.src.str()));
     const dims &data = d.src.get_dims();
-    c.noise = d.noise_shape.empty() ? data : d.noise_shape;
-    if (!impl::broadcasts_to(c.noise, data))
+    // The global data's dims (the block's own without a window); the noise
+    // shape is relative to them.
+    rng::desc window_d(d.alg, memory::desc(data, data_type::f32));
+    window_d.global_dims = d.global_dims;
+    window_d.origin = d.origin;
+    const impl::rng_window_t dw = impl::make_rng_window(window_d);
+    const dims &global = dw.active ? d.global_dims : data;
+    const dims noise_global = d.noise_shape.empty() ? global : d.noise_shape;
+    if (!impl::broadcasts_to(noise_global, global))
         fail(status::invalid_arguments,
                 cat("noise shape ", impl::dims2str(d.noise_shape),
-                        " does not fit the data shape ", impl::dims2str(data),
+                        " does not fit the data shape ", impl::dims2str(global),
                         " (each noise dim must equal the data's or be 1)"));
+    // The block's noise: 1 where the noise broadcasts, else the block's.
+    c.noise = data;
+    dims noise_origin(data.size(), 0);
+    for (size_t j = 0; j < data.size(); ++j) {
+        if (noise_global[j] == 1) c.noise[j] = 1;
+        else if (dw.active) noise_origin[j] = dw.origin[j];
+    }
     c.n = d.src.nelems();
     c.broadcast = c.noise != data;
     c.has_mask = !d.mask.is_zero();
@@ -128,7 +144,7 @@ void check_desc(dropout_conf_t &c) {
     }
     c.generate = !(bwd && c.has_mask);
     c.mask_n = 1;
-    for (dim_t x : c.noise)
+    for (dim_t x : dw.active ? noise_global : c.noise)
         c.mask_n *= x;
     if (!d.runtime_rate && !(d.rate >= 0.0 && d.rate <= 1.0))
         fail(status::invalid_arguments,
@@ -154,6 +170,10 @@ void check_desc(dropout_conf_t &c) {
     rd.with_next_offset = d.with_next_offset;
     rd.scalars = d.scalars;
     rd.name = d.name;
+    if (dw.active) {
+        rd.global_dims = noise_global;
+        rd.origin = noise_origin;
+    }
     post_ops po;
     po.append_bernoulli(d.runtime_rate
                     ? 0.5
@@ -163,6 +183,8 @@ void check_desc(dropout_conf_t &c) {
     rattr.set_post_ops(po);
     c.noise_rng = impl::make_rng_conf(rd, rattr);
     if (d.onednn_compat) c.noise_rng.keep = impl::keep_rule_t::onednn;
+    c.window = impl::make_rng_window(rd);
+    c.pregenerate = c.generate && (c.broadcast || c.window.active);
 }
 
 } // namespace
@@ -185,7 +207,14 @@ dropout::primitive_desc::primitive_desc(
                 impl::dims2str(c.noise), ",mask=",
                 c.has_mask ? d.mask.str() : std::string("none"), ",",
                 impl::rng_alg_dist_info(c.noise_rng),
-                d.onednn_compat ? ",onednn_compat" : "");
+                d.onednn_compat ? ",onednn_compat" : "",
+                d.global_dims.empty() ? std::string()
+                                      : cat(",window=",
+                                              impl::dims2str(d.global_dims),
+                                              "@",
+                                              impl::dims2str(d.origin.empty()
+                                                              ? dims(d.global_dims.size(), 0)
+                                                              : d.origin)));
         p.plan = impl::pick_dropout_plan(c);
         p.name = p.plan->name();
         impl::verbose_print(impl::verbose_t::dispatch, "create",

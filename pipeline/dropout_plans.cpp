@@ -127,8 +127,9 @@ public:
             why = "the stored mask is read, not generated";
             return false;
         }
-        if (c_.broadcast) {
-            why = "the noise shape broadcasts";
+        if (c_.broadcast || c_.window.active) {
+            why = c_.broadcast ? "the noise shape broadcasts"
+                               : "a window of a global tensor";
             return false;
         }
         if (!d.src.is_dense() || !d.dst.is_dense()) {
@@ -186,7 +187,11 @@ class blocks_kernel_t : public dropout_kernel_t {
 public:
     blocks_kernel_t(const dropout_conf_t &c, const blocks_conf_t &b)
         : c_(c), b_(b), in_(c.desc.src), out_(c.desc.dst) {
-        if (b.noise_impl) noise_rng_ = b.noise_impl->create(c.noise_rng);
+        if (b.noise_impl)
+            noise_rng_ = c.window.active
+                    ? std::make_unique<rng_window_kernel_t>(
+                            c.window, c.noise_rng, *b.noise_impl)
+                    : b.noise_impl->create(c.noise_rng);
         if (b.block_impl) {
             block_rng_ = b.block_impl->create(b.block_rng);
             tail_rng_ = b.tail_impl->create(b.tail_rng);
@@ -288,11 +293,14 @@ public:
     }
 
 protected:
-    // The whole noise mask first when it is generated and broadcast;
-    // returns its kernel's name and "+", or "".
+    // The whole noise mask first when it is generated and broadcast or a
+    // window; returns its kernel's name and "+", or "".
     std::string init_noise() {
-        if (!c_.generate || !c_.broadcast) return "";
-        b_.noise_impl = &pick_rng_impl(c_.noise_rng, c_.info);
+        if (!c_.pregenerate) return "";
+        b_.noise_impl = &pick_rng_impl(c_.window.active
+                        ? rng_window_row_confs(c_.window, c_.noise_rng)[0]
+                        : c_.noise_rng,
+                c_.info);
         return cat(b_.noise_impl->name, "+");
     }
     void init_apply(int n_linear) {
@@ -314,7 +322,7 @@ public:
     using blocks_plan_t::blocks_plan_t;
     bool init(std::string &why) override {
         if (!applies_mask(c_, dropout_plan::chain, why)) return false;
-        if (c_.generate && !c_.broadcast) {
+        if (c_.generate && !c_.pregenerate) {
             why = "the mask is generated per element, not read";
             return false;
         }
@@ -339,7 +347,7 @@ public:
     bool init(std::string &why) override {
         if (!applies_mask(c_, dropout_plan::fused, why)) return false;
         rng_name_ = init_noise();
-        if (c_.generate && !c_.broadcast) {
+        if (c_.generate && !c_.pregenerate) {
             b_.block_rng = c_.noise_rng;
             b_.block_rng.dst = dense_bits({std::min(pipeline_block, c_.n)});
             b_.block_rng.nelems = b_.block_rng.dst.nelems();

@@ -11,6 +11,7 @@
 
 #include "rndnn/dropout.hpp"
 #include "rng/rng_impl.hpp"
+#include "rng/window.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -21,11 +22,16 @@ struct dropout_conf_t {
     primitive_attr attr;
     dims noise; // the noise shape (the data's when desc.noise_shape is {})
     dim_t n = 0; // data elements
-    dim_t mask_n = 0; // noise elements
+    dim_t mask_n = 0; // noise elements (the global mask's with a window)
     bool has_mask = false; // desc.mask is not empty
     bool broadcast = false; // noise != the data's shape
     // The mask comes from the RNG (all but backward with a stored mask).
     bool generate = false;
+    // The noise mask's window of the global mask (inactive without one).
+    rng_window_t window;
+    // The block's whole noise mask is generated first (a broadcast noise
+    // shape, or a window), then read.
+    bool pregenerate = false;
     // The mask's RNG problem over the noise shape: dst is the mask desc, or
     // without a mask a dense bit tensor; a creation-time rate is in p.
     rng_conf_t noise_rng;

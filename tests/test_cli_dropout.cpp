@@ -481,6 +481,31 @@ TEST_F(CliDropout, PlansWalkOnlyTheirOwnKernelLists) {
             << chain;
 }
 
+// --global-shape/--origin: dropout of a block of rows of a 7x5 tensor
+// (with the mask shared along dim 1) is that block of the whole tensor's
+// dropout, data and mask.
+TEST_F(CliDropout, WindowsGiveTheWholeTensorsDropout) {
+    const rndnn::memory x = make_data({7, 5}, data_type::f32);
+    save("x.npy", x);
+    const rndnn::memory::desc bmd({3, 5}, data_type::f32);
+    rndnn::memory xb(bmd);
+    std::memcpy(xb.get_data_handle(),
+            static_cast<const float *>(x.get_data_handle()) + 2 * 5, 3 * 5 * 4);
+    save("xb.npy", xb);
+    ok({"--in", "x.npy", "--out", "y.npy", "--rate", "0.4", "--noise-shape",
+            "7x1", "--mask-out", "m.npy", "--mask-dtype", "u8", "--seed", "5"});
+    ok({"--in", "xb.npy", "--out", "yb.npy", "--rate", "0.4",
+            "--noise-shape", "7x1", "--mask-out", "mb.npy", "--mask-dtype",
+            "u8", "--seed", "5", "--global-shape", "7x5", "--origin", "2x0"});
+    const rndnn::npy::array y = load("y.npy"), yb = load("yb.npy");
+    const rndnn::npy::array m = load("m.npy"), mb = load("mb.npy");
+    ASSERT_EQ(yb.data.size(), 3u * 5 * 4);
+    EXPECT_TRUE(std::equal(yb.data.begin(), yb.data.end(),
+            y.data.begin() + 2 * 5 * 4));
+    ASSERT_EQ(mb.data.size(), 3u);
+    EXPECT_TRUE(std::equal(mb.data.begin(), mb.data.end(), m.data.begin() + 2));
+}
+
 TEST_F(CliDropout, IoFailureLeavesNoFile) {
     save("x.npy", make_data({8, 8}, data_type::f32));
     fs::create_directory(dir_ / "sub");

@@ -174,3 +174,143 @@ TEST(RngWindow, BadWindowsNameTheValue) {
     EXPECT_ERROR_NAMES(pd({2, 2}, {int64_t(1) << 40, int64_t(1) << 40}, {}),
             "hold more than 2^63 - 1 elements");
 }
+
+namespace {
+
+// Runs dropout `d` (f32 data) on src into dst and mask buffers.
+void run_dropout(const dropout::desc &d, std::vector<float> &src,
+        std::vector<float> &dst, std::vector<uint8_t> &mask, int nthr,
+        int64_t seed, int64_t offset) {
+    dropout prim {dropout::primitive_desc(d)};
+    const bool bwd = d.prop == prop_kind::backward;
+    std::unordered_map<int, memory> args {
+            {bwd ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
+                    memory(d.src, src.data())},
+            {bwd ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
+                    memory(d.dst, dst.data())},
+            {RNDNN_ARG_SEED, memory::scalar(seed)},
+            {RNDNN_ARG_OFFSET, memory::scalar(offset)}};
+    if (!d.mask.is_zero()) args[RNDNN_ARG_MASK] = memory(d.mask, mask.data());
+    prim.execute(stream(nthr), args);
+}
+
+} // namespace
+
+// Dropout over the blocks of a partition of a global tensor (with and
+// without a broadcast noise shape, bit, u8 or no mask, forward and both
+// backwards) gives the whole tensor's dst and mask.
+TEST(DropoutWindow, PartitionsGiveTheWholeTensorsDropout) {
+    std::mt19937_64 g(99);
+    for (int trial = 0; trial < 24; ++trial) {
+        const int rank = 1 + static_cast<int>(g() % 3);
+        dims global(rank), noise(rank);
+        for (int j = 0; j < rank; ++j) {
+            global[j] = 1 + static_cast<dim_t>(g() % (rank == 1 ? 500 : 40));
+            noise[j] = trial % 2 && g() % 2 ? 1 : global[j];
+        }
+        const data_type mdt = trial % 3 == 0 ? data_type::undef
+                : trial % 3 == 1             ? data_type::bit
+                                             : data_type::u8;
+        const prop_kind prop = trial % 4 == 3 ? prop_kind::backward
+                                              : prop_kind::forward_training;
+        const int64_t seed = static_cast<int64_t>(g()), offset = g() % 1000;
+        const int nthr = 1 + static_cast<int>(g() % 3);
+        dropout::desc wd;
+        wd.prop = prop;
+        wd.src = wd.dst = memory::desc(global, data_type::f32);
+        wd.noise_shape = noise;
+        wd.rate = 0.3;
+        wd.with_offset = true;
+        if (mdt != data_type::undef) wd.mask = memory::desc(noise, mdt);
+        const dim_t n = wd.src.nelems();
+        std::vector<float> src(n), whole(n);
+        for (dim_t i = 0; i < n; ++i)
+            src[i] = static_cast<float>(i % 97) - 40.f;
+        // Backward with a stored mask reads the forward's mask.
+        std::vector<uint8_t> whole_mask(wd.mask.is_zero() ? 1 : wd.mask.get_size());
+        if (prop == prop_kind::backward && mdt != data_type::undef) {
+            dropout::desc f = wd;
+            f.prop = prop_kind::forward_training;
+            std::vector<float> tmp(n);
+            run_dropout(f, src, tmp, whole_mask, 1, seed, offset);
+        }
+        run_dropout(wd, src, whole, whole_mask, 1, seed, offset);
+
+        std::vector<std::vector<dim_t>> c(rank);
+        for (int j = 0; j < rank; ++j)
+            c[j] = cuts(g, global[j]);
+        std::vector<size_t> at(rank, 0);
+        for (;;) {
+            dims origin(rank), local(rank), lnoise(rank);
+            for (int j = 0; j < rank; ++j) {
+                origin[j] = c[j][at[j]];
+                local[j] = (at[j] + 1 < c[j].size() ? c[j][at[j] + 1]
+                                                    : global[j])
+                        - origin[j];
+                lnoise[j] = noise[j] == 1 ? 1 : local[j];
+            }
+            SCOPED_TRACE(impl::cat("global ", impl::dims2str(global),
+                    " noise ", impl::dims2str(noise), " origin ",
+                    impl::dims2str(origin), " block ", impl::dims2str(local),
+                    " mask ", mdt == data_type::undef ? "none" : dt2str(mdt),
+                    prop == prop_kind::backward ? " backward" : "",
+                    " nthr ", nthr));
+            dropout::desc d = wd;
+            d.src = d.dst = memory::desc(local, data_type::f32);
+            d.global_dims = global;
+            d.origin = origin;
+            if (mdt != data_type::undef) d.mask = memory::desc(lnoise, mdt);
+            const dim_t bn = d.src.nelems();
+            std::vector<float> bsrc(bn), bdst(bn);
+            std::vector<uint8_t> bmask(d.mask.is_zero() ? 1 : d.mask.get_size() + 1);
+            auto global_index = [&](const dims &shape, const dims &org,
+                                        const dims &gdims, dim_t i) {
+                dim_t rest = i, gi = 0, stride = 1;
+                dims idx(rank);
+                for (int j = rank - 1; j >= 0; --j) {
+                    idx[j] = rest % shape[j];
+                    rest /= shape[j];
+                }
+                for (int j = rank - 1; j >= 0; --j) {
+                    gi += (org[j] + idx[j]) * stride;
+                    stride *= gdims[j];
+                }
+                return gi;
+            };
+            dims norigin(rank);
+            for (int j = 0; j < rank; ++j)
+                norigin[j] = noise[j] == 1 ? 0 : origin[j];
+            for (dim_t i = 0; i < bn; ++i)
+                bsrc[i] = src[global_index(local, origin, global, i)];
+            if (prop == prop_kind::backward && mdt != data_type::undef)
+                for (dim_t i = 0; i < d.mask.nelems(); ++i) {
+                    const dim_t gi = global_index(lnoise, norigin, noise, i);
+                    if (mdt == data_type::u8) bmask[i] = whole_mask[gi];
+                    else if (get_bit(whole_mask.data(), gi))
+                        bmask[i / 8] = static_cast<uint8_t>(
+                                bmask[i / 8] | (1u << (i % 8)));
+                }
+            run_dropout(d, bsrc, bdst, bmask, nthr, seed, offset);
+            for (dim_t i = 0; i < bn; ++i) {
+                const float want = whole[global_index(local, origin, global, i)];
+                ASSERT_EQ(std::memcmp(&bdst[i], &want, 4), 0)
+                        << "element " << i << ": " << bdst[i] << " vs " << want;
+            }
+            if (prop != prop_kind::backward && mdt != data_type::undef)
+                for (dim_t i = 0; i < d.mask.nelems(); ++i) {
+                    const dim_t gi = global_index(lnoise, norigin, noise, i);
+                    const int want = mdt == data_type::u8
+                            ? whole_mask[gi]
+                            : get_bit(whole_mask.data(), gi);
+                    const int got = mdt == data_type::u8
+                            ? bmask[i]
+                            : get_bit(bmask.data(), i);
+                    ASSERT_EQ(got, want) << "mask element " << i;
+                }
+            int j = rank - 1;
+            while (j >= 0 && ++at[j] == c[j].size())
+                at[j--] = 0;
+            if (j < 0) break;
+        }
+    }
+}

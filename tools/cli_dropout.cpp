@@ -188,9 +188,9 @@ int dropout_main(int argc, char **argv) {
     rndnn::memory data = load_data(in);
     const rndnn::dropout::desc d = problem.desc_for(data.get_desc(),
             mask_in || mask_out ? mask_dt : data_type::undef);
-    const rndnn::memory::desc mask_md(
-            d.noise_shape.empty() ? d.src.get_dims() : d.noise_shape,
-            mask_dt);
+    // The mask file's tensor: the block's mask (desc_for sets it whenever
+    // a mask file is named).
+    const rndnn::memory::desc &mask_md = d.mask;
     const rndnn::dropout::primitive_desc pd(d);
     problem.check_offset(d);
 

@@ -88,6 +88,14 @@ void add_dropout_problem_options(po::options_description &desc,
                 "keep mask: threshold32, or bitsliced:B with 1 <= B <= 32 (1 "
                 "- rate rounded to a multiple of 2^-B)");
         add_stream_options(desc, "mask element");
+        // bench takes them from the rng problem's options.
+        opt("global-shape", text(),
+                "the global data tensor that --in is a block of "
+                "(docs/semantics.md, Windows): the block gets the global "
+                "dropout's values; --noise-shape and --axes then refer to it");
+        opt("origin", text(),
+                "with --global-shape: where the block starts (default: all "
+                "zeros)");
     }
 }
 
@@ -119,6 +127,14 @@ dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
         p.noise_shape = parse_shape(
                 "--noise-shape", vm["noise-shape"].as<string>());
     if (vm.count("axes")) p.axes = parse_axes(vm["axes"].as<string>());
+    if (given(vm, "origin") && !given(vm, "global-shape"))
+        throw usage_error("--origin needs --global-shape");
+    if (given(vm, "global-shape")) {
+        d.global_dims = parse_shape(
+                "--global-shape", vm["global-shape"].as<string>());
+        if (given(vm, "origin"))
+            d.origin = parse_shape("--origin", vm["origin"].as<string>());
+    }
     return p;
 }
 
@@ -127,10 +143,15 @@ rndnn::dropout::desc dropout_problem_t::desc_for(
     rndnn::dropout::desc d = desc;
     d.src = d.dst = data;
     const rndnn::dims &shape = data.get_dims();
+    // The noise shape is the global tensor's (the data's without a window).
+    const rndnn::dims &global = d.global_dims.empty() ? shape : d.global_dims;
     if (noise_shape) d.noise_shape = *noise_shape;
-    if (axes) d.noise_shape = rndnn::dropout::noise_shape_for_axes(shape, *axes);
-    const rndnn::dims &mask_dims
-            = d.noise_shape.empty() ? shape : d.noise_shape;
+    if (axes)
+        d.noise_shape = rndnn::dropout::noise_shape_for_axes(global, *axes);
+    // The block's mask: 1 where the noise shape has 1, else the block's.
+    rndnn::dims mask_dims = shape;
+    for (size_t j = 0; j < mask_dims.size() && j < d.noise_shape.size(); ++j)
+        if (d.noise_shape[j] == 1) mask_dims[j] = 1;
     if (mask_type != rndnn::data_type::undef)
         d.mask = rndnn::memory::desc(mask_dims, mask_type);
     // Backward with a stored mask runs no RNG.
@@ -141,8 +162,10 @@ rndnn::dropout::desc dropout_problem_t::desc_for(
 
 void dropout_problem_t::check_offset(const rndnn::dropout::desc &d) const {
     if (!d.with_offset) return;
+    const rndnn::dims &global
+            = d.global_dims.empty() ? d.src.get_dims() : d.global_dims;
     const rndnn::dims &mask_dims
-            = d.noise_shape.empty() ? d.src.get_dims() : d.noise_shape;
+            = d.noise_shape.empty() ? global : d.noise_shape;
     check_offset_range(
             so, rndnn::memory::desc(mask_dims, rndnn::data_type::bit).nelems());
 }

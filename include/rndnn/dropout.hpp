@@ -92,6 +92,16 @@ public:
         bool with_next_offset = false;
         scalar_kind scalars = scalar_kind::host;
 
+        /// A window of a global data tensor, as in rng::desc: src and dst
+        /// are the block at `origin` (empty: zeros) of a tensor of dims
+        /// `global_dims`, and the mask is the matching block of the global
+        /// keep mask, so the blocks of any partition give the whole
+        /// tensor's dropout. noise_shape is then the global tensor's
+        /// (each dim equals the global one or is 1); the mask's dims are
+        /// the block's, with 1 where the noise shape has 1. next_offset is
+        /// offset + the global mask's element count.
+        dims global_dims, origin;
+
         dropout_plan plan = dropout_plan::any;
 
         bool operator==(const desc &o) const;
