@@ -65,6 +65,48 @@ bool same_element(data_type dt, const std::vector<uint8_t> &a, dim_t i,
     return std::memcmp(&a[i * es], &b[j * es], es) == 0;
 }
 
+
+// The row-major index over `gdims` of element i of a block of dims
+// `shape` at `org`.
+dim_t global_index(const dims &shape, const dims &org, const dims &gdims,
+        dim_t i) {
+    const int rank = static_cast<int>(shape.size());
+    dim_t rest = i, gi = 0, stride = 1;
+    dims idx(rank);
+    for (int j = rank - 1; j >= 0; --j) {
+        idx[j] = rest % shape[j];
+        rest /= shape[j];
+    }
+    for (int j = rank - 1; j >= 0; --j) {
+        gi += (org[j] + idx[j]) * stride;
+        stride *= gdims[j];
+    }
+    return gi;
+}
+
+// Calls f(origin, block dims) for every block of a random grid of cuts of
+// `global` (a random partition into boxes).
+template <typename F>
+void for_each_block(std::mt19937_64 &g, const dims &global, const F &f) {
+    const int rank = static_cast<int>(global.size());
+    std::vector<std::vector<dim_t>> c(rank);
+    for (int j = 0; j < rank; ++j)
+        c[j] = cuts(g, global[j]);
+    std::vector<size_t> at(rank, 0);
+    for (;;) {
+        dims origin(rank), local(rank);
+        for (int j = 0; j < rank; ++j) {
+            origin[j] = c[j][at[j]];
+            local[j] = (at[j] + 1 < c[j].size() ? c[j][at[j] + 1] : global[j])
+                    - origin[j];
+        }
+        f(origin, local);
+        int j = rank - 1;
+        while (j >= 0 && ++at[j] == c[j].size())
+            at[j--] = 0;
+        if (j < 0) return;
+    }
+}
 } // namespace
 
 TEST(RngWindow, PartitionsHoldTheWholeTensor) {
@@ -92,19 +134,8 @@ TEST(RngWindow, PartitionsHoldTheWholeTensor) {
                 std::vector<uint8_t> whole(whole_d.dst.get_size() + 1);
                 generate(whole_d, attr, whole.data(), r);
 
-                std::vector<std::vector<dim_t>> c(rank);
-                for (int j = 0; j < rank; ++j)
-                    c[j] = cuts(g, global[j]);
-                // Every block of the grid of cuts.
-                std::vector<size_t> at(rank, 0);
-                for (;;) {
-                    dims origin(rank), local(rank);
-                    for (int j = 0; j < rank; ++j) {
-                        origin[j] = c[j][at[j]];
-                        local[j] = (at[j] + 1 < c[j].size() ? c[j][at[j] + 1]
-                                                            : global[j])
-                                - origin[j];
-                    }
+                for_each_block(g, global, [&](const dims &origin,
+                                                  const dims &local) {
                     SCOPED_TRACE(impl::cat(alg2str(alg), " ", dc.name,
                             " global ", impl::dims2str(global), " origin ",
                             impl::dims2str(origin), " block ",
@@ -116,26 +147,12 @@ TEST(RngWindow, PartitionsHoldTheWholeTensor) {
                     d.origin = origin;
                     std::vector<uint8_t> block(d.dst.get_size() + 1);
                     generate(d, attr, block.data(), r);
-                    const dim_t n = d.dst.nelems();
-                    for (dim_t i = 0; i < n; ++i) {
-                        dim_t rest = i, gi = 0, stride = 1;
-                        dims idx(rank);
-                        for (int j = rank - 1; j >= 0; --j) {
-                            idx[j] = rest % local[j];
-                            rest /= local[j];
-                        }
-                        for (int j = rank - 1; j >= 0; --j) {
-                            gi += (origin[j] + idx[j]) * stride;
-                            stride *= global[j];
-                        }
+                    for (dim_t i = 0; i < d.dst.nelems(); ++i) {
+                        const dim_t gi = global_index(local, origin, global, i);
                         ASSERT_TRUE(same_element(dc.dt, block, i, whole, gi))
                                 << "element " << i << " (global " << gi << ")";
                     }
-                    int j = rank - 1;
-                    while (j >= 0 && ++at[j] == c[j].size())
-                        at[j--] = 0;
-                    if (j < 0) break;
-                }
+                });
             }
 }
 
@@ -236,19 +253,10 @@ TEST(DropoutWindow, PartitionsGiveTheWholeTensorsDropout) {
         }
         run_dropout(wd, src, whole, whole_mask, 1, seed, offset);
 
-        std::vector<std::vector<dim_t>> c(rank);
-        for (int j = 0; j < rank; ++j)
-            c[j] = cuts(g, global[j]);
-        std::vector<size_t> at(rank, 0);
-        for (;;) {
-            dims origin(rank), local(rank), lnoise(rank);
-            for (int j = 0; j < rank; ++j) {
-                origin[j] = c[j][at[j]];
-                local[j] = (at[j] + 1 < c[j].size() ? c[j][at[j] + 1]
-                                                    : global[j])
-                        - origin[j];
+        for_each_block(g, global, [&](const dims &origin, const dims &local) {
+            dims lnoise(rank);
+            for (int j = 0; j < rank; ++j)
                 lnoise[j] = noise[j] == 1 ? 1 : local[j];
-            }
             SCOPED_TRACE(impl::cat("global ", impl::dims2str(global),
                     " noise ", impl::dims2str(noise), " origin ",
                     impl::dims2str(origin), " block ", impl::dims2str(local),
@@ -263,20 +271,6 @@ TEST(DropoutWindow, PartitionsGiveTheWholeTensorsDropout) {
             const dim_t bn = d.src.nelems();
             std::vector<float> bsrc(bn), bdst(bn);
             std::vector<uint8_t> bmask(d.mask.is_zero() ? 1 : d.mask.get_size() + 1);
-            auto global_index = [&](const dims &shape, const dims &org,
-                                        const dims &gdims, dim_t i) {
-                dim_t rest = i, gi = 0, stride = 1;
-                dims idx(rank);
-                for (int j = rank - 1; j >= 0; --j) {
-                    idx[j] = rest % shape[j];
-                    rest /= shape[j];
-                }
-                for (int j = rank - 1; j >= 0; --j) {
-                    gi += (org[j] + idx[j]) * stride;
-                    stride *= gdims[j];
-                }
-                return gi;
-            };
             dims norigin(rank);
             for (int j = 0; j < rank; ++j)
                 norigin[j] = noise[j] == 1 ? 0 : origin[j];
@@ -307,10 +301,6 @@ TEST(DropoutWindow, PartitionsGiveTheWholeTensorsDropout) {
                             : get_bit(bmask.data(), i);
                     ASSERT_EQ(got, want) << "mask element " << i;
                 }
-            int j = rank - 1;
-            while (j >= 0 && ++at[j] == c[j].size())
-                at[j--] = 0;
-            if (j < 0) break;
-        }
+        });
     }
 }

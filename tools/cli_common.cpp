@@ -200,6 +200,29 @@ stream_options_t parse_stream_options(const po::variables_map &vm) {
     return o;
 }
 
+void add_window_options(po::options_description &desc, const char *what) {
+    auto opt = desc.add_options();
+    opt("global-shape", text(),
+            (std::string("the global tensor that ") + what
+                    + " is a block of (docs/semantics.md, Windows): the block "
+                      "gets the global tensor's values there")
+                    .c_str());
+    opt("origin", text(),
+            "with --global-shape: where the block starts, e.g. 32x0x512 "
+            "(default: all zeros)");
+}
+
+void parse_window(
+        const po::variables_map &vm, rndnn::dims &global, rndnn::dims &origin) {
+    if (given(vm, "origin") && !given(vm, "global-shape"))
+        throw usage_error("--origin needs --global-shape");
+    if (!given(vm, "global-shape")) return;
+    global = parse_shape(
+            "--global-shape", vm["global-shape"].as<std::string>());
+    if (given(vm, "origin"))
+        origin = parse_shape("--origin", vm["origin"].as<std::string>());
+}
+
 void check_offset_range(const stream_options_t &so, std::int64_t n) {
     const std::int64_t last = std::numeric_limits<std::int64_t>::max();
     if (so.offset < 0)

@@ -84,6 +84,14 @@ float parse_float(const std::string &flag, const std::string &text);
 // the count of dims and the element count are the library's to check.
 rndnn::dims parse_shape(const std::string &flag, const std::string &text);
 
+// A window of a global tensor: --global-shape and --origin (docs/cli.md).
+// @p what names the block in the help ("--shape", "--in").
+void add_window_options(po::options_description &desc, const char *what);
+// Sets global and origin from them (left empty when not given).
+// @throws usage_error for --origin without --global-shape or a bad shape.
+void parse_window(
+        const po::variables_map &vm, rndnn::dims &global, rndnn::dims &origin);
+
 // The options that pick a word stream, shared by gen and stream: --alg,
 // --seed, --offset, --stream, --name, --threads. @p what names the unit
 // of --offset in the help ("element", "word").

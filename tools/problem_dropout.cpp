@@ -88,14 +88,9 @@ void add_dropout_problem_options(po::options_description &desc,
                 "keep mask: threshold32, or bitsliced:B with 1 <= B <= 32 (1 "
                 "- rate rounded to a multiple of 2^-B)");
         add_stream_options(desc, "mask element");
-        // bench takes them from the rng problem's options.
-        opt("global-shape", text(),
-                "the global data tensor that --in is a block of "
-                "(docs/semantics.md, Windows): the block gets the global "
-                "dropout's values; --noise-shape and --axes then refer to it");
-        opt("origin", text(),
-                "with --global-shape: where the block starts (default: all "
-                "zeros)");
+        // bench takes them from the rng problem's options. With them,
+        // --noise-shape and --axes refer to the global tensor.
+        add_window_options(desc, "--in");
     }
 }
 
@@ -127,14 +122,7 @@ dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
         p.noise_shape = parse_shape(
                 "--noise-shape", vm["noise-shape"].as<string>());
     if (vm.count("axes")) p.axes = parse_axes(vm["axes"].as<string>());
-    if (given(vm, "origin") && !given(vm, "global-shape"))
-        throw usage_error("--origin needs --global-shape");
-    if (given(vm, "global-shape")) {
-        d.global_dims = parse_shape(
-                "--global-shape", vm["global-shape"].as<string>());
-        if (given(vm, "origin"))
-            d.origin = parse_shape("--origin", vm["origin"].as<string>());
-    }
+    parse_window(vm, d.global_dims, d.origin);
     return p;
 }
 

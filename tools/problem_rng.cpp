@@ -56,16 +56,11 @@ void add_rng_problem_options(po::options_description &desc) {
     opt("mean", text("0"), "normal: mean");
     opt("stddev", text("1"), "normal: standard deviation, >= 0");
     opt("shape", text(), "dims joined by 'x', e.g. 64x128x1024 (required)");
-    opt("global-shape", text(),
-            "the global tensor that --shape is a block of (docs/semantics.md, "
-            "Windows): the block gets the global tensor's values there");
-    opt("origin", text(),
-            "with --global-shape: where the block starts, e.g. 32x0x512 "
-            "(default: all zeros)");
     opt("dtype", text(),
             "dst type: u32 for bits; bit (default), u8, s32, f32 for "
             "bernoulli; f32 (default), bf16, f16 for uniform and normal");
     add_stream_options(desc, "element");
+    add_window_options(desc, "--shape");
 }
 
 rng_problem_t parse_rng_problem(const po::variables_map &vm) {
@@ -107,14 +102,7 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     p.desc = rndnn::rng::desc(p.so.alg, rndnn::memory::desc(shape, dtype));
     p.desc.with_offset = true;
     p.desc.name = p.so.name;
-    if (given(vm, "origin") && !given(vm, "global-shape"))
-        throw usage_error("--origin needs --global-shape");
-    if (given(vm, "global-shape")) {
-        p.desc.global_dims = parse_shape(
-                "--global-shape", vm["global-shape"].as<string>());
-        if (given(vm, "origin"))
-            p.desc.origin = parse_shape("--origin", vm["origin"].as<string>());
-    }
+    parse_window(vm, p.desc.global_dims, p.desc.origin);
     rndnn::dim_t n = p.desc.dst.nelems();
     if (!p.desc.global_dims.empty()) {
         // The window's own checks (rank, fit) come first: they name it.
