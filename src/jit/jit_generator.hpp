@@ -54,8 +54,6 @@ public:
     bool is_avx512() const { return isa_ == cpu_isa::avx512; }
     // Bytes in a vector register of this tier.
     int vlen() const { return is_sse() ? 16 : is_avx512() ? 64 : 32; }
-    // Vector registers of this tier (zmm16-31 from AVX-512 on).
-    int n_vregs() const { return is_avx512() ? 32 : 16; }
     Xbyak::Xmm vmm(int idx) const {
         if (is_sse()) return Xbyak::Xmm(idx);
         if (is_avx512()) return Xbyak::Zmm(idx);
