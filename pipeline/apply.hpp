@@ -23,6 +23,10 @@ struct apply_conf_t {
     data_type dt = data_type::f32; // src and dst: f32, bf16 or f16
     int n_linear = 0; // linear post-ops; their values come with each call
     cpu_isa max_isa = cpu_isa::all; // the attribute's cap
+    // Large f32 outputs that nothing reads back soon (dropout's apply
+    // plan): JIT kernels also generate a function with non-temporal
+    // stores, which calls with apply_call_t::stream use.
+    bool stream_out = false;
 };
 
 // One call: n elements, all dense.
@@ -32,6 +36,10 @@ struct apply_call_t {
     void *dst; // n elements of conf.dt; may equal src
     int64_t n; // >= 0, any value (kernels handle tails)
     const float *linear; // conf.n_linear pairs (alpha, beta), in order
+    // With conf.stream_out: dst is the output's memory (not a scratch that
+    // is read back); kernels may then store non-temporally where dst is
+    // aligned. Results are the same either way.
+    bool stream = false;
 };
 
 // The value of one element, in f32 before rounding to the dst type:

@@ -260,6 +260,7 @@ public:
                     call.dst = blk.dst;
                     call.n = blk.n;
                     call.linear = linear;
+                    call.stream = b_.apply.stream_out && out_.dense();
                     (*apply_)(call);
                     if (b_.onednn_scale)
                         (full ? block_scale : tail_scale)
@@ -327,6 +328,9 @@ public:
             return false;
         }
         pre_ = init_noise();
+        // Its output is read back by nobody soon: large f32 data streams.
+        b_.apply.stream_out = c_.desc.src.get_data_type() == data_type::f32
+                && static_cast<double>(c_.n) * 4 >= nt_min_bytes;
         init_apply(1);
         return true;
     }

@@ -22,6 +22,12 @@ const char *jit_impl_name(cpu_isa isa);
 // The best tier this CPU supports, whatever the cap (none without JIT).
 cpu_isa cpu_isa_detected();
 
+// Output bytes from which kernels store non-temporally (when the output
+// is aligned): measured on this project's machines (docs/jit.md), streaming
+// stores save the read-for-ownership of each output line once the output
+// no longer fits the caches, and cost 2x while it does.
+constexpr double nt_min_bytes = 16.0 * 1024 * 1024;
+
 // True if a kernel of tier `isa` may run: isa <= cap and isa <= the
 // process's get_max_cpu_isa().
 inline bool isa_allowed(cpu_isa isa, cpu_isa cap) {

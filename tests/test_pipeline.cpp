@@ -486,6 +486,27 @@ TEST(Dropout, LargeDataStreamsTheSameBits) {
                           chain_m.get_data_handle(), mmd.get_size()),
                 0);
     }
+    // Backward with the stored mask: the apply plan, which streams its
+    // output too, against the chain.
+    auto bwd = [&](dropout_plan plan, memory &dx) {
+        dropout::desc d;
+        d.prop = prop_kind::backward;
+        d.src = d.dst = md;
+        d.mask = mmd;
+        d.rate = 0.3;
+        d.plan = plan;
+        dropout prim {dropout::primitive_desc(d)};
+        prim.execute(stream(2),
+                {{RNDNN_ARG_DIFF_DST, x}, {RNDNN_ARG_DIFF_SRC, dx},
+                        {RNDNN_ARG_MASK, chain_m}});
+        return std::string(prim.get_primitive_desc().impl_name());
+    };
+    memory dx_chain(md), dx(md);
+    bwd(dropout_plan::chain, dx_chain);
+    SCOPED_TRACE(bwd(dropout_plan::any, dx));
+    EXPECT_EQ(std::memcmp(dx.get_data_handle(), dx_chain.get_data_handle(),
+                      md.get_size()),
+            0);
 }
 
 TEST(Dropout, NoiseShapeAndAxesShareTheMask) {

@@ -36,11 +36,31 @@ public:
 
     jit_apply_generator_t(cpu_isa isa, const apply_conf_t &conf)
         : jit_generator_t(isa), apply_(*this, ops_of(conf)) {
+        const auto *regular = getCurr();
         generate();
-        fn_ = finalize<kernel_fn_t>();
+        const Xbyak::uint8 *streaming = nullptr;
+        if (conf.stream_out && conf.dt == data_type::f32) {
+            align(64);
+            streaming = getCurr();
+            set_nt_stores(true);
+            generate();
+            set_nt_stores(false);
+        }
+        apply_.emit_table();
+        finalize<kernel_fn_t>();
+        fn_ = reinterpret_cast<kernel_fn_t>(
+                const_cast<Xbyak::uint8 *>(regular));
+        if (streaming)
+            fn_nt_ = reinterpret_cast<kernel_fn_t>(
+                    const_cast<Xbyak::uint8 *>(streaming));
     }
 
-    void operator()(const jit_apply_call_t &call) const { fn_(&call); }
+    // The non-temporal function where it exists and dst is aligned.
+    void operator()(const jit_apply_call_t &call, bool stream) const {
+        const bool nt = stream && fn_nt_
+                && reinterpret_cast<uintptr_t>(call.dst) % vlen() == 0;
+        (nt ? fn_nt_ : fn_)(&call);
+    }
 
 private:
     void generate() {
@@ -77,11 +97,10 @@ private:
             L(done);
         }
         postamble();
-        apply_.emit_table();
     }
 
     jit_apply_emitter_t apply_;
-    kernel_fn_t fn_ = nullptr;
+    kernel_fn_t fn_ = nullptr, fn_nt_ = nullptr;
 };
 
 class jit_apply_t : public apply_kernel_t {
@@ -103,12 +122,14 @@ public:
             for (int b = 0; b < (rem + 7) / 8; ++b)
                 word |= uint32_t(c.mask[groups * 4 + b]) << (8 * b);
             gen_({c.src, c.mask, c.dst, static_cast<uint64_t>(groups),
-                    c.linear, word, rem ? (1u << rem) - 1u : 0u});
+                         c.linear, word, rem ? (1u << rem) - 1u : 0u},
+                    c.stream);
             return;
         }
         if (groups > 0)
             gen_({c.src, c.mask, c.dst, static_cast<uint64_t>(groups),
-                    c.linear, 0, 0});
+                         c.linear, 0, 0},
+                    c.stream);
         const int64_t done = groups * ge;
         if (done == c.n) return;
         const int64_t skip = done * esize_;

@@ -49,7 +49,7 @@ public:
         // Large f32 data is written non-temporally where it is aligned.
         create(conf.dt == data_type::f32
                 && static_cast<double>(conf.rng.nelems) * 4
-                        >= jit_nt_min_bytes);
+                        >= nt_min_bytes);
     }
 
 private:

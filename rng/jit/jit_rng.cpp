@@ -214,7 +214,7 @@ private:
         const bool f32_values = conf.dst.get_data_type() == data_type::f32
                 && (conf.dist == dist_t::uniform || conf.dist == dist_t::normal);
         return f32_values && conf.dst.is_dense()
-                && static_cast<double>(conf.nelems) * 4 >= jit_nt_min_bytes;
+                && static_cast<double>(conf.nelems) * 4 >= nt_min_bytes;
     }
 
     jit_rng_generator_t gen_;

@@ -345,12 +345,6 @@ private:
     bool nt_stores_ = false;
 };
 
-// Output bytes from which kernels store non-temporally (when the output
-// is aligned): measured on this project's machines (docs/jit.md), streaming
-// stores save the read-for-ownership of each output line once the output
-// no longer fits the caches, and cost 2x while it does.
-constexpr double jit_nt_min_bytes = 16.0 * 1024 * 1024;
-
 } // namespace impl
 } // namespace rndnn
 
