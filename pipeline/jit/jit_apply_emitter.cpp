@@ -93,25 +93,15 @@ void jit_apply_emitter_t::emit_reg(int r, const RegExp &src,
     const Xmm bit = h.vmm(16 - regs() + r), word = h.vmm(15 - regs());
     const int off = r * lanes() * esize();
 
-    if (valid) { // zero-masked loads of the valid lanes only
-        const Xmm xv = x | *valid | h.T_z;
-        switch (ops_.dt) {
-            case data_type::bf16:
-                h.vpmovzxwd(xv, h.ptr[src + off]);
-                h.uni_vpslld(x, x, 16);
-                break;
-            case data_type::f16: h.vcvtph2ps(xv, h.ptr[src + off]); break;
-            default: h.vmovdqu32(xv, h.ptr[src + off]);
-        }
-    } else {
-        switch (ops_.dt) {
-            case data_type::bf16:
-                h.uni_vpmovzxwd(x, h.ptr[src + off]);
-                h.uni_vpslld(x, x, 16);
-                break;
-            case data_type::f16: h.vcvtph2ps(x, h.ptr[src + off]); break;
-            default: h.uni_load(x, h.ptr[src + off]);
-        }
+    // With `valid`, zero-masked loads of the valid lanes only.
+    const Xmm xv = valid ? x | *valid | h.T_z : x;
+    switch (ops_.dt) {
+        case data_type::bf16:
+            h.uni_vpmovzxwd(xv, h.ptr[src + off]);
+            h.uni_vpslld(x, x, 16);
+            break;
+        case data_type::f16: h.vcvtph2ps(xv, h.ptr[src + off]); break;
+        default: h.uni_load(xv, h.ptr[src + off]);
     }
 
     if (h.is_avx512()) {
