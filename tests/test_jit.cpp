@@ -894,12 +894,16 @@ protected:
     }
 
     // The implementations named by the creation lines of `out`.
+    // The implementations created, each once: gen creates one primitive
+    // to check the whole problem, then one per size of its pieces.
     static std::vector<std::string> created(const std::string &out) {
         std::vector<std::string> v;
         for (const std::string &line :
                 lines_starting(out, "rndnn_verbose,create,")) {
             const size_t s = std::strlen("rndnn_verbose,create,");
-            v.push_back(line.substr(s, line.find(',', s) - s));
+            const std::string name = line.substr(s, line.find(',', s) - s);
+            if (std::find(v.begin(), v.end(), name) == v.end())
+                v.push_back(name);
         }
         return v;
     }

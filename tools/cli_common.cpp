@@ -11,11 +11,19 @@
 
 namespace rndnn_cli {
 
+namespace {
+
+std::string message_prefix = "rndnn: ";
+
+} // namespace
+
+void set_message_prefix(const std::string &prefix) { message_prefix = prefix; }
+
 int run_guarded(const std::string &program, const std::function<int()> &fn) {
     // A usage error also tells where the full list of options is.
     const std::string hint = "Try '" + rndnn::escape(program) + " --help'.";
     const auto say = [](const std::exception &e) {
-        std::cerr << "rndnn: " << rndnn::escape(e.what()) << "\n";
+        std::cerr << message_prefix << rndnn::escape(e.what()) << "\n";
     };
     try {
         const int status = fn();
@@ -36,7 +44,7 @@ int run_guarded(const std::string &program, const std::function<int()> &fn) {
         return e.status() == rndnn::status::invalid_arguments ? exit_usage
                                                               : exit_failure;
     } catch (const std::bad_alloc &) {
-        std::cerr << "rndnn: out of memory\n";
+        std::cerr << message_prefix << "out of memory\n";
         return exit_failure;
     } catch (const std::exception &e) { // io_error and the rest
         say(e);
@@ -221,6 +229,26 @@ void parse_window(
             "--global-shape", vm["global-shape"].as<std::string>());
     if (given(vm, "origin"))
         origin = parse_shape("--origin", vm["origin"].as<std::string>());
+}
+
+void add_shard_options(po::options_description &desc) {
+    auto opt = desc.add_options();
+    opt("split", text("rows"),
+            "under mpirun: how the ranks cut the tensor into their shares: "
+            "rows (dim 0), cols (the last dim) or blocks (both; "
+            "docs/distributed.md)");
+    opt("chunk-bytes", text("16777216"),
+            "bytes of output a process generates and writes at once, in "
+            "[8, 2^30]: its memory stays this size for any tensor");
+}
+
+void parse_shard_options(
+        const po::variables_map &vm, split_t &split, std::int64_t &chunk_bytes) {
+    split = parse_split(vm["split"].as<std::string>());
+    const std::string text = vm["chunk-bytes"].as<std::string>();
+    chunk_bytes = parse_s64("--chunk-bytes", text);
+    if (chunk_bytes < 8 || chunk_bytes > (std::int64_t(1) << 30))
+        throw usage_error("--chunk-bytes " + text + " is not in [8, 2^30]");
 }
 
 void check_offset_range(const stream_options_t &so, std::int64_t n) {

@@ -17,6 +17,7 @@
 #include <boost/program_options.hpp>
 
 #include "rndnn/rndnn.hpp"
+#include "shard.hpp"
 
 namespace rndnn_cli {
 
@@ -46,6 +47,9 @@ public:
 // 1 for anything else. @p program ("rndnn gen") is named in the "--help"
 // hint.
 int run_guarded(const std::string &program, const std::function<int()> &fn);
+// What run_guarded()'s messages start with: "rndnn: ", and under mpirun
+// "rndnn: rank R of K: " (job_scope).
+void set_message_prefix(const std::string &prefix);
 
 // Parses the options of a subcommand (GNU long options only, no
 // positional arguments). Prints the help to stdout and returns false if
@@ -91,6 +95,13 @@ void add_window_options(po::options_description &desc, const char *what);
 // @throws usage_error for --origin without --global-shape or a bad shape.
 void parse_window(
         const po::variables_map &vm, rndnn::dims &global, rndnn::dims &origin);
+
+// How the ranks under mpirun cut a tensor (--split, shard.hpp) and the
+// bytes of output a process holds at once (--chunk-bytes).
+void add_shard_options(po::options_description &desc);
+// @throws usage_error naming a bad --split or --chunk-bytes.
+void parse_shard_options(
+        const po::variables_map &vm, split_t &split, std::int64_t &chunk_bytes);
 
 // The options that pick a word stream, shared by gen and stream: --alg,
 // --seed, --offset, --stream, --name, --threads. @p what names the unit

@@ -1,7 +1,11 @@
-// `rndnn gen`: one tensor of random values into a file or stdout.
+// `rndnn gen`: one random tensor into a file or stdout, generated and
+// written in bounded pieces; under mpirun each rank writes its share of one
+// file (docs/distributed.md).
+#include <map>
+
 #include "cli_common.hpp"
 #include "problem_rng.hpp"
-#include "cli_output.hpp"
+#include "sharded_output.hpp"
 
 namespace rndnn_cli {
 
@@ -11,6 +15,85 @@ bool ends_with(const std::string &s, const std::string &suffix) {
     return s.size() >= suffix.size()
             && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// Everything `rndnn gen` was asked, checked.
+struct gen_args_t {
+    rng_problem_t problem;
+    std::string out;
+    bool npy = false;
+    split_t split = split_t::rows;
+    std::int64_t chunk_bytes = 0;
+};
+
+// Generates pieces of the tensor: each a range of its row-major elements.
+class piece_generator {
+public:
+    explicit piece_generator(const rng_problem_t &p)
+        : p_(p), strm_(p.so.threads) {}
+
+    // Elements [first, first + count) of the written tensor into @p dst
+    // (a bit tensor's bits from bit 0).
+    void operator()(std::int64_t first, std::int64_t count, void *dst) {
+        const rndnn::rng::desc &d = p_.desc;
+        if (d.global_dims.empty()) return run(flat(count), first, dst);
+        // A window: the range's boxes of the block, each a window of the
+        // global tensor, one after another in dst (bits at their phase).
+        const rndnn::data_type dt = d.dst.get_data_type();
+        const bool bit = dt == rndnn::data_type::bit;
+        const auto esize = static_cast<std::int64_t>(
+                bit ? 0 : rndnn::memory::desc({1}, dt).get_size());
+        for_each_range_box(d.dst.get_dims(), first, count,
+                [&](const box_t &b, std::int64_t f) {
+                    const std::int64_t at = f - first;
+                    rndnn::rng::desc w = d;
+                    w.dst = bit ? rndnn::memory::desc(b.dims, dt,
+                                    dense_strides(b.dims), at % 8)
+                                : rndnn::memory::desc(b.dims, dt);
+                    w.origin = b.origin;
+                    for (size_t i = 0; i < d.origin.size(); ++i)
+                        w.origin[i] += d.origin[i];
+                    char *p = static_cast<char *>(dst)
+                            + (bit ? at / 8 : at * esize);
+                    run(rndnn::rng(rndnn::rng::primitive_desc(w, p_.attr)), 0, p);
+                });
+    }
+
+private:
+    static rndnn::dims dense_strides(const rndnn::dims &dims) {
+        rndnn::dims s(dims.size(), 1);
+        for (size_t i = dims.size(); i-- > 1;)
+            s[i - 1] = s[i] * dims[i];
+        return s;
+    }
+
+    // The primitive for @p count elements at a runtime offset: pieces
+    // come in few sizes, so a few are kept.
+    const rndnn::rng &flat(std::int64_t count) {
+        auto it = prims_.find(count);
+        if (it != prims_.end()) return it->second;
+        if (prims_.size() == 8) prims_.clear();
+        rndnn::rng::desc d = p_.desc;
+        d.dst = rndnn::memory::desc({count}, d.dst.get_data_type());
+        return prims_.emplace(count,
+                            rndnn::rng(rndnn::rng::primitive_desc(d, p_.attr)))
+                .first->second;
+    }
+
+    void run(const rndnn::rng &prim, std::int64_t first, void *dst) {
+        rndnn::memory mem(prim.get_primitive_desc().dst_desc(), dst);
+        prim.execute(strm_,
+                {{RNDNN_ARG_DST, mem},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(p_.so.seed)},
+                        {RNDNN_ARG_OFFSET,
+                                rndnn::memory::scalar(p_.so.offset + first)},
+                        {RNDNN_ARG_STREAM,
+                                rndnn::memory::scalar(p_.so.stream_id)}});
+    }
+
+    const rng_problem_t &p_;
+    rndnn::stream strm_;
+    std::map<std::int64_t, rndnn::rng> prims_;
+};
 
 } // namespace
 
@@ -23,45 +106,51 @@ int gen_main(int argc, char **argv) {
     opt("out", text(), "output file, or - for stdout (required)");
     opt("format", text(),
             "raw or npy; default npy if the file name ends in .npy, else raw");
+    add_shard_options(desc);
+
+    // Every rank parses and checks everything before a file is created:
+    // a bad value on one rank stops them all.
+    job_t &job = job_t::get();
     po::variables_map vm;
-    if (!parse_options(argc, argv, desc, "rndnn gen --shape DIMS --out FILE|-"
-                               " [options]",
-                vm))
-        return exit_ok;
+    bool help = false;
+    gen_args_t a;
+    job.agree([&] {
+        help = !parse_options(argc, argv, desc,
+                "rndnn gen --shape DIMS --out FILE|- [options]\n"
+                "       mpirun -np K rndnn gen --shape DIMS --out FILE "
+                "[--split rows|cols|blocks] [options]",
+                vm);
+        if (help) return;
+        a.problem = parse_rng_problem(vm);
+        if (!vm.count("out")) throw usage_error("--out is required");
+        a.out = vm["out"].as<string>();
+        if (a.out.empty()) throw usage_error("--out '' names no file");
+        a.npy = a.out != "-" && ends_with(a.out, ".npy");
+        if (vm.count("format")) {
+            const string f = vm["format"].as<string>();
+            if (f != "raw" && f != "npy")
+                throw usage_error("unknown --format '" + f
+                        + "' (expected raw or npy)");
+            a.npy = f == "npy";
+        }
+        parse_shard_options(vm, a.split, a.chunk_bytes);
+        if (job.distributed() && !a.problem.desc.global_dims.empty())
+            throw usage_error("--global-shape is not used under mpirun: "
+                              "--split cuts the tensor into the ranks' "
+                              "blocks");
+        // The primitive's own checks of the whole problem.
+        rndnn::rng::primitive_desc(a.problem.desc, a.problem.attr);
+    });
+    if (help) return exit_ok;
+    job.check_same_command(argc, argv);
 
-    // Parse everything, then build the primitive and generate: every bad
-    // value is reported before a file is created.
-    const rng_problem_t problem = parse_rng_problem(vm);
-    if (!vm.count("out")) throw usage_error("--out is required");
-    const string out = vm["out"].as<string>();
-    if (out.empty()) throw usage_error("--out '' names no file");
-    const bool to_stdout = out == "-";
-
-    bool npy = !to_stdout && ends_with(out, ".npy");
-    if (vm.count("format")) {
-        const string f = vm["format"].as<string>();
-        if (f != "raw" && f != "npy")
-            throw usage_error("unknown --format '" + f
-                    + "' (expected raw or npy)");
-        npy = f == "npy";
-    }
-
-    const stream_options_t &so = problem.so;
-    const rndnn::rng::primitive_desc pd(problem.desc, problem.attr);
-    const rndnn::stream strm(so.threads);
-    const rndnn::rng prim(pd);
-
+    const rndnn::memory::desc &md = a.problem.desc.dst;
     // Opened first: a path that cannot be written fails before the work.
-    output_file file(out);
-    rndnn::memory dst(pd.dst_desc());
-    prim.execute(strm,
-            {{RNDNN_ARG_DST, dst},
-                    {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
-                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
-                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}});
-
-    file.write(dst, npy);
-    file.commit();
+    sharded_output out("--out", a.out, a.npy ? rndnn::npy::header(md) : "");
+    piece_generator gen(a.problem);
+    write_share(out, md.get_dims(), md.get_data_type(), a.split,
+            a.chunk_bytes, std::ref(gen));
+    out.commit();
     return exit_ok;
 }
 

@@ -61,6 +61,9 @@ public:
     // place (nothing to do for stdout and special files).
     // @throws io_error naming the path.
     void commit();
+    // The temporary file that commit() renames into place; empty for
+    // stdout and special files, which are written in place.
+    const std::string &temp_path() const { return tmp_; }
 
 private:
     // Throws the error that the last write recorded, if any.

@@ -2,8 +2,10 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.hpp"
+#include "job.hpp"
 
 namespace {
 
@@ -12,17 +14,24 @@ const struct {
     const char *name;
     int (*main)(int argc, char **argv);
     const char *summary;
+    // Runs under mpirun with several ranks: they share the work (gen,
+    // dropout) or each does its own (verify checks its machine).
+    bool ranks;
 } commands[] = {
         {"gen", rndnn_cli::gen_main,
-                "write one random tensor to a file or stdout (raw or .npy)"},
+                "write one random tensor to a file or stdout (raw or .npy)",
+                true},
         {"stream", rndnn_cli::stream_main,
-                "write raw u32 words to stdout, without end or --count N"},
+                "write raw u32 words to stdout, without end or --count N",
+                false},
         {"dropout", rndnn_cli::dropout_main,
-                "dropout forward or backward on .npy tensors, with its mask"},
+                "dropout forward or backward on .npy tensors, with its mask",
+                true},
         {"verify", rndnn_cli::verify_main,
-                "run the built-in known-answer checks"},
+                "run the built-in known-answer checks", true},
         {"bench", rndnn_cli::bench_main,
-                "time problems against memcpy and the reference kernel"},
+                "time problems against memcpy and the reference kernel",
+                false},
 };
 
 void print_usage(std::ostream &os) {
@@ -39,6 +48,13 @@ int main(int argc, char **argv) {
     // Writes to a closed pipe fail with EPIPE instead of killing the
     // process, so that every command ends the same way (run_guarded).
     std::signal(SIGPIPE, SIG_IGN);
+    // MPI starts here where mpirun started this process (job.hpp).
+    std::optional<rndnn_cli::job_scope> job;
+    const int status = rndnn_cli::run_guarded("rndnn", [&] {
+        job.emplace(argc, argv);
+        return rndnn_cli::exit_ok;
+    });
+    if (status != rndnn_cli::exit_ok) return status;
     if (argc < 2) {
         print_usage(std::cerr);
         return rndnn_cli::exit_usage;
@@ -51,8 +67,14 @@ int main(int argc, char **argv) {
     for (const auto &c : commands) {
         if (name != c.name) continue;
         // argv[1] plays the part of argv[0] for the subcommand.
-        return rndnn_cli::run_guarded("rndnn " + name,
-                [&] { return c.main(argc - 1, argv + 1); });
+        return rndnn_cli::run_guarded("rndnn " + name, [&] {
+            if (!c.ranks && rndnn_cli::job_t::get().size() > 1)
+                throw rndnn_cli::usage_error("rndnn " + name
+                        + " does not run under mpirun with more than one "
+                          "rank: each would do the whole work (gen and "
+                          "dropout share it)");
+            return c.main(argc - 1, argv + 1);
+        });
     }
     std::cerr << "rndnn: unknown command '" << name << "'\n";
     print_usage(std::cerr);

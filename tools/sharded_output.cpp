@@ -1,0 +1,130 @@
+// Output files written by the ranks of a job (sharded_output.hpp).
+#include "sharded_output.hpp"
+
+#include <cstdlib>
+#include <optional>
+
+#include "cli_common.hpp"
+
+namespace rndnn_cli {
+
+sharded_output::sharded_output(const std::string &flag,
+        const std::string &path, const std::string &header)
+    : flag_(flag), header_bytes_(static_cast<std::int64_t>(header.size())) {
+    job_t &job = job_t::get();
+    if (!job.distributed()) {
+        file_.emplace(path);
+        file_->write(header.data(), header.size());
+        return;
+    }
+    job.agree([&] {
+        if (job.rank() != 0) return;
+        file_.emplace(path);
+        if (file_->temp_path().empty())
+            throw io_error("cannot write " + flag + " '" + path
+                    + "' under mpirun: the ranks write a regular file (a new "
+                      "one or one they replace), not stdout or a device");
+        file_->write(header.data(), header.size());
+        file_->finish();
+    });
+    const std::string tmp = job.broadcast(file_ ? file_->temp_path() : "");
+    mpi_ = std::make_unique<mpi_file_t>(flag, tmp, true);
+}
+
+void sharded_output::write(const std::vector<byte_range_t> &ranges,
+        void *buf) {
+    if (mpi_) {
+        std::vector<byte_range_t> in_file = ranges;
+        for (byte_range_t &r : in_file)
+            r.offset += header_bytes_;
+        mpi_->transfer(in_file, buf);
+        return;
+    }
+    const char *p = static_cast<const char *>(buf);
+    for (const byte_range_t &r : ranges) {
+        if (r.offset != end_)
+            throw std::logic_error("sharded_output: a plain run writes "
+                                   "its ranges in order");
+        file_->write(p, static_cast<std::size_t>(r.bytes));
+        p += r.bytes;
+        end_ += r.bytes;
+    }
+}
+
+void sharded_output::finish() {
+    if (mpi_) {
+        mpi_->close();
+        mpi_.reset();
+    } else if (!job_t::get().distributed()) {
+        file_->finish();
+    }
+}
+
+void sharded_output::commit() { commit_all({this}); }
+
+void commit_all(const std::vector<sharded_output *> &files) {
+    for (sharded_output *f : files)
+        f->finish();
+    job_t::get().agree([&] {
+        for (sharded_output *f : files)
+            if (f->file_) f->file_->commit();
+    });
+}
+
+void write_share(sharded_output &out, const rndnn::dims &global,
+        rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        const std::function<void(std::int64_t, std::int64_t, void *)> &fill) {
+    job_t &job = job_t::get();
+    const bool bit = dt == rndnn::data_type::bit;
+    const auto esize = static_cast<std::int64_t>(
+            bit ? 1 : rndnn::memory::desc({1}, dt).get_size());
+    std::int64_t n = 1;
+    for (const rndnn::dim_t d : global)
+        n *= d;
+    const std::int64_t chunk_elems
+            = bit ? chunk_bytes * 8 : std::max<std::int64_t>(1, chunk_bytes / esize);
+    piece_iterator pieces(
+            global, rank_box(global, split, job.rank(), job.size()), chunk_elems);
+    // A piece takes at most chunk_bytes, one more where byte_align() moves
+    // its end past a byte of its own.
+    const std::int64_t cap = chunk_bytes + 1;
+    const std::unique_ptr<unsigned char, decltype(&std::free)> buf(
+            static_cast<unsigned char *>(std::aligned_alloc(64,
+                    static_cast<size_t>((cap + 63) / 64 * 64))),
+            &std::free);
+    if (!buf) throw std::bad_alloc();
+
+    std::optional<piece_t> pending;
+    while (true) {
+        std::vector<byte_range_t> ranges;
+        const bool more = job.agree_any([&] {
+            std::int64_t used = 0;
+            piece_t p;
+            while (pending || pieces.next(p)) {
+                if (pending) p = *std::exchange(pending, std::nullopt);
+                std::int64_t count = p.count;
+                const std::int64_t first
+                        = bit ? byte_align(p.first, count, n) : p.first;
+                if (count == 0) continue;
+                const std::int64_t bytes = bit ? (count + 7) / 8 : count * esize;
+                if (used + bytes > cap) {
+                    pending = p;
+                    break;
+                }
+                unsigned char *dst = buf.get() + used;
+                fill(first, count, dst);
+                // The unused high bits of the tensor's last byte are 0.
+                if (bit && first + count == n && n % 8)
+                    dst[bytes - 1] &= static_cast<unsigned char>(
+                            (1u << (n % 8)) - 1);
+                ranges.push_back({bit ? first / 8 : first * esize, bytes});
+                used += bytes;
+            }
+            return !ranges.empty();
+        });
+        if (!more) break;
+        out.write(ranges, buf.get());
+    }
+}
+
+} // namespace rndnn_cli

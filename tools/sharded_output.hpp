@@ -1,0 +1,80 @@
+// An output file that every rank of the job writes its share of, piece by
+// piece: through output_file alone in a plain run, with MPI-IO under
+// mpirun (docs/distributed.md).
+#ifndef RNDNN_TOOLS_SHARDED_OUTPUT_HPP
+#define RNDNN_TOOLS_SHARDED_OUTPUT_HPP
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_output.hpp"
+#include "job.hpp"
+#include "shard.hpp"
+
+namespace rndnn_cli {
+
+class sharded_output {
+public:
+    // Opens @p path (@p flag names it in messages, "--out") as output_file
+    // does, and writes @p header (the .npy header, or nothing). Under
+    // mpirun rank 0 creates the temporary file and writes the header, then
+    // every rank opens it: the path must be a regular file or a new one.
+    // @throws as output_file and job_t::agree().
+    sharded_output(const std::string &flag, const std::string &path,
+            const std::string &header);
+
+    // Writes this rank's @p ranges (offsets from the end of the header,
+    // ascending) from @p buf, where they lie one after another. Under
+    // mpirun a collective call: every rank makes it, with ranges or none.
+    // In a plain run the ranges continue the file where it stands.
+    // @throws io_error naming the path, as job_t::agree().
+    void write(const std::vector<byte_range_t> &ranges, void *buf);
+
+    // Writes out and closes; the output stays temporary. @throws as write().
+    void finish();
+    // finish()es, then renames the file into place (rank 0).
+    void commit();
+
+private:
+    friend void commit_all(const std::vector<sharded_output *> &files);
+
+// Writes this rank's share of a dense tensor of dims @p global and type
+// @p dt to @p out: its block under @p split (rank_box), in pieces of at
+// most @p chunk_bytes bytes (>= 8), each filled by @p fill(first, count,
+// dst) with the elements [first, first + count) of the global tensor in
+// row-major order. A bit tensor's shares are byte-aligned (byte_align), so
+// first is a multiple of 8 there. Every rank calls it (collective).
+// @throws as fill, sharded_output::write() and job_t::agree().
+void write_share(sharded_output &out, const rndnn::dims &global,
+        rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        const std::function<void(std::int64_t first, std::int64_t count,
+                void *dst)> &fill);
+    std::string flag_;
+    std::int64_t header_bytes_ = 0;
+    std::int64_t end_ = 0; // a plain run: where the next range must start
+    std::optional<output_file> file_; // rank 0's, or a plain run's
+    std::unique_ptr<mpi_file_t> mpi_; // under mpirun, until finish()
+};
+
+// Commits several outputs: every one is finished before the first is
+// renamed, so a failed write leaves none of them.
+void commit_all(const std::vector<sharded_output *> &files);
+
+// Writes this rank's share of a dense tensor of dims @p global and type
+// @p dt to @p out: its block under @p split (rank_box), in pieces of at
+// most @p chunk_bytes bytes (>= 8), each filled by @p fill(first, count,
+// dst) with the elements [first, first + count) of the global tensor in
+// row-major order. A bit tensor's shares are byte-aligned (byte_align), so
+// first is a multiple of 8 there. Every rank calls it (collective).
+// @throws as fill, sharded_output::write() and job_t::agree().
+void write_share(sharded_output &out, const rndnn::dims &global,
+        rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        const std::function<void(std::int64_t first, std::int64_t count,
+                void *dst)> &fill);
+
+} // namespace rndnn_cli
+
+#endif
