@@ -170,7 +170,17 @@ void check_desc(dropout_conf_t &c) {
     rd.with_next_offset = d.with_next_offset;
     rd.scalars = d.scalars;
     rd.name = d.name;
-    if (dw.active) {
+    // A block of whole rows of the global tensor, not broadcast, is one
+    // range of the global mask: a plain problem at a shifted offset.
+    bool contiguous = dw.active && !c.broadcast;
+    for (size_t j = 0, k = 0; contiguous && j < data.size(); ++j) {
+        if (k == 0 && data[j] != 1) k = j + 1; // the first dim past 1s
+        else if (k != 0 && data[j] != noise_global[j]) contiguous = false;
+    }
+    if (contiguous) {
+        for (size_t j = 0; j < data.size(); ++j)
+            c.offset_shift = c.offset_shift * noise_global[j] + noise_origin[j];
+    } else if (dw.active) {
         rd.global_dims = noise_global;
         rd.origin = noise_origin;
     }
@@ -311,8 +321,10 @@ void dropout::execute(const stream &strm,
             run.scale = rv.scale;
         }
         run.rng.nthr = run.nthr;
+        const int64_t offset = run.rng.offset;
+        run.rng.offset += c.offset_shift;
         impl_->kernel->execute(run);
-        if (next_offset) *next_offset = run.rng.offset + c.mask_n;
+        if (next_offset) *next_offset = offset + c.mask_n;
 
         if (impl::verbose_on(impl::verbose_t::profile))
             impl::verbose_print(impl::verbose_t::profile, "exec",

@@ -29,6 +29,11 @@ struct dropout_conf_t {
     bool generate = false;
     // The noise mask's window of the global mask (inactive without one).
     rng_window_t window;
+    // A window that is one contiguous range of the global mask, not
+    // broadcast (a block of whole rows): the window is left inactive and
+    // the range's first global index is added to the offset, so that it
+    // runs as a plain problem (fused) rather than pregenerated.
+    dim_t offset_shift = 0;
     // The block's whole noise mask is generated first (a broadcast noise
     // shape, or a window), then read.
     bool pregenerate = false;

@@ -304,3 +304,53 @@ TEST(DropoutWindow, PartitionsGiveTheWholeTensorsDropout) {
         });
     }
 }
+
+// A block of whole rows without a broadcast is one range of the global
+// mask: it runs as a plain problem (one fused kernel where the JIT has
+// one), with the same values as the whole tensor and next_offset past the
+// whole mask; a block of columns generates its noise mask first.
+TEST(DropoutWindow, BlocksOfWholeRowsRunAsAPlainProblem) {
+    const dims global = {8, 3, 40};
+    dropout::desc wd;
+    wd.src = wd.dst = memory::desc(global, data_type::f32);
+    wd.rate = 0.4;
+    wd.with_offset = true;
+    const dim_t n = wd.src.nelems();
+    std::vector<float> src(n, 1.f), whole(n);
+    std::vector<uint8_t> no_mask(1);
+    run_dropout(wd, src, whole, no_mask, 2, 5, 77);
+
+    dropout::desc rows = wd;
+    rows.src = rows.dst = memory::desc({3, 3, 40}, data_type::f32);
+    rows.global_dims = global;
+    rows.origin = {4, 0, 0};
+    rows.with_next_offset = true;
+    const dropout::primitive_desc pd(rows);
+#if RNDNN_ENABLE_JIT
+    // One kernel: no noise mask generated before.
+    const std::string name = pd.impl_name();
+    EXPECT_TRUE(name.rfind("fused:", 0) == 0 && name.find('+') == name.npos)
+            << name;
+#endif
+    std::vector<float> bsrc(360, 1.f), bdst(360);
+    int64_t next = -1;
+    dropout(pd).execute(stream(2),
+            {{RNDNN_ARG_SRC, memory(rows.src, bsrc.data())},
+                    {RNDNN_ARG_DST, memory(rows.dst, bdst.data())},
+                    {RNDNN_ARG_SEED, memory::scalar(int64_t(5))},
+                    {RNDNN_ARG_OFFSET, memory::scalar(int64_t(77))},
+                    {RNDNN_ARG_NEXT_OFFSET,
+                            memory(memory::desc({1}, data_type::s64), &next)}});
+    EXPECT_EQ(std::memcmp(bdst.data(), whole.data() + 4 * 120, 360 * 4), 0);
+    EXPECT_EQ(next, 77 + n);
+
+    dropout::desc cols = wd;
+    cols.src = cols.dst = memory::desc({8, 3, 10}, data_type::f32);
+    cols.global_dims = global;
+    cols.origin = {0, 0, 30};
+#if RNDNN_ENABLE_JIT
+    // The block's noise mask, generated first, then the fused kernel.
+    EXPECT_NE(std::string(dropout::primitive_desc(cols).impl_name()).find('+'),
+            std::string::npos);
+#endif
+}
