@@ -170,6 +170,56 @@ TEST_F(Cli, GenEqualsApi) {
     }
 }
 
+// gen writes in pieces of --chunk-bytes: any size gives the one-shot bytes
+// (pieces that cut normal pairs, bitsliced words and mask bytes), to a
+// file or to stdout, and so does a window (whose pieces are boxes of the
+// block at bit phases).
+TEST_F(Cli, GenInPiecesEqualsOneShot) {
+    for (const gen_case_t &c : gen_cases()) {
+        SCOPED_TRACE(c.what);
+        const bytes_t want = api_bytes(c.problem);
+        for (const char *chunk : {"8", "24", "1000"}) {
+            SCOPED_TRACE(chunk);
+            args_t args = {"gen", "--out", "-", "--chunk-bytes", chunk};
+            args.insert(args.end(), c.args.begin(), c.args.end());
+            const result_t r = run(args);
+            ASSERT_EQ(r.status, 0) << r.err;
+            EXPECT_TRUE(r.out == want);
+        }
+    }
+    for (const char *dist : {"--dist=normal", "--dist=bernoulli"}) {
+        SCOPED_TRACE(dist);
+        const args_t block = {"gen", dist, "--shape", "3x5x7",
+                "--global-shape", "9x6x20", "--origin", "2x1x5", "--out", "-"};
+        const result_t whole = run(block);
+        ASSERT_EQ(whole.status, 0) << whole.err;
+        args_t pieces = block;
+        pieces.insert(pieces.end(), {"--chunk-bytes", "8"});
+        const result_t r = run(pieces);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(r.out == whole.out);
+    }
+    for (const char *bad : {"7", "1073741825", "1k"}) {
+        const result_t r = run({"gen", "--shape", "8", "--out", "g.bin",
+                "--chunk-bytes", bad});
+        expect_failure(r, 2, bad);
+    }
+}
+
+#if !RNDNN_WITH_MPI
+// Without MPI, several ranks would each write the whole tensor: refused.
+TEST_F(Cli, MpirunWithoutMpiIsRefused) {
+    const result_t r = sh("OMPI_COMM_WORLD_SIZE=2 \"$RNDNN\" gen --shape 8 "
+                          "--out g.npy");
+    expect_failure(r, 1, "built without MPI");
+    EXPECT_TRUE(files().empty());
+    // One rank is just this process.
+    EXPECT_EQ(sh("OMPI_COMM_WORLD_SIZE=1 \"$RNDNN\" gen --shape 8 --out g.npy")
+                      .status,
+            0);
+}
+#endif
+
 // raw is the npy data without its header, whatever the name or the flag.
 TEST_F(Cli, RawAndNpyFormats) {
     const args_t base = {"gen", "--dist", "normal", "--shape", "3x333"};

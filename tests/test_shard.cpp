@@ -78,7 +78,9 @@ TEST(Shard, BlocksUseANearSquareGrid) {
 // the byte-aligned ranges cover every element once and share no byte.
 TEST(Shard, SplitsPartitionRandomShapesIntoContiguousPieces) {
     std::mt19937_64 rng(42);
-    for (int iter = 0; iter < 300; ++iter) {
+    for (int iter = 0; iter < 600; ++iter) {
+        // Half the runs: pieces of many rows, not contiguous.
+        const bool contiguous = iter % 2 == 0;
         const int rank = 1 + static_cast<int>(rng() % 4);
         dims g(rank);
         for (dim_t &d : g)
@@ -92,24 +94,30 @@ TEST(Shard, SplitsPartitionRandomShapesIntoContiguousPieces) {
         const std::int64_t max_elems = 1 + static_cast<std::int64_t>(rng() % 40);
         SCOPED_TRACE(testing::Message()
                 << "G rank " << rank << " n " << n << " K " << k << " split "
-                << split2str(split) << " max " << max_elems);
+                << split2str(split) << " max " << max_elems
+                << (contiguous ? "" : " not contiguous"));
 
         std::vector<int> owner(n, -1);
         std::vector<int> byte_owner((n + 7) / 8, -1);
         std::vector<int> bit_owner(n, -1);
         for (int r = 0; r < k; ++r) {
             const box_t box = rank_box(g, split, r, k);
-            piece_iterator it(g, box, max_elems);
+            piece_iterator it(g, box, max_elems, contiguous);
             piece_t p;
             std::int64_t total = 0;
             while (it.next(p)) {
                 ASSERT_GE(p.count, 1);
                 ASSERT_LE(p.count, max_elems);
                 ASSERT_EQ(p.count, p.box.nelems());
+                ASSERT_EQ(p.first, flat(g, p.box.origin));
                 std::int64_t expect = p.first;
                 for_each_index(p.box, [&](const dims &idx) {
                     const std::int64_t f = flat(g, idx);
-                    ASSERT_EQ(f, expect++);
+                    if (contiguous) {
+                        ASSERT_EQ(f, expect);
+                    }
+                    ASSERT_GE(f, expect);
+                    expect = f + 1;
                     ASSERT_EQ(owner[f], -1) << "element " << f << " twice";
                     owner[f] = r;
                     for (size_t d = 0; d < idx.size(); ++d) {
@@ -118,6 +126,7 @@ TEST(Shard, SplitsPartitionRandomShapesIntoContiguousPieces) {
                     }
                 });
                 total += p.count;
+                if (!contiguous) continue;
 
                 std::int64_t count = p.count;
                 const std::int64_t first = byte_align(p.first, count, n);
@@ -140,13 +149,16 @@ TEST(Shard, SplitsPartitionRandomShapesIntoContiguousPieces) {
         }
         for (std::int64_t i = 0; i < n; ++i) {
             ASSERT_NE(owner[i], -1) << "element " << i << " of no rank";
-            ASSERT_NE(bit_owner[i], -1) << "bit " << i << " of no rank";
+            if (contiguous) {
+                ASSERT_NE(bit_owner[i], -1) << "bit " << i << " of no rank";
+            }
         }
     }
 }
 
 // A piece never holds more than the limit, even where one row alone is
-// longer: the split moves inward.
+// longer: the split moves inward. Not contiguous: a column block's piece
+// holds many rows.
 TEST(Shard, LongRowsAreCutInward) {
     const dims g = {3, 1000};
     piece_iterator it(g, rank_box(g, split_t::rows, 0, 1), 300);
@@ -156,6 +168,12 @@ TEST(Shard, LongRowsAreCutInward) {
         firsts.push_back(p.first);
     EXPECT_EQ(firsts, (std::vector<std::int64_t> {0, 300, 600, 900, 1000,
                               1300, 1600, 1900, 2000, 2300, 2600, 2900}));
+
+    const dims c = {100, 8};
+    piece_iterator cols(c, rank_box(c, split_t::cols, 1, 4), 90, false);
+    ASSERT_TRUE(cols.next(p));
+    EXPECT_EQ(p.box.origin, (dims {0, 2}));
+    EXPECT_EQ(p.box.dims, (dims {45, 2}));
 }
 
 // The boxes of a row-major range are the range, in order, and few.

@@ -20,10 +20,14 @@ std::string message_prefix = "rndnn: ";
 void set_message_prefix(const std::string &prefix) { message_prefix = prefix; }
 
 int run_guarded(const std::string &program, const std::function<int()> &fn) {
-    // A usage error also tells where the full list of options is.
-    const std::string hint = "Try '" + rndnn::escape(program) + " --help'.";
-    const auto say = [](const std::exception &e) {
-        std::cerr << message_prefix << rndnn::escape(e.what()) << "\n";
+    // Each message is one write, so that the lines of ranks under mpirun,
+    // which share stderr, do not interleave. A usage error also tells
+    // where the full list of options is.
+    const auto say = [](const std::string &text, bool hint_help,
+                             const std::string &prog) {
+        std::string line = message_prefix + text + "\n";
+        if (hint_help) line += "Try '" + rndnn::escape(prog) + " --help'.\n";
+        std::cerr.write(line.data(), static_cast<std::streamsize>(line.size()));
     };
     try {
         const int status = fn();
@@ -32,22 +36,20 @@ int run_guarded(const std::string &program, const std::function<int()> &fn) {
     } catch (const closed_pipe &) {
         return exit_ok;
     } catch (const usage_error &e) {
-        say(e);
-        std::cerr << hint << "\n";
+        say(rndnn::escape(e.what()), true, program);
         return exit_usage;
     } catch (const po::error &e) {
-        say(e);
-        std::cerr << hint << "\n";
+        say(rndnn::escape(e.what()), true, program);
         return exit_usage;
     } catch (const rndnn::error &e) {
-        say(e);
+        say(rndnn::escape(e.what()), false, program);
         return e.status() == rndnn::status::invalid_arguments ? exit_usage
                                                               : exit_failure;
     } catch (const std::bad_alloc &) {
-        std::cerr << message_prefix << "out of memory\n";
+        say("out of memory", false, program);
         return exit_failure;
     } catch (const std::exception &e) { // io_error and the rest
-        say(e);
+        say(rndnn::escape(e.what()), false, program);
         return exit_failure;
     }
 }

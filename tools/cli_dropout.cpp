@@ -1,16 +1,18 @@
 // `rndnn dropout`: dropout forward (training) or backward on .npy files,
-// with the keep mask written, read back, or recomputed from the RNG.
-#include <cerrno>
+// with the keep mask written, read back, or recomputed from the RNG; in
+// bounded pieces, and under mpirun each rank its share of the files
+// (docs/distributed.md).
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
-#include <sys/stat.h>
-
 #include "cli_common.hpp"
-#include "cli_output.hpp"
 #include "problem_dropout.hpp"
+#include "sharded_file.hpp"
 
 namespace rndnn_cli {
 
@@ -27,70 +29,230 @@ std::string shape_str(const rndnn::dims &shape) {
     return s;
 }
 
-// A .npy file given as an option, opened and its header read: the caller
-// checks the type and shape, then read()s the data into memory of its own.
-// A file that cannot be read is an I/O failure; one that is not a valid
-// .npy file is the library's invalid_arguments, its message prefixed with
-// the flag and the file.
-class npy_input {
-public:
-    npy_input(const std::string &flag, const std::string &path)
-        : flag_(flag), path_(path) {
-        struct stat st;
-        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            throw io_error("cannot read " + flag + " '" + path
-                    + "': it is a directory");
-        is_.open(path, std::ios::binary);
-        if (!is_)
-            throw io_error("cannot open " + flag + " '" + path
-                    + "': " + std::strerror(errno));
-        guarded([&] { header_ = rndnn::npy::read_header(is_); });
+// Copies @p n bits from bit @p from of @p src to bit @p to of @p dst
+// (LSB first), leaving dst's other bits alone.
+void copy_bits(const uint8_t *src, std::int64_t from, uint8_t *dst,
+        std::int64_t to, std::int64_t n) {
+    if (from % 8 == 0 && to % 8 == 0) {
+        std::memcpy(dst + to / 8, src + from / 8, static_cast<size_t>(n / 8));
+        from += n / 8 * 8;
+        to += n / 8 * 8;
+        n %= 8;
     }
-    const rndnn::npy::header_t &header() const { return header_; }
-    // Reads the data into a new memory of descriptor @p md, which has
-    // the header's size.
-    rndnn::memory read(const rndnn::memory::desc &md) {
-        rndnn::memory mem(md);
-        guarded([&] {
-            rndnn::npy::read_data(is_, header_, mem.get_data_handle());
-        });
-        return mem;
+    for (std::int64_t i = 0; i < n; ++i, ++from, ++to) {
+        const auto bit = static_cast<uint8_t>(1u << (to % 8));
+        if (src[from / 8] >> (from % 8) & 1) dst[to / 8] |= bit;
+        else dst[to / 8] = static_cast<uint8_t>(dst[to / 8] & ~bit);
     }
-
-private:
-    template <typename F>
-    void guarded(F f) {
-        try {
-            f();
-        } catch (const rndnn::error &e) {
-            throw rndnn::error(
-                    e.status(), flag_ + " '" + path_ + "': " + e.what());
-        }
-    }
-
-    std::string flag_, path_;
-    std::ifstream is_;
-    rndnn::npy::header_t header_;
-};
-
-// The data tensor of --in, in a 64-byte aligned buffer that the primitive
-// then overwrites in place.
-rndnn::memory load_data(const std::string &path) {
-    npy_input in("--in", path);
-    const data_type dt = in.header().dt;
-    if (dt != data_type::f32 && dt != data_type::f16 && dt != data_type::bf16)
-        throw usage_error("--in '" + path + "' holds " + rndnn::dt2str(dt)
-                + " data; dropout takes f32 (<f4), f16 (<f2) or bf16 (<u2)");
-    return in.read(in.header().md());
 }
 
-// The keep mask of --mask-in, for the mask descriptor @p md (the noise
-// shape, bit or u8): a bit mask is stored as its packed bytes (u8 of shape
-// ceil(n/8)), a u8 mask as bytes of the noise shape (the library keeps an
-// element where the byte is not 0). The shape is checked before any data
-// is read.
-rndnn::memory load_mask(const std::string &path, const rndnn::memory::desc &md) {
-    npy_input in("--mask-in", path);
+// The dims of a box of the block's mask: the data box's, 1 where the
+// noise shape broadcasts; its origin 0 there.
+box_t mask_box(const box_t &data, const rndnn::dims &block_mask) {
+    box_t m = data;
+    for (size_t j = 0; j < m.dims.size(); ++j)
+        if (block_mask[j] == 1 && data.dims[j] != 1) {
+            m.origin[j] = 0;
+            m.dims[j] = 1;
+        } else if (block_mask[j] == 1) {
+            m.origin[j] = 0;
+        }
+    return m;
+}
+
+// One run of `rndnn dropout`: the whole problem, checked, and how the
+// block of --in is cut into pieces that run as windows of the global
+// tensor (docs/distributed.md).
+struct dropout_run_t {
+    rndnn::dropout::desc whole; // the block of --in as the user gave it
+    rndnn::dims block, global, origin; // the block at origin of global
+    rndnn::dims block_mask; // the block's mask dims (whole.mask's)
+    rndnn::data_type mask_dt = rndnn::data_type::undef; // the file's
+    stream_options_t so;
+
+    // The problem of the data box @p b of the block: a window of the
+    // global tensor; with a mask of type @p mdt (undef: none).
+    rndnn::dropout::desc piece(const box_t &b, rndnn::data_type mdt) const {
+        rndnn::dropout::desc d = whole;
+        d.src = d.dst = rndnn::memory::desc(b.dims, whole.src.get_data_type());
+        d.global_dims = global;
+        d.origin = origin;
+        for (size_t j = 0; j < b.origin.size(); ++j)
+            d.origin[j] += b.origin[j];
+        d.mask = mdt == rndnn::data_type::undef
+                ? rndnn::memory::desc()
+                : rndnn::memory::desc(mask_box(b, block_mask).dims, mdt);
+        return d;
+    }
+
+    void execute(const rndnn::dropout::desc &d, void *data, void *mask,
+            const rndnn::stream &strm) const {
+        const bool bwd = d.prop == rndnn::prop_kind::backward;
+        rndnn::memory mem(d.src, data);
+        std::unordered_map<int, rndnn::memory> args
+                = {{bwd ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, mem},
+                        {bwd ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST, mem}};
+        if (!d.mask.is_zero()) args[RNDNN_ARG_MASK] = rndnn::memory(d.mask, mask);
+        if (d.with_offset) {
+            args[RNDNN_ARG_SEED] = rndnn::memory::scalar(so.seed);
+            args[RNDNN_ARG_OFFSET] = rndnn::memory::scalar(so.offset);
+            args[RNDNN_ARG_STREAM] = rndnn::memory::scalar(so.stream_id);
+        }
+        rndnn::dropout(rndnn::dropout::primitive_desc(d)).execute(strm, args);
+    }
+};
+
+// An aligned buffer of @p bytes (at least 1).
+std::unique_ptr<uint8_t, decltype(&std::free)> aligned_buffer(std::int64_t bytes) {
+    auto *p = static_cast<uint8_t *>(std::aligned_alloc(
+            64, static_cast<size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64)));
+    if (!p) throw std::bad_alloc();
+    return {p, &std::free};
+}
+
+// The data pass: every rank reads its block of --in piece by piece, runs
+// dropout on the piece as a window of the global tensor (with its part of
+// --mask-in where given) and writes it to --out.
+void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
+        sharded_output &out, split_t split, std::int64_t chunk_bytes) {
+    job_t &job = job_t::get();
+    const rndnn::stream strm(r.so.threads);
+    const auto esize = static_cast<std::int64_t>(
+            rndnn::memory::desc({1}, r.whole.src.get_data_type()).get_size());
+    const box_t share = rank_box(r.block, split, job.rank(), job.size());
+    // Pieces of many rows, but at most 65536 rows: bounded ranges.
+    std::int64_t row = 1;
+    {
+        piece_iterator runs(r.block, share, std::numeric_limits<std::int64_t>::max());
+        piece_t first;
+        if (runs.next(first)) row = first.count;
+    }
+    const std::int64_t max_elems = std::max<std::int64_t>(1,
+            std::min(chunk_bytes / esize, row * 65536));
+    piece_iterator pieces(r.block, share, max_elems, false);
+    const auto buf = aligned_buffer(max_elems * esize);
+    const bool bit_mask = r.mask_dt == rndnn::data_type::bit;
+    std::vector<uint8_t> mask_file, mask; // the piece's span and its own
+
+    while (true) {
+        piece_t p;
+        bool have = false;
+        std::vector<byte_range_t> data_ranges, mask_ranges;
+        std::int64_t span_first = 0; // a bit mask's first byte read
+        job.agree_any([&] {
+            have = pieces.next(p);
+            if (!have) return false;
+            append_box_ranges(r.block, p.box, esize, data_ranges);
+            if (!mask_in) return true;
+            const box_t mb = mask_box(p.box, r.block_mask);
+            if (bit_mask) {
+                // The bytes that hold the box's bits, gaps included (other
+                // ranks' bits): bit masks are small.
+                std::vector<byte_range_t> bits;
+                append_box_ranges(r.block_mask, mb, 1, bits);
+                span_first = bits.front().offset / 8;
+                const std::int64_t end
+                        = (bits.back().offset + bits.back().bytes + 7) / 8;
+                mask_ranges.push_back({span_first, end - span_first});
+            } else {
+                append_box_ranges(r.block_mask, mb, 1, mask_ranges);
+            }
+            std::int64_t bytes = 0;
+            for (const byte_range_t &m : mask_ranges)
+                bytes += m.bytes;
+            mask_file.resize(static_cast<size_t>(bytes));
+            return true;
+        });
+        if (!job.agree_any([&] { return have; })) break;
+        in.read(data_ranges, buf.get());
+        if (mask_in) mask_in->read(mask_ranges, mask_file.data());
+        job.agree([&] {
+            if (!have) return;
+            const rndnn::dropout::desc d
+                    = r.piece(p.box, mask_in ? r.mask_dt : rndnn::data_type::undef);
+            if (mask_in && bit_mask) {
+                // The box's bits, packed from bit 0.
+                mask.assign(d.mask.get_size(), 0);
+                std::vector<byte_range_t> bits;
+                append_box_ranges(r.block_mask, mask_box(p.box, r.block_mask), 1, bits);
+                std::int64_t at = 0;
+                for (const byte_range_t &b : bits) {
+                    copy_bits(mask_file.data(), b.offset - span_first * 8,
+                            mask.data(), at, b.bytes);
+                    at += b.bytes;
+                }
+            }
+            r.execute(d, buf.get(),
+                    bit_mask ? static_cast<void *>(mask.data()) : mask_file.data(),
+                    strm);
+        });
+        out.write(data_ranges, buf.get());
+    }
+}
+
+// The mask pass (forward with --mask-out): the block's mask, written like
+// `rndnn gen` writes a tensor. Element m of the block's mask is the keep
+// of a dropout whose data is the mask tensor itself, so each range runs as
+// dropout of zeros (f16) over windows of the global mask.
+void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
+        std::int64_t chunk_bytes) {
+    const rndnn::stream strm(r.so.threads);
+    const bool bit = r.mask_dt == rndnn::data_type::bit;
+    // The zeros take 2 bytes an element: chunk_bytes of them at most.
+    const std::int64_t elems = std::max<std::int64_t>(8, chunk_bytes / 2 / 8 * 8);
+    const auto zeros = aligned_buffer(elems * 2);
+    std::vector<uint8_t> bits;
+    // The global mask: the noise shape (the global data's without one).
+    const rndnn::dims noise_global
+            = r.whole.noise_shape.empty() ? r.global : r.whole.noise_shape;
+    rndnn::dims noise_origin = r.origin;
+    for (size_t j = 0; j < noise_origin.size(); ++j)
+        if (noise_global[j] == 1) noise_origin[j] = 0;
+    write_share(out, r.block_mask, r.mask_dt, split, bit ? elems / 8 : elems,
+            [&](std::int64_t first, std::int64_t count, void *dst) {
+                for_each_range_box(r.block_mask, first, count,
+                        [&](const box_t &b, std::int64_t f) {
+                            rndnn::dropout::desc d = r.whole;
+                            d.prop = rndnn::prop_kind::forward_training;
+                            d.plan = rndnn::dropout_plan::any;
+                            d.src = d.dst = rndnn::memory::desc(
+                                    b.dims, rndnn::data_type::f16);
+                            d.noise_shape.clear();
+                            d.global_dims = noise_global;
+                            d.origin = noise_origin;
+                            for (size_t j = 0; j < d.origin.size(); ++j)
+                                d.origin[j] += b.origin[j];
+                            d.mask = rndnn::memory::desc(b.dims, r.mask_dt);
+                            d.with_offset = true;
+                            std::memset(zeros.get(), 0, static_cast<size_t>(b.nelems() * 2));
+                            auto *out_bytes = static_cast<uint8_t *>(dst);
+                            if (!bit) {
+                                r.execute(d, zeros.get(), out_bytes + (f - first), strm);
+                                return;
+                            }
+                            bits.assign(d.mask.get_size(), 0);
+                            r.execute(d, zeros.get(), bits.data(), strm);
+                            copy_bits(bits.data(), 0, out_bytes, f - first, b.nelems());
+                        });
+            });
+}
+
+// Everything `rndnn dropout` was asked, checked.
+struct dropout_args_t {
+    dropout_problem_t problem;
+    bool backward = false;
+    std::string in, out, mask_in, mask_out; // empty: not given
+    split_t split = split_t::rows;
+    std::int64_t chunk_bytes = 0;
+};
+
+// Checks the header of --mask-in against the mask descriptor @p md (the
+// noise shape, bit or u8): a bit mask is stored as its packed bytes (u8 of
+// shape ceil(n/8)), a u8 mask as bytes of the noise shape (the library
+// keeps an element where the byte is not 0).
+// @throws usage_error naming both shapes.
+void check_mask_header(const sharded_input &in, const std::string &path,
+        const rndnn::memory::desc &md) {
     const rndnn::npy::header_t &a = in.header();
     const bool packed = md.get_data_type() == data_type::bit;
     const rndnn::dims want = packed
@@ -105,13 +267,13 @@ rndnn::memory load_mask(const std::string &path, const rndnn::memory::desc &md) 
                 + (packed ? " (8 elements a byte; --mask-dtype u8 reads a byte "
                             "an element)"
                           : " (--mask-dtype bit reads packed bits)"));
-    return in.read(md);
 }
 
 const char *const usage
         = "rndnn dropout --in X.npy --out Y.npy --rate R [options]\n"
           "       rndnn dropout --backward --in DY.npy --out DX.npy --rate R"
-          " [--mask-in M.npy | RNG options]";
+          " [--mask-in M.npy | RNG options]\n"
+          "       mpirun -np K rndnn dropout ... [--split rows|cols|blocks]";
 
 // The options that only pick the random stream: not used with --mask-in.
 const char *const rng_flags[]
@@ -136,87 +298,127 @@ int dropout_main(int argc, char **argv) {
             "recomputing it");
     // The problem: the same options as `rndnn bench --prim dropout`.
     add_dropout_problem_options(desc, dropout_cli_t::subcommand);
+    add_shard_options(desc);
+
+    // Every rank parses every flag and checks it as far as it can be
+    // without the data, before a file is read: a bad value on one rank
+    // stops them all.
+    job_t &job = job_t::get();
     po::variables_map vm;
-    if (!parse_options(argc, argv, desc, usage, vm)) return exit_ok;
+    bool help = false;
+    dropout_args_t a;
+    job.agree([&] {
+        help = !parse_options(argc, argv, desc, usage, vm);
+        if (help) return;
+        const bool backward = vm.count("backward") > 0;
+        for (const char *f : {"in", "out", "rate"})
+            if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
+        const string in = vm["in"].as<string>();
+        const string out = vm["out"].as<string>();
+        for (const char *f : {"in", "out", "mask-in", "mask-out"})
+            if (vm.count(f) && vm[f].as<string>().empty())
+                throw usage_error(string("--") + f + " '' names no file");
+        const bool mask_in = vm.count("mask-in") > 0;
+        const bool mask_out = vm.count("mask-out") > 0;
+        if (mask_in && !backward)
+            throw usage_error("--mask-in is only used with --backward");
+        if (mask_out && backward)
+            throw usage_error("--mask-out is only used without --backward");
+        if (given(vm, "mask-dtype") && !mask_in && !mask_out)
+            throw usage_error(
+                    "--mask-dtype is only used with --mask-out or --mask-in");
+        if (mask_in)
+            for (const char *f : rng_flags)
+                if (given(vm, f))
+                    throw usage_error(string("--") + f
+                            + " is not used with --mask-in: the mask is read, "
+                              "not recomputed");
+        // --out may name --in (the output replaces it once written whole); no
+        // other two files may be one.
+        if (mask_out) {
+            const string m = vm["mask-out"].as<string>();
+            check_distinct({{"--out", out}, {"--mask-out", m}});
+            check_distinct({{"--in", in}, {"--mask-out", m}});
+        }
+        if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
+                {"--out", out}});
 
-    // Every flag is parsed, and checked as far as it can be without the
-    // data, before a file is read.
-    const bool backward = vm.count("backward") > 0;
-    for (const char *f : {"in", "out", "rate"})
-        if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
-    const string in = vm["in"].as<string>();
-    const string out = vm["out"].as<string>();
-    for (const char *f : {"in", "out", "mask-in", "mask-out"})
-        if (vm.count(f) && vm[f].as<string>().empty())
-            throw usage_error(string("--") + f + " '' names no file");
-    const bool mask_in = vm.count("mask-in") > 0;
-    const bool mask_out = vm.count("mask-out") > 0;
-    if (mask_in && !backward)
-        throw usage_error("--mask-in is only used with --backward");
-    if (mask_out && backward)
-        throw usage_error("--mask-out is only used without --backward");
-    if (given(vm, "mask-dtype") && !mask_in && !mask_out)
-        throw usage_error(
-                "--mask-dtype is only used with --mask-out or --mask-in");
-    if (mask_in)
-        for (const char *f : rng_flags)
-            if (given(vm, f))
-                throw usage_error(string("--") + f
-                        + " is not used with --mask-in: the mask is read, "
-                          "not recomputed");
-    // --out may name --in (the data is read whole, then replaced); no
-    // other two files may be one.
-    if (mask_out) {
-        const string m = vm["mask-out"].as<string>();
-        check_distinct({{"--out", out}, {"--mask-out", m}});
-        check_distinct({{"--in", in}, {"--mask-out", m}});
-    }
-    if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
-            {"--out", out}});
+        const dropout_problem_t problem = parse_dropout_problem(vm, {});
+        if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
+            throw usage_error(string("--mask-dtype none stores no mask, but ")
+                    + (mask_in ? "--mask-in" : "--mask-out") + " names one");
+        parse_shard_options(vm, a.split, a.chunk_bytes);
+        if (job.distributed() && !problem.desc.global_dims.empty())
+            throw usage_error("--global-shape is not used under mpirun: --split "
+                              "cuts the tensor into the ranks' blocks");
+        a.problem = problem;
+        a.backward = backward;
+        a.mask_in = mask_in ? vm["mask-in"].as<string>() : "";
+        a.mask_out = mask_out ? vm["mask-out"].as<string>() : "";
+        a.in = in;
+        a.out = out;
+    });
+    if (help) return exit_ok;
+    job.check_same_command(argc, argv);
 
-    const dropout_problem_t problem = parse_dropout_problem(vm, {});
-    if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
-        throw usage_error(string("--mask-dtype none stores no mask, but ")
-                + (mask_in ? "--mask-in" : "--mask-out") + " names one");
-    const data_type mask_dt = problem.mask_dtype_given ? problem.mask_dt
-                                                       : data_type::bit;
-    const stream_options_t &so = problem.so;
-    const rndnn::stream strm(so.threads);
-
-    // The input, then the primitive: the library checks the rate, the
-    // noise shape against the data and the RNG before any mask is read.
-    rndnn::memory data = load_data(in);
-    const rndnn::dropout::desc d = problem.desc_for(data.get_desc(),
-            mask_in || mask_out ? mask_dt : data_type::undef);
-    // The mask file's tensor: the block's mask (desc_for sets it whenever
-    // a mask file is named).
-    const rndnn::memory::desc &mask_md = d.mask;
-    const rndnn::dropout::primitive_desc pd(d);
-    problem.check_offset(d);
-
-    rndnn::memory mask;
-    if (mask_in) mask = load_mask(vm["mask-in"].as<string>(), mask_md);
-    if (mask_out) mask = rndnn::memory(mask_md);
-    // In place: the one buffer of --in becomes the result.
-    std::unordered_map<int, rndnn::memory> args
-            = {{backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, data},
-                    {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST, data}};
-    if (mask) args[RNDNN_ARG_MASK] = mask;
-    if (!mask_in) {
-        args[RNDNN_ARG_SEED] = rndnn::memory::scalar(so.seed);
-        args[RNDNN_ARG_OFFSET] = rndnn::memory::scalar(so.offset);
-        args[RNDNN_ARG_STREAM] = rndnn::memory::scalar(so.stream_id);
-    }
-    rndnn::dropout(pd).execute(strm, args);
+    // The inputs' headers, then the whole problem: the library checks the
+    // rate, the noise shape against the data and the RNG, and the mask
+    // file's shape is checked, before any data is read or file created.
+    sharded_input x("--in", a.in);
+    std::optional<sharded_input> m;
+    if (!a.mask_in.empty()) m.emplace("--mask-in", a.mask_in);
+    dropout_run_t r;
+    r.so = a.problem.so;
+    job.agree([&] {
+        const data_type dt = x.header().dt;
+        if (dt != data_type::f32 && dt != data_type::f16 && dt != data_type::bf16)
+            throw usage_error("--in '" + a.in + "' holds " + rndnn::dt2str(dt)
+                    + " data; dropout takes f32 (<f4), f16 (<f2) or bf16 "
+                      "(<u2)");
+        const bool with_mask = m || !a.mask_out.empty();
+        r.mask_dt = !with_mask ? data_type::undef
+                : a.problem.mask_dtype_given ? a.problem.mask_dt
+                                             : data_type::bit;
+        r.whole = a.problem.desc_for(x.header().md(), r.mask_dt);
+        rndnn::dropout::primitive_desc check(r.whole);
+        a.problem.check_offset(r.whole);
+        if (m) check_mask_header(*m, a.mask_in, r.whole.mask);
+        // A 0-d tensor is cut as one element.
+        r.block = r.whole.src.get_dims();
+        if (r.block.empty()) {
+            r.block = {1};
+            r.whole.src = r.whole.dst = rndnn::memory::desc(r.block, dt);
+            if (with_mask) r.whole.mask = rndnn::memory::desc(r.block, r.mask_dt);
+        }
+        r.global = r.whole.global_dims.empty() ? r.block : r.whole.global_dims;
+        r.origin = r.whole.origin.empty() ? rndnn::dims(r.block.size(), 0)
+                                          : r.whole.origin;
+        r.block_mask = r.block;
+        for (size_t j = 0; j < r.block.size() && j < r.whole.noise_shape.size(); ++j)
+            if (r.whole.noise_shape[j] == 1) r.block_mask[j] = 1;
+    });
 
     // Both files are complete before either replaces its name.
-    output_file out_file(out);
-    std::optional<output_file> mask_file;
-    if (mask_out) mask_file.emplace(vm["mask-out"].as<string>());
-    out_file.write(data, true);
-    std::vector<output_file *> files = {&out_file};
+    sharded_output y("--out", a.out, rndnn::npy::header(x.header().md()));
+    std::optional<sharded_output> mask_file;
+    if (!a.mask_out.empty()) {
+        // A bit mask's file is its packed bytes (u8 of shape ceil(n/8)).
+        const rndnn::memory::desc &md = r.whole.mask;
+        mask_file.emplace("--mask-out", a.mask_out,
+                rndnn::npy::header(md.get_data_type() == data_type::bit
+                                ? rndnn::memory::desc(
+                                        {static_cast<rndnn::dim_t>(md.get_size())},
+                                        data_type::u8)
+                                : rndnn::memory::desc(
+                                        x.header().shape.empty()
+                                                ? rndnn::dims {}
+                                                : md.get_dims(),
+                                        data_type::u8)));
+    }
+    run_data(r, x, m ? &*m : nullptr, y, a.split, a.chunk_bytes);
+    std::vector<sharded_output *> files = {&y};
     if (mask_file) {
-        mask_file->write(mask, true);
+        run_mask(r, *mask_file, a.split, a.chunk_bytes);
         files.push_back(&*mask_file);
     }
     commit_all(files);

@@ -5,7 +5,7 @@
 
 #include "cli_common.hpp"
 #include "problem_rng.hpp"
-#include "sharded_output.hpp"
+#include "sharded_file.hpp"
 
 namespace rndnn_cli {
 

@@ -70,8 +70,8 @@ box_t rank_box(const dims &global, split_t split, int rank, int nranks) {
     return b;
 }
 
-piece_iterator::piece_iterator(
-        const dims &global, const box_t &box, std::int64_t max_elems)
+piece_iterator::piece_iterator(const dims &global, const box_t &box,
+        std::int64_t max_elems, bool contiguous)
     : global_(global)
     , origin_(box.origin)
     , dims_(box.dims)
@@ -82,7 +82,7 @@ piece_iterator::piece_iterator(
     // A piece is contiguous in G where every dim inside its split dim is
     // whole: the split dim is at least the innermost dim that is not.
     int k = 0;
-    for (int d = n - 1; d > 0 && k == 0; --d)
+    for (int d = n - 1; contiguous && d > 0 && k == 0; --d)
         if (origin_[d] != 0 || dims_[d] != global_[d]) k = d;
     // ... and far enough in that one index of it fits in a piece.
     std::int64_t inner = 1;

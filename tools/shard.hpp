@@ -40,24 +40,26 @@ std::int64_t part_begin(std::int64_t n, int r, int k);
 // blocks of all ranks partition G. An empty block has a zero dim.
 box_t rank_box(const rndnn::dims &global, split_t split, int rank, int nranks);
 
-// A piece of a block: a block itself, and contiguous in the row-major
-// order of G, so that its elements are the global indices
-// [first, first + count) and its bytes one range of a file.
+// A piece of a block: a block itself; where contiguous in the row-major
+// order of G, its elements are the global indices [first, first + count)
+// and its bytes one range of a file.
 struct piece_t {
     box_t box;
-    std::int64_t first = 0, count = 0;
+    std::int64_t first = 0, count = 0; // first: its first element's index
 };
 
 // The pieces of a block in row-major order, each of at most max_elems
-// elements: whole rows of the block where they fit, else ranges of the
-// outermost dim that fits, one index of each dim outside it. Together
-// they are the block. O(rank) state: a block of 10^9 short rows costs no
-// memory up front.
+// elements: ranges of the outermost dim that fits, one index of each dim
+// outside it, the dims inside it whole. With @p contiguous, that dim is
+// also at least the innermost one that the block does not hold whole, so
+// that each piece is contiguous in G (a block of short rows then gives a
+// piece a row); without, a piece holds many rows. Together they are the
+// block. O(rank) state: a block of 10^9 rows costs no memory up front.
 class piece_iterator {
 public:
     // @param max_elems >= 1.
     piece_iterator(const rndnn::dims &global, const box_t &box,
-            std::int64_t max_elems);
+            std::int64_t max_elems, bool contiguous = true);
     // Sets @p p to the next piece; false when there is none.
     bool next(piece_t &p);
 

@@ -1,9 +1,10 @@
-// An output file that every rank of the job writes its share of, piece by
-// piece: through output_file alone in a plain run, with MPI-IO under
-// mpirun (docs/distributed.md).
-#ifndef RNDNN_TOOLS_SHARDED_OUTPUT_HPP
-#define RNDNN_TOOLS_SHARDED_OUTPUT_HPP
+// Files that every rank of the job reads or writes its share of, piece by
+// piece: plain file I/O alone in a plain run, MPI-IO under mpirun
+// (docs/distributed.md).
+#ifndef RNDNN_TOOLS_SHARDED_FILE_HPP
+#define RNDNN_TOOLS_SHARDED_FILE_HPP
 
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +17,32 @@
 
 namespace rndnn_cli {
 
+// A .npy input: every rank reads the header, then its own byte ranges.
+class sharded_input {
+public:
+    // Opens @p path (@p flag names it, "--in") and reads its header.
+    // @throws io_error if it cannot be opened or is a directory;
+    //     rndnn::error (invalid_arguments) with the flag and path prefixed
+    //     if it is no valid .npy file; as job_t::agree().
+    sharded_input(const std::string &flag, const std::string &path);
+    ~sharded_input();
+    const rndnn::npy::header_t &header() const { return header_; }
+
+    // Reads this rank's @p ranges (offsets from the start of the data,
+    // ascending, disjoint) into @p buf, one after another. Under mpirun a
+    // collective call that every rank makes, with ranges or none.
+    // @throws io_error naming the path, as job_t::agree().
+    void read(const std::vector<byte_range_t> &ranges, void *buf);
+
+private:
+    std::string flag_, path_;
+    rndnn::npy::header_t header_;
+    std::int64_t data_start_ = 0;
+    std::unique_ptr<std::ifstream> is_; // a plain run's
+    std::unique_ptr<mpi_file_t> mpi_;
+};
+
+// An output file that every rank writes its share of.
 class sharded_output {
 public:
     // Opens @p path (@p flag names it in messages, "--out") as output_file
@@ -58,6 +85,12 @@ void write_share(sharded_output &out, const rndnn::dims &global,
     std::optional<output_file> file_; // rank 0's, or a plain run's
     std::unique_ptr<mpi_file_t> mpi_; // under mpirun, until finish()
 };
+
+// The byte ranges of the maximal contiguous runs of @p box, a block of a
+// dense tensor of dims @p global whose elements take @p esize bytes, in
+// order, appended to @p ranges.
+void append_box_ranges(const rndnn::dims &global, const box_t &box,
+        std::int64_t esize, std::vector<byte_range_t> &ranges);
 
 // Commits several outputs: every one is finished before the first is
 // renamed, so a failed write leaves none of them.

@@ -1,12 +1,75 @@
-// Output files written by the ranks of a job (sharded_output.hpp).
-#include "sharded_output.hpp"
+// Files read and written by the ranks of a job (sharded_file.hpp).
+#include "sharded_file.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <optional>
+
+#include <sys/stat.h>
 
 #include "cli_common.hpp"
 
 namespace rndnn_cli {
+
+sharded_input::sharded_input(const std::string &flag, const std::string &path)
+    : flag_(flag), path_(path) {
+    job_t &job = job_t::get();
+    job.agree([&] {
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw io_error("cannot read " + flag + " '" + path
+                    + "': it is a directory");
+        is_ = std::make_unique<std::ifstream>(path, std::ios::binary);
+        if (!*is_)
+            throw io_error("cannot open " + flag + " '" + path
+                    + "': " + std::strerror(errno));
+        try {
+            header_ = rndnn::npy::read_header(*is_);
+        } catch (const rndnn::error &e) {
+            throw rndnn::error(
+                    e.status(), flag + " '" + path + "': " + e.what());
+        }
+        data_start_ = static_cast<std::int64_t>(is_->tellg());
+    });
+    if (job.distributed()) {
+        is_.reset();
+        mpi_ = std::make_unique<mpi_file_t>(flag, path, false);
+    }
+}
+
+sharded_input::~sharded_input() = default;
+
+void sharded_input::read(const std::vector<byte_range_t> &ranges, void *buf) {
+    if (mpi_) {
+        std::vector<byte_range_t> in_file = ranges;
+        for (byte_range_t &r : in_file)
+            r.offset += data_start_;
+        return mpi_->transfer(in_file, buf);
+    }
+    char *p = static_cast<char *>(buf);
+    for (const byte_range_t &r : ranges) {
+        // Ranges that follow each other need no seek: a pipe works too.
+        const auto at = static_cast<std::streamoff>(data_start_ + r.offset);
+        if (is_->tellg() != at && !is_->seekg(at))
+            throw io_error("cannot read " + flag_ + " '" + path_
+                    + "': it cannot seek to byte " + std::to_string(at));
+        if (!is_->read(p, static_cast<std::streamsize>(r.bytes)))
+            throw io_error("cannot read " + flag_ + " '" + path_ + "': "
+                    + (is_->eof() ? std::string("the file ends before its data")
+                                  : std::strerror(errno)));
+        p += r.bytes;
+    }
+}
+
+void append_box_ranges(const rndnn::dims &global, const box_t &box,
+        std::int64_t esize, std::vector<byte_range_t> &ranges) {
+    piece_iterator runs(global, box, std::numeric_limits<std::int64_t>::max());
+    piece_t r;
+    while (runs.next(r))
+        ranges.push_back({r.first * esize, r.count * esize});
+}
 
 sharded_output::sharded_output(const std::string &flag,
         const std::string &path, const std::string &header)
@@ -95,12 +158,15 @@ void write_share(sharded_output &out, const rndnn::dims &global,
     if (!buf) throw std::bad_alloc();
 
     std::optional<piece_t> pending;
+    constexpr size_t max_ranges = 65536;
     while (true) {
         std::vector<byte_range_t> ranges;
         const bool more = job.agree_any([&] {
             std::int64_t used = 0;
             piece_t p;
-            while (pending || pieces.next(p)) {
+            // At most max_ranges pieces a round: the ranges of a block of
+            // short rows take bounded memory too.
+            while (ranges.size() < max_ranges && (pending || pieces.next(p))) {
                 if (pending) p = *std::exchange(pending, std::nullopt);
                 std::int64_t count = p.count;
                 const std::int64_t first

@@ -1,0 +1,171 @@
+// `mpirun -np K rndnn gen|dropout` (docs/distributed.md): for K = 1..4 and
+// every --split, the files equal one process's byte for byte, with pieces
+// small enough to cut normal pairs, bitsliced words and mask bytes; a
+// failure on one rank stops every rank, each with a message, and leaves no
+// file.
+#include <string>
+#include <vector>
+
+#include "tests/cli_fixture.hpp"
+
+namespace rndnn {
+namespace test {
+namespace {
+
+// mpirun as this machine runs it: more ranks than cores, and as root where
+// the tests run as root.
+std::string mpirun(int k) {
+    return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+           "OMPI_MCA_rmaps_base_oversubscribe=1 " RNDNN_MPIEXEC
+           " --oversubscribe -np "
+            + std::to_string(k) + " ";
+}
+
+class Mpi : public Cli, public ::testing::WithParamInterface<int> {
+protected:
+    // Runs `rndnn ARGS` alone and under mpirun with K ranks for every
+    // --split; expects the named files of each to be equal.
+    void expect_same_files(const std::string &args,
+            const std::vector<std::string> &outs, int k) {
+        const result_t one = sh("\"$RNDNN\" " + args);
+        ASSERT_EQ(one.status, 0) << args << "\n" << one.err;
+        std::vector<bytes_t> want;
+        for (const std::string &f : outs) {
+            want.push_back(read_file(dir_ / f));
+            fs::remove(dir_ / f);
+        }
+        for (const char *split : {"rows", "cols", "blocks"}) {
+            const std::string line = mpirun(k) + "\"$RNDNN\" " + args
+                    + " --split " + split + " --chunk-bytes 40";
+            const result_t r = sh(line);
+            ASSERT_EQ(r.status, 0) << line << "\n" << r.err;
+            for (size_t i = 0; i < outs.size(); ++i) {
+                EXPECT_TRUE(read_file(dir_ / outs[i]) == want[i])
+                        << outs[i] << " differs: " << line;
+                fs::remove(dir_ / outs[i]);
+            }
+        }
+    }
+};
+
+TEST_P(Mpi, GenFilesEqualOneProcess) {
+    const int k = GetParam();
+    for (const char *problem : {
+                 "--dist normal --mean 1 --stddev 2 --seed 3",
+                 "--dist uniform --dtype bf16 --alg threefry4x32_20",
+                 "--dist bernoulli --p 0.3 --dtype u8 --offset 11",
+                 "--dist bernoulli --p 0.3 --dtype bit --seed -5",
+                 "--dist bernoulli --p 0.7 --method bitsliced:3 --alg mt19937",
+                 "--dist bits --alg multfly --name a --stream 4",
+         }) {
+        SCOPED_TRACE(problem);
+        expect_same_files(std::string("gen --shape 13x7x19 --out g.npy ")
+                        + problem,
+                {"g.npy"}, k);
+        expect_same_files(std::string("gen --shape 501 --format raw --out g.bin ")
+                        + problem,
+                {"g.bin"}, k);
+    }
+}
+
+TEST_P(Mpi, DropoutFilesEqualOneProcess) {
+    const int k = GetParam();
+    ASSERT_EQ(run({"gen", "--shape", "13x7x19", "--dist", "normal", "--out",
+                      "x.npy"})
+                      .status,
+            0);
+    ASSERT_EQ(run({"gen", "--shape", "13x7x19", "--dist", "normal", "--dtype",
+                      "bf16", "--out", "h.npy"})
+                      .status,
+            0);
+    struct case_t {
+        std::string in, noise, rng, mask;
+    };
+    for (const case_t &c : std::vector<case_t> {
+                 {"--in x.npy", "", "", "--mask-dtype bit"},
+                 {"--in h.npy", " --axes 1", "", "--mask-dtype u8"},
+                 {"--in x.npy", " --noise-shape 13x1x19",
+                         " --method bitsliced:3", ""},
+                 {"--in h.npy", " --noise-shape 1x7x1 --onednn-compat", "",
+                         ""},
+         }) {
+        const std::string problem = c.in + c.noise + " --rate 0.3";
+        SCOPED_TRACE(problem + c.rng + " " + c.mask);
+        const std::string fwd = "dropout " + problem + c.rng + " --seed 9 "
+                + c.mask + " --out y.npy --mask-out m.npy";
+        expect_same_files(fwd, {"y.npy", "m.npy"}, k);
+        // The backward that reads the mask, and the one that recomputes it.
+        ASSERT_EQ(sh("\"$RNDNN\" " + fwd).status, 0);
+        expect_same_files("dropout --backward " + problem + " " + c.mask
+                        + " --mask-in m.npy --out dx.npy",
+                {"dx.npy"}, k);
+        expect_same_files("dropout --backward " + problem + c.rng
+                        + " --seed 9 --out dx.npy",
+                {"dx.npy"}, k);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, Mpi, ::testing::Values(1, 2, 3, 4),
+        [](const ::testing::TestParamInfo<int> &i) {
+            return "K" + std::to_string(i.param);
+        });
+
+// Every rank's message starts "rndnn: rank R of K: ".
+void expect_every_rank_says(const result_t &r, int k) {
+    EXPECT_NE(r.status, 0);
+    for (int i = 0; i < k; ++i)
+        EXPECT_NE(r.err.find("rndnn: rank " + std::to_string(i) + " of "
+                          + std::to_string(k) + ": "),
+                std::string::npos)
+                << r.err;
+}
+
+// A failure on one rank or all: every rank exits non-zero with a message,
+// no file is left, and a file the output would have replaced survives.
+TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
+    std::ofstream(dir_ / "keep.npy") << "old";
+    const std::vector<std::string> before = files();
+    struct case_t {
+        int k; // ranks in all
+        std::string line, named;
+    };
+    const std::vector<case_t> cases = {
+            // Rank 0 creates the file: a directory that is not there.
+            {3, mpirun(3) + "\"$RNDNN\" gen --shape 64 --out nodir/g.npy",
+                    "nodir/g.npy"},
+            // A bad shape on one rank only (mpirun's MPMD form).
+            {3, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out keep.npy : -np 1 "
+                         "\"$RNDNN\" gen --shape 6x --out keep.npy",
+                    "'6x'"},
+            // The same good command line but one: the ranks would cut
+            // different tensors.
+            {2, mpirun(1) + "\"$RNDNN\" gen --shape 64 --out keep.npy : -np 1 "
+                         "\"$RNDNN\" gen --shape 65 --out keep.npy",
+                    "differs from rank 0's"},
+            {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out /dev/null",
+                    "regular file"},
+            {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out -", "regular file"},
+            {2, mpirun(2) + "\"$RNDNN\" gen --shape 4 --global-shape 8 --out "
+                         "keep.npy",
+                    "--split"},
+            {2, mpirun(2) + "\"$RNDNN\" dropout --in missing.npy --out keep.npy "
+                         "--rate 0.5",
+                    "missing.npy"},
+            {3, mpirun(3) + "\"$RNDNN\" dropout --in keep.npy --out y.npy "
+                         "--rate 0.5",
+                    "keep.npy"},
+            {2, mpirun(2) + "\"$RNDNN\" stream --count 4", "rndnn stream"},
+    };
+    for (const case_t &c : cases) {
+        SCOPED_TRACE(c.line);
+        const result_t r = sh(c.line);
+        expect_every_rank_says(r, c.k);
+        EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
+        EXPECT_EQ(files(), before);
+        EXPECT_EQ(read_file(dir_ / "keep.npy"), "old");
+    }
+}
+
+} // namespace
+} // namespace test
+} // namespace rndnn
