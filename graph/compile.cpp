@@ -76,8 +76,13 @@ void compiler_t::analyze() {
         const graph_node_t &n = g_.nodes[i];
         if (n.kind != node_kind_t::dropout) continue;
         reservation_[i] = static_cast<int>(c_.reservations.size());
+        // The global mask's elements (the block's without a window).
+        const dims &global = n.dropout.global_dims.empty()
+                ? g_.tensor(n.dst).md.get_dims()
+                : n.dropout.global_dims;
         dim_t count = c_.options.training ? 1 : 0;
-        for (dim_t d : noise_dims(n))
+        for (dim_t d : n.dropout.noise_shape.empty() ? global
+                                                    : n.dropout.noise_shape)
             count *= d;
         c_.reservations.push_back(count);
         const tensor_id x = n.src[0], y = n.dst;
@@ -94,8 +99,11 @@ bool compiler_t::stores_mask(int i) const {
 }
 
 dims compiler_t::noise_dims(const graph_node_t &n) const {
-    return n.dropout.noise_shape.empty() ? g_.tensor(n.dst).md.get_dims()
-                                         : n.dropout.noise_shape;
+    // The block's mask: the data's dims, 1 where the noise shape has 1.
+    dims d = g_.tensor(n.dst).md.get_dims();
+    for (size_t j = 0; j < d.size() && j < n.dropout.noise_shape.size(); ++j)
+        if (n.dropout.noise_shape[j] == 1) d[j] = 1;
+    return d;
 }
 
 // Places the buffers in one arena by their lifetimes, the steps that

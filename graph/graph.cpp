@@ -75,6 +75,8 @@ dropout::desc dropout_desc(const dropout_params &params, prop_kind prop,
     d.alg = params.alg;
     d.method = params.method;
     d.bits = params.bits;
+    d.global_dims = params.global_dims;
+    d.origin = params.origin;
     d.with_offset = true;
     return d;
 }

@@ -16,6 +16,12 @@ struct attn_t {
     double rate = 0.25;
     data_type dt = data_type::f32;
     bool v_grad = true;
+    // A window of the dropout (a block of a global batch or of the heads):
+    // the scores' global dims and this block's origin; empty: none.
+    dims window_global, window_origin;
+    // The dropout's output is also a graph output (dropped_id), to see the
+    // mask.
+    bool dropped_out = false;
 
     dims qkv() const { return {b, h, s, d}; }
     dims sc() const { return {b, h, s, s}; }
@@ -31,7 +37,8 @@ inline graph attention_graph(const attn_t &a) {
     g.add_input(v_id, qkv, a.v_grad);
     g.add_tensor(scores_id, sc);
     g.add_tensor(probs_id, sc);
-    g.add_tensor(dropped_id, sc);
+    if (a.dropped_out) g.add_output(dropped_id, sc);
+    else g.add_tensor(dropped_id, sc);
     g.add_output(out_id, qkv);
     matmul_params mp;
     mp.transpose_b = true;
@@ -40,6 +47,8 @@ inline graph attention_graph(const attn_t &a) {
     g.add_softmax("softmax", scores_id, probs_id, -1);
     dropout_params dp;
     dp.rate = a.rate;
+    dp.global_dims = a.window_global;
+    dp.origin = a.window_origin;
     g.add_dropout("dropout", probs_id, dropped_id, dp);
     g.add_matmul("context", dropped_id, v_id, out_id);
     g.finalize();

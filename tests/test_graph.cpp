@@ -331,6 +331,91 @@ TEST(Graph, ReplayFromSavedStateIsBitExact) {
     }
 }
 
+// Data and tensor parallelism: blocks of the batch or of the heads, each
+// run as its own graph whose dropout is a window of the global scores,
+// draw exactly the whole graph's masks from generators in the same state,
+// which each advance by the whole mask; outputs and gradients agree to
+// float rounding (oneDNN may block a smaller matmul differently).
+TEST(Graph, WindowsOfTheBatchOrHeadsDrawTheWholeMasks) {
+    attn_t full;
+    full.b = 4;
+    full.h = 3;
+    full.s = 9;
+    full.dropped_out = true;
+    compiled_graph cf = compile(attention_graph(full), mask_mode::bit);
+    attn_run_t whole(full);
+    tensor_t dropped(memory::desc(full.sc(), full.dt));
+    tensor_t ddropped(memory::desc(full.sc(), full.dt)); // zeros
+    generator gen_full(5, 11);
+    auto tensors = whole.tensors();
+    tensors[dropped_id] = dropped.mem;
+    cf.execute_forward(tensors, gen_full);
+    cf.execute_backward({{out_id, whole.dout.mem}, {dropped_id, ddropped.mem}},
+            whole.diff_src(true));
+
+    // Copies the block at origin o of a whole tensor t into r.
+    const auto copy_block = [](const tensor_t &t, const dims &o, tensor_t &r) {
+        const dims &g = t.md.get_dims(), &d = r.md.get_dims();
+        for (dim_t i = 0; i < r.n(); ++i) {
+            dim_t rem = i, gi = 0, stride = 1;
+            for (int j = static_cast<int>(d.size()) - 1; j >= 0; --j) {
+                gi += (o[j] + rem % d[j]) * stride;
+                rem /= d[j];
+                stride *= g[j];
+            }
+            r.at(i) = t.at(gi);
+        }
+    };
+    const auto block = [&](const tensor_t &t, const attn_t &p, const dims &o,
+                               const dims &d) {
+        tensor_t r(memory::desc(d, p.dt));
+        copy_block(t, o, r);
+        return r;
+    };
+    for (int by_heads = 0; by_heads < 2; ++by_heads)
+        for (dim_t first : {dim_t(0), dim_t(1)}) {
+            attn_t p = full;
+            const dim_t len = (by_heads ? full.h : full.b) - first;
+            (by_heads ? p.h : p.b) = first == 0 ? 1 : len;
+            p.window_global = full.sc();
+            p.window_origin = by_heads ? dims {0, first, 0, 0}
+                                       : dims {first, 0, 0, 0};
+            SCOPED_TRACE(testing::Message() << (by_heads ? "heads" : "batch")
+                                            << " from " << first);
+            const dims o = p.window_origin;
+            attn_run_t part(p);
+            copy_block(whole.q, o, part.q);
+            copy_block(whole.k, o, part.k);
+            copy_block(whole.v, o, part.v);
+            copy_block(whole.dout, o, part.dout);
+            tensor_t pdropped(memory::desc(p.sc(), p.dt));
+            tensor_t pddropped(memory::desc(p.sc(), p.dt));
+            compiled_graph c = compile(attention_graph(p), mask_mode::bit);
+            generator gen(5, 11);
+            auto t = part.tensors();
+            t[dropped_id] = pdropped.mem;
+            c.execute_forward(t, gen);
+            c.execute_backward({{out_id, part.dout.mem},
+                                       {dropped_id, pddropped.mem}},
+                    part.diff_src(true));
+            EXPECT_EQ(gen.get_offset(), gen_full.get_offset());
+            // Softmax is never 0: an element is dropped iff it is 0.
+            const tensor_t want = block(dropped, p, o, p.sc());
+            for (dim_t i = 0; i < want.n(); ++i)
+                ASSERT_EQ(pdropped.at(i) == 0.f, want.at(i) == 0.f)
+                        << "mask element " << i;
+            const auto near = [&](const tensor_t &got, const tensor_t &w,
+                                      const char *what) {
+                for (dim_t i = 0; i < w.n(); ++i)
+                    ASSERT_NEAR(got.at(i), w.at(i), 1e-5f) << what << " " << i;
+            };
+            near(part.out, block(whole.out, p, o, p.qkv()), "out");
+            near(part.dq, block(whole.dq, p, o, p.qkv()), "dq");
+            near(part.dk, block(whole.dk, p, o, p.qkv()), "dk");
+            near(part.dv, block(whole.dv, p, o, p.qkv()), "dv");
+        }
+}
+
 TEST(Graph, GeneratorStateIsSixteenLittleEndianBytes) {
     generator g(0x0102030405060708, 0x1122);
     const generator::state s = g.save();

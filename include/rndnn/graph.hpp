@@ -116,6 +116,13 @@ struct dropout_params {
     rng_alg alg = rng_alg::philox4x32_10;
     bernoulli_method method = bernoulli_method::threshold32;
     int bits = 1; ///< bitsliced: in [1, 32]
+    /// A window (docs/distributed.md), as rndnn::dropout's: the node's data
+    /// is the block at `origin` of a tensor of dims `global_dims`, its mask
+    /// the matching block of the global mask, and noise_shape is the global
+    /// tensor's. The node reserves the global mask's element count, so that
+    /// ranks that each run one block draw from generators that stay equal.
+    /// Empty (the default): the data is the whole tensor.
+    dims global_dims, origin;
 };
 
 class compiled_graph;
