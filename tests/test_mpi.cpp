@@ -19,9 +19,12 @@ namespace {
 
 // mpirun as this machine runs it: more ranks than cores, and as root where
 // the tests run as root.
+// Under AddressSanitizer, LeakSanitizer is told of Open MPI's own
+// allocations that live until exit (tests/lsan.supp).
 std::string mpirun(int k) {
     return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-           "OMPI_MCA_rmaps_base_oversubscribe=1 " RNDNN_MPIEXEC
+           "ASAN_OPTIONS=fast_unwind_on_malloc=0 "
+           "LSAN_OPTIONS=suppressions=" RNDNN_LSAN_SUPP " " RNDNN_MPIEXEC
            " --oversubscribe -np "
             + std::to_string(k) + " ";
 }
@@ -39,7 +42,9 @@ protected:
             want.push_back(read_file(dir_ / f));
             fs::remove(dir_ / f);
         }
+        // One rank's share is the whole tensor under every split.
         for (const char *split : {"rows", "cols", "blocks"}) {
+            if (k == 1 && std::string(split) != "rows") continue;
             const std::string line = mpirun(k) + "\"$RNDNN\" " + args
                     + " --split " + split + " --chunk-bytes 40";
             const result_t r = sh(line);
@@ -67,9 +72,13 @@ TEST_P(Mpi, GenFilesEqualOneProcess) {
         expect_same_files(std::string("gen --shape 13x7x19 --out g.npy ")
                         + problem,
                 {"g.npy"}, k);
-        expect_same_files(std::string("gen --shape 501 --format raw --out g.bin ")
-                        + problem,
-                {"g.bin"}, k);
+        // 1-d, raw: every split cuts dim 0 (bit masks and normal pairs).
+        if (std::string(problem).find("--dtype bit") != std::string::npos
+                || std::string(problem).find("normal") != std::string::npos)
+            expect_same_files(
+                    std::string("gen --shape 501 --format raw --out g.bin ")
+                            + problem,
+                    {"g.bin"}, k);
     }
 }
 
@@ -110,7 +119,15 @@ TEST_P(Mpi, DropoutFilesEqualOneProcess) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, Mpi, ::testing::Values(1, 2, 3, 4),
+// Under AddressSanitizer a process starts several times slower, and K ranks
+// share 2 cores: that build runs K = 2 (several ranks, every split, every
+// path of the code), the others K = 1..4.
+#if defined(__SANITIZE_ADDRESS__)
+#define RNDNN_TEST_RANKS ::testing::Values(2)
+#else
+#define RNDNN_TEST_RANKS ::testing::Values(1, 2, 3, 4)
+#endif
+INSTANTIATE_TEST_SUITE_P(Ranks, Mpi, RNDNN_TEST_RANKS,
         [](const ::testing::TestParamInfo<int> &i) {
             return "K" + std::to_string(i.param);
         });
