@@ -51,11 +51,9 @@ void copy_bits(const uint8_t *src, std::int64_t from, uint8_t *dst,
 box_t mask_box(const box_t &data, const rndnn::dims &block_mask) {
     box_t m = data;
     for (size_t j = 0; j < m.dims.size(); ++j)
-        if (block_mask[j] == 1 && data.dims[j] != 1) {
+        if (block_mask[j] == 1) {
             m.origin[j] = 0;
             m.dims[j] = 1;
-        } else if (block_mask[j] == 1) {
-            m.origin[j] = 0;
         }
     return m;
 }
@@ -102,14 +100,6 @@ struct dropout_run_t {
     }
 };
 
-// An aligned buffer of @p bytes (at least 1).
-std::unique_ptr<uint8_t, decltype(&std::free)> aligned_buffer(std::int64_t bytes) {
-    auto *p = static_cast<uint8_t *>(std::aligned_alloc(
-            64, static_cast<size_t>((std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64)));
-    if (!p) throw std::bad_alloc();
-    return {p, &std::free};
-}
-
 // The data pass: every rank reads its block of --in piece by piece, runs
 // dropout on the piece as a window of the global tensor (with its part of
 // --mask-in where given) and writes it to --out.
@@ -138,8 +128,9 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
         piece_t p;
         bool have = false;
         std::vector<byte_range_t> data_ranges, mask_ranges;
+        std::vector<byte_range_t> bits; // a bit mask's runs, in bits
         std::int64_t span_first = 0; // a bit mask's first byte read
-        job.agree_any([&] {
+        const bool any = job.agree_any([&] {
             have = pieces.next(p);
             if (!have) return false;
             append_box_ranges(r.block, p.box, esize, data_ranges);
@@ -148,7 +139,6 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
             if (bit_mask) {
                 // The bytes that hold the box's bits, gaps included (other
                 // ranks' bits): bit masks are small.
-                std::vector<byte_range_t> bits;
                 append_box_ranges(r.block_mask, mb, 1, bits);
                 span_first = bits.front().offset / 8;
                 const std::int64_t end
@@ -163,7 +153,7 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
             mask_file.resize(static_cast<size_t>(bytes));
             return true;
         });
-        if (!job.agree_any([&] { return have; })) break;
+        if (!any) break;
         in.read(data_ranges, buf.get());
         if (mask_in) mask_in->read(mask_ranges, mask_file.data());
         job.agree([&] {
@@ -173,8 +163,6 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
             if (mask_in && bit_mask) {
                 // The box's bits, packed from bit 0.
                 mask.assign(d.mask.get_size(), 0);
-                std::vector<byte_range_t> bits;
-                append_box_ranges(r.block_mask, mask_box(p.box, r.block_mask), 1, bits);
                 std::int64_t at = 0;
                 for (const byte_range_t &b : bits) {
                     copy_bits(mask_file.data(), b.offset - span_first * 8,
@@ -198,9 +186,10 @@ void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
         std::int64_t chunk_bytes) {
     const rndnn::stream strm(r.so.threads);
     const bool bit = r.mask_dt == rndnn::data_type::bit;
-    // The zeros take 2 bytes an element: chunk_bytes of them at most.
+    // The zeros take 2 bytes an element: chunk_bytes of them, and 7 more
+    // where a bit mask's piece grows to whole bytes (byte_align).
     const std::int64_t elems = std::max<std::int64_t>(8, chunk_bytes / 2 / 8 * 8);
-    const auto zeros = aligned_buffer(elems * 2);
+    const auto zeros = aligned_buffer((elems + 7) * 2);
     std::vector<uint8_t> bits;
     // The global mask: the noise shape (the global data's without one).
     const rndnn::dims noise_global

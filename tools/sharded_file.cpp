@@ -63,6 +63,15 @@ void sharded_input::read(const std::vector<byte_range_t> &ranges, void *buf) {
     }
 }
 
+std::unique_ptr<std::uint8_t, void (*)(void *)> aligned_buffer(
+        std::int64_t bytes) {
+    const auto n = static_cast<size_t>(
+            (std::max<std::int64_t>(bytes, 1) + 63) / 64 * 64);
+    auto *p = static_cast<std::uint8_t *>(std::aligned_alloc(64, n));
+    if (!p) throw std::bad_alloc();
+    return {p, &std::free};
+}
+
 void append_box_ranges(const rndnn::dims &global, const box_t &box,
         std::int64_t esize, std::vector<byte_range_t> &ranges) {
     piece_iterator runs(global, box, std::numeric_limits<std::int64_t>::max());
@@ -151,11 +160,7 @@ void write_share(sharded_output &out, const rndnn::dims &global,
     // A piece takes at most chunk_bytes, one more where byte_align() moves
     // its end past a byte of its own.
     const std::int64_t cap = chunk_bytes + 1;
-    const std::unique_ptr<unsigned char, decltype(&std::free)> buf(
-            static_cast<unsigned char *>(std::aligned_alloc(64,
-                    static_cast<size_t>((cap + 63) / 64 * 64))),
-            &std::free);
-    if (!buf) throw std::bad_alloc();
+    const auto buf = aligned_buffer(cap);
 
     std::optional<piece_t> pending;
     constexpr size_t max_ranges = 65536;
@@ -177,11 +182,11 @@ void write_share(sharded_output &out, const rndnn::dims &global,
                     pending = p;
                     break;
                 }
-                unsigned char *dst = buf.get() + used;
+                std::uint8_t *dst = buf.get() + used;
                 fill(first, count, dst);
                 // The unused high bits of the tensor's last byte are 0.
                 if (bit && first + count == n && n % 8)
-                    dst[bytes - 1] &= static_cast<unsigned char>(
+                    dst[bytes - 1] &= static_cast<std::uint8_t>(
                             (1u << (n % 8)) - 1);
                 ranges.push_back({bit ? first / 8 : first * esize, bytes});
                 used += bytes;

@@ -86,6 +86,11 @@ void write_share(sharded_output &out, const rndnn::dims &global,
     std::unique_ptr<mpi_file_t> mpi_; // under mpirun, until finish()
 };
 
+// A buffer of @p bytes (at least 1), 64-byte aligned, uninitialized.
+// @throws std::bad_alloc.
+std::unique_ptr<std::uint8_t, void (*)(void *)> aligned_buffer(
+        std::int64_t bytes);
+
 // The byte ranges of the maximal contiguous runs of @p box, a block of a
 // dense tensor of dims @p global whose elements take @p esize bytes, in
 // order, appended to @p ranges.
