@@ -81,7 +81,8 @@ check "[ ! -e y.npy ]"
 )sh");
 }
 
-// A FIFO streams: its reader gets the bytes that a file would hold.
+// A FIFO streams: its reader gets the bytes that a file would hold, and
+// dropout reads one in pieces (in order, without seeking).
 TEST_F(CliFaults, FifoStreams) {
     const result_t r = sh(R"sh(
 mkfifo f.npy
@@ -89,7 +90,12 @@ cat f.npy > got.npy &
 "$RNDNN" gen --dist normal --shape 100000 --out f.npy || exit 1
 wait
 "$RNDNN" gen --dist normal --shape 100000 --out want.npy || exit 1
-cmp got.npy want.npy && [ -p f.npy ] && echo same)sh");
+cmp got.npy want.npy && [ -p f.npy ] || exit 1
+cat want.npy > f.npy &
+"$RNDNN" dropout --in f.npy --out y.npy --rate 0.3 --chunk-bytes 4096 || exit 1
+wait
+"$RNDNN" dropout --in want.npy --out z.npy --rate 0.3 || exit 1
+cmp y.npy z.npy && echo same)sh");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "same\n");
     EXPECT_EQ(r.err, "");

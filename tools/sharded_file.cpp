@@ -51,15 +51,18 @@ void sharded_input::read(const std::vector<byte_range_t> &ranges, void *buf) {
     char *p = static_cast<char *>(buf);
     for (const byte_range_t &r : ranges) {
         // Ranges that follow each other need no seek: a pipe works too.
-        const auto at = static_cast<std::streamoff>(data_start_ + r.offset);
-        if (is_->tellg() != at && !is_->seekg(at))
+        if (r.offset != next_
+                && !is_->seekg(static_cast<std::streamoff>(
+                        data_start_ + r.offset)))
             throw io_error("cannot read " + flag_ + " '" + path_
-                    + "': it cannot seek to byte " + std::to_string(at));
+                    + "': it cannot seek to byte "
+                    + std::to_string(data_start_ + r.offset));
         if (!is_->read(p, static_cast<std::streamsize>(r.bytes)))
             throw io_error("cannot read " + flag_ + " '" + path_ + "': "
                     + (is_->eof() ? std::string("the file ends before its data")
                                   : std::strerror(errno)));
         p += r.bytes;
+        next_ = r.offset + r.bytes;
     }
 }
 

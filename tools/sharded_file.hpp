@@ -37,7 +37,8 @@ public:
 private:
     std::string flag_, path_;
     rndnn::npy::header_t header_;
-    std::int64_t data_start_ = 0;
+    std::int64_t data_start_ = 0; // -1 in a pipe, where nothing seeks
+    std::int64_t next_ = 0; // a plain run: the next byte read, from the data
     std::unique_ptr<std::ifstream> is_; // a plain run's
     std::unique_ptr<mpi_file_t> mpi_;
 };
