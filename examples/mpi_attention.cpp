@@ -24,8 +24,9 @@
 //
 // With --out DIR, rank 0 writes DIR/losses.txt (a loss a line), DIR/masks.bin
 // (each step's global keep mask, a byte an element, [B, H, S, S] row-major)
-// and DIR/weights.bin (the final Wq, Wk, Wv [H, D, dh] and Wo [H, dh, D],
-// f32), which tests/test_mpi.cpp compares across K.
+// DIR/weights.bin (the final Wq, Wk, Wv [H, D, dh] and Wo [H, dh, D], f32)
+// and DIR/grads.bin (the last step's gradients of the four, summed over
+// the ranks, f32), which tests/test_mpi.cpp compares across K.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -284,23 +285,28 @@ int train(const config_t &c, int rank, int nranks) {
         }
     }
 
-    // The final weights: rank 0 holds every head where each rank holds
-    // all; with heads split, it gathers them.
-    std::vector<float> weights;
-    for (int i = 0; i < 4; ++i) {
-        const int per_head = static_cast<int>(D * dh);
-        int n = static_cast<int>(w[i].size());
-        std::vector<int> counts(nranks), displs(nranks);
-        MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, same_samples);
+    // The final weights and the last step's gradients (summed over the
+    // ranks): rank 0 holds every head where each rank holds all; with
+    // heads split, it gathers them.
+    const auto gather_heads = [&](const std::vector<std::vector<float>> &t) {
+        std::vector<float> out;
         int ranks_here = 0;
         MPI_Comm_size(same_samples, &ranks_here);
-        for (int r = 1; r < ranks_here; ++r)
-            displs[r] = displs[r - 1] + counts[r - 1];
-        std::vector<float> all(static_cast<size_t>(H * per_head));
-        MPI_Gatherv(w[i].data(), n, MPI_FLOAT, all.data(), counts.data(),
-                displs.data(), MPI_FLOAT, 0, same_samples);
-        weights.insert(weights.end(), all.begin(), all.end());
-    }
+        for (const std::vector<float> &mine : t) {
+            int n = static_cast<int>(mine.size());
+            std::vector<int> counts(ranks_here), displs(ranks_here);
+            MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0,
+                    same_samples);
+            for (int r = 1; r < ranks_here; ++r)
+                displs[r] = displs[r - 1] + counts[r - 1];
+            std::vector<float> all(static_cast<size_t>(H * D * dh));
+            MPI_Gatherv(mine.data(), n, MPI_FLOAT, all.data(), counts.data(),
+                    displs.data(), MPI_FLOAT, 0, same_samples);
+            out.insert(out.end(), all.begin(), all.end());
+        }
+        return out;
+    };
+    const std::vector<float> weights = gather_heads(w), grads = gather_heads(dw);
     if (rank == 0 && !c.out.empty()) {
         std::ofstream l(c.out + "/losses.txt");
         for (double v : losses) {
@@ -311,9 +317,11 @@ int train(const config_t &c, int rank, int nranks) {
         std::ofstream(c.out + "/masks.bin", std::ios::binary)
                 .write(reinterpret_cast<const char *>(masks.data()),
                         static_cast<std::streamsize>(masks.size()));
-        std::ofstream(c.out + "/weights.bin", std::ios::binary)
-                .write(reinterpret_cast<const char *>(weights.data()),
-                        static_cast<std::streamsize>(weights.size() * 4));
+        for (const auto &f : {std::make_pair("/weights.bin", &weights),
+                     std::make_pair("/grads.bin", &grads)})
+            std::ofstream(c.out + f.first, std::ios::binary)
+                    .write(reinterpret_cast<const char *>(f.second->data()),
+                            static_cast<std::streamsize>(f.second->size() * 4));
         if (!l) throw std::runtime_error("cannot write to '" + c.out + "'");
     }
     MPI_Comm_free(&same_samples);

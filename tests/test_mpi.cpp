@@ -140,26 +140,32 @@ std::vector<float> floats(const bytes_t &b) {
 
 // The training example under mpirun, data- and tensor-parallel, with
 // uneven blocks (6 samples and 3 heads over 4 ranks leave one rank no
-// head): every step's mask equals one process's bit for bit; the losses
-// and final weights agree within 1e-5 of the largest magnitude, the
-// rounding of f32 sums taken in another order (docs/distributed.md).
+// head): every step's mask equals one process's bit for bit; the losses,
+// the last step's gradients and the final weights agree within 1e-5 of
+// their largest magnitude, the rounding of f32 sums taken in another order
+// (docs/distributed.md).
 TEST_P(Mpi, TrainingMasksEqualOneProcess) {
     const int k = GetParam();
     const std::string train = "\"" RNDNN_MPI_ATTENTION "\" --steps 3";
     fs::create_directory(dir_ / "one");
     ASSERT_EQ(sh(mpirun(1) + train + " --out one").status, 0);
     const bytes_t masks = read_file(dir_ / "one/masks.bin");
-    const std::vector<float> weights = floats(read_file(dir_ / "one/weights.bin"));
     ASSERT_EQ(masks.size(), 3u * 6 * 3 * 16 * 16);
-    ASSERT_EQ(weights.size(), 4u * 3 * 32 * 8);
     std::ifstream one_loss(dir_ / "one/losses.txt");
     std::vector<double> losses;
     for (double l; one_loss >> l;)
         losses.push_back(l);
     ASSERT_EQ(losses.size(), 3u);
-    float scale = 0;
-    for (float w : weights)
-        scale = std::max(scale, std::abs(w));
+    // The tensors of one process and the largest magnitude of each.
+    std::vector<std::vector<float>> want;
+    std::vector<float> scale;
+    for (const char *f : {"weights.bin", "grads.bin"}) {
+        want.push_back(floats(read_file(dir_ / "one" / f)));
+        ASSERT_EQ(want.back().size(), 4u * 3 * 32 * 8) << f;
+        scale.push_back(0.f);
+        for (float x : want.back())
+            scale.back() = std::max(scale.back(), std::abs(x));
+    }
 
     for (const char *parallel : {"data", "tensor"}) {
         SCOPED_TRACE(parallel);
@@ -169,15 +175,20 @@ TEST_P(Mpi, TrainingMasksEqualOneProcess) {
                 + " --out " + parallel);
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_TRUE(read_file(out / "masks.bin") == masks);
-        const std::vector<float> w = floats(read_file(out / "weights.bin"));
-        ASSERT_EQ(w.size(), weights.size());
-        for (size_t i = 0; i < w.size(); ++i)
-            ASSERT_NEAR(w[i], weights[i], 1e-5 * scale) << "weight " << i;
+        int t = 0;
+        for (const char *f : {"weights.bin", "grads.bin"}) {
+            const std::vector<float> got = floats(read_file(out / f));
+            ASSERT_EQ(got.size(), want[t].size()) << f;
+            for (size_t i = 0; i < got.size(); ++i)
+                ASSERT_NEAR(got[i], want[t][i], 1e-5 * scale[t])
+                        << f << " element " << i;
+            ++t;
+        }
         std::ifstream in(out / "losses.txt");
-        for (double want : losses) {
+        for (double loss : losses) {
             double got = 0;
             ASSERT_TRUE(in >> got);
-            EXPECT_NEAR(got, want, 1e-5 * want);
+            EXPECT_NEAR(got, loss, 1e-5 * loss);
         }
     }
 }
