@@ -10,6 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "rndnn/rndnn.hpp"
@@ -204,6 +209,60 @@ TEST_F(Cli, GenInPiecesEqualsOneShot) {
                 "--chunk-bytes", bad});
         expect_failure(r, 2, bad);
     }
+}
+
+// Memory does not grow with the output: a 4 GiB tensor takes at most
+// 64 MiB of resident memory (the process's peak, as wait4() reports it).
+// Sanitizers add their own shadow memory: not measured there.
+TEST_F(Cli, GenMemoryStaysBoundedForA4GiBOutput) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "sanitizers' shadow memory";
+#endif
+    std::vector<std::string> words = {RNDNN_CLI_PATH, "gen", "--dist", "bits",
+            "--shape", "1073741824", "--out", "/dev/null"};
+    std::vector<char *> argv;
+    for (std::string &w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    ASSERT_EQ(::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(),
+                      environ),
+            0);
+    int status = 0;
+    struct rusage ru {};
+    ASSERT_EQ(::wait4(pid, &status, 0, &ru), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_LE(ru.ru_maxrss, 64 * 1024) << "KiB";
+    EXPECT_GT(ru.ru_maxrss, 0);
+}
+
+// On a terminal, gen and dropout draw a progress line on stderr (size
+// done, rate, time left); --quiet draws none, and in pipes and files
+// (every other test) stderr stays empty.
+TEST_F(Cli, ProgressLineOnlyOnATerminal) {
+    const auto on_tty = [&](const std::string &cmd) {
+        // script(1) runs the command on a pseudo-terminal and copies what
+        // it wrote there.
+        const result_t r = sh("script -qec "
+                + quote(quote(RNDNN_CLI_PATH) + " " + cmd) + " /dev/null");
+        EXPECT_EQ(r.status, 0) << r.err;
+        return r.out;
+    };
+    const std::string g = on_tty("gen --dist normal --shape 4000000 "
+                                 "--chunk-bytes 65536 "
+                                 "--out g.npy");
+    EXPECT_NE(g.find("rndnn gen: 15.3 MiB of 15.3 MiB (100%), "),
+            std::string::npos)
+            << g;
+    EXPECT_NE(g.find("/s, 0 s left"), std::string::npos) << g;
+    const std::string d = on_tty("dropout --in g.npy --out y.npy --rate 0.5 "
+                                 "--mask-out m.npy --chunk-bytes 65536");
+    EXPECT_NE(d.find("rndnn dropout: 15.7 MiB of 15.7 MiB (100%)"),
+            std::string::npos)
+            << d;
+    EXPECT_EQ(on_tty("gen --shape 4000000 --out g.npy --quiet"), "");
+    const result_t piped = run({"gen", "--shape", "4000000", "--out", "g.npy"});
+    EXPECT_EQ(piped.err, "");
 }
 
 #if !RNDNN_WITH_MPI

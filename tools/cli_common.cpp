@@ -233,7 +233,7 @@ void parse_window(
         origin = parse_shape("--origin", vm["origin"].as<std::string>());
 }
 
-void add_shard_options(po::options_description &desc) {
+void add_piece_options(po::options_description &desc) {
     auto opt = desc.add_options();
     opt("split", text("rows"),
             "under mpirun: how the ranks cut the tensor into their shares: "
@@ -242,15 +242,19 @@ void add_shard_options(po::options_description &desc) {
     opt("chunk-bytes", text("16777216"),
             "bytes of output a process generates and writes at once, in "
             "[8, 2^30]: its memory stays this size for any tensor");
+    opt("quiet", "no progress line (drawn on stderr only when it is a "
+                 "terminal)");
 }
 
-void parse_shard_options(
-        const po::variables_map &vm, split_t &split, std::int64_t &chunk_bytes) {
-    split = parse_split(vm["split"].as<std::string>());
+piece_options_t parse_piece_options(const po::variables_map &vm) {
+    piece_options_t o;
+    o.split = parse_split(vm["split"].as<std::string>());
     const std::string text = vm["chunk-bytes"].as<std::string>();
-    chunk_bytes = parse_s64("--chunk-bytes", text);
-    if (chunk_bytes < 8 || chunk_bytes > (std::int64_t(1) << 30))
+    o.chunk_bytes = parse_s64("--chunk-bytes", text);
+    if (o.chunk_bytes < 8 || o.chunk_bytes > (std::int64_t(1) << 30))
         throw usage_error("--chunk-bytes " + text + " is not in [8, 2^30]");
+    o.quiet = vm.count("quiet") > 0;
+    return o;
 }
 
 void check_offset_range(const stream_options_t &so, std::int64_t n) {

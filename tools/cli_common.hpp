@@ -96,12 +96,17 @@ void add_window_options(po::options_description &desc, const char *what);
 void parse_window(
         const po::variables_map &vm, rndnn::dims &global, rndnn::dims &origin);
 
-// How the ranks under mpirun cut a tensor (--split, shard.hpp) and the
-// bytes of output a process holds at once (--chunk-bytes).
-void add_shard_options(po::options_description &desc);
+// How a command works in pieces: how the ranks under mpirun cut a tensor
+// (--split, shard.hpp), the bytes of output a process holds at once
+// (--chunk-bytes), and whether it draws a progress line (--quiet).
+struct piece_options_t {
+    split_t split = split_t::rows;
+    std::int64_t chunk_bytes = 0;
+    bool quiet = false;
+};
+void add_piece_options(po::options_description &desc);
 // @throws usage_error naming a bad --split or --chunk-bytes.
-void parse_shard_options(
-        const po::variables_map &vm, split_t &split, std::int64_t &chunk_bytes);
+piece_options_t parse_piece_options(const po::variables_map &vm);
 
 // The options that pick a word stream, shared by gen and stream: --alg,
 // --seed, --offset, --stream, --name, --threads. @p what names the unit

@@ -104,7 +104,8 @@ struct dropout_run_t {
 // dropout on the piece as a window of the global tensor (with its part of
 // --mask-in where given) and writes it to --out.
 void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
-        sharded_output &out, split_t split, std::int64_t chunk_bytes) {
+        sharded_output &out, split_t split, std::int64_t chunk_bytes,
+        progress_t &progress) {
     job_t &job = job_t::get();
     const rndnn::stream strm(r.so.threads);
     const auto esize = static_cast<std::int64_t>(
@@ -175,6 +176,8 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
                     strm);
         });
         out.write(data_ranges, buf.get());
+        for (const byte_range_t &b : data_ranges)
+            progress.add(b.bytes);
     }
 }
 
@@ -183,7 +186,7 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
 // of a dropout whose data is the mask tensor itself, so each range runs as
 // dropout of zeros (f16) over windows of the global mask.
 void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
-        std::int64_t chunk_bytes) {
+        std::int64_t chunk_bytes, progress_t &progress) {
     const rndnn::stream strm(r.so.threads);
     const bool bit = r.mask_dt == rndnn::data_type::bit;
     // The zeros take 2 bytes an element: chunk_bytes of them, and 7 more
@@ -198,7 +201,7 @@ void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
     for (size_t j = 0; j < noise_origin.size(); ++j)
         if (noise_global[j] == 1) noise_origin[j] = 0;
     write_share(out, r.block_mask, r.mask_dt, split, bit ? elems / 8 : elems,
-            [&](std::int64_t first, std::int64_t count, void *dst) {
+            progress, [&](std::int64_t first, std::int64_t count, void *dst) {
                 for_each_range_box(r.block_mask, first, count,
                         [&](const box_t &b, std::int64_t f) {
                             rndnn::dropout::desc d = r.whole;
@@ -231,8 +234,7 @@ struct dropout_args_t {
     dropout_problem_t problem;
     bool backward = false;
     std::string in, out, mask_in, mask_out; // empty: not given
-    split_t split = split_t::rows;
-    std::int64_t chunk_bytes = 0;
+    piece_options_t pieces;
 };
 
 // Checks the header of --mask-in against the mask descriptor @p md (the
@@ -287,7 +289,7 @@ int dropout_main(int argc, char **argv) {
             "recomputing it");
     // The problem: the same options as `rndnn bench --prim dropout`.
     add_dropout_problem_options(desc, dropout_cli_t::subcommand);
-    add_shard_options(desc);
+    add_piece_options(desc);
 
     // Every rank parses every flag and checks it as far as it can be
     // without the data, before a file is read: a bad value on one rank
@@ -336,7 +338,7 @@ int dropout_main(int argc, char **argv) {
         if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
             throw usage_error(string("--mask-dtype none stores no mask, but ")
                     + (mask_in ? "--mask-in" : "--mask-out") + " names one");
-        parse_shard_options(vm, a.split, a.chunk_bytes);
+        a.pieces = parse_piece_options(vm);
         if (job.distributed() && !problem.desc.global_dims.empty())
             throw usage_error("--global-shape is not used under mpirun: --split "
                               "cuts the tensor into the ranks' blocks");
@@ -404,10 +406,17 @@ int dropout_main(int argc, char **argv) {
                                                 : md.get_dims(),
                                         data_type::u8)));
     }
-    run_data(r, x, m ? &*m : nullptr, y, a.split, a.chunk_bytes);
+    // The progress of both passes: the bytes of --out, then of --mask-out.
+    const piece_options_t &o = a.pieces;
+    progress_t progress("rndnn dropout",
+            share_bytes(r.block, r.whole.src.get_data_type(), o.split)
+                    + (mask_file ? share_bytes(r.block_mask, r.mask_dt, o.split)
+                                 : 0),
+            o.quiet);
+    run_data(r, x, m ? &*m : nullptr, y, o.split, o.chunk_bytes, progress);
     std::vector<sharded_output *> files = {&y};
     if (mask_file) {
-        run_mask(r, *mask_file, a.split, a.chunk_bytes);
+        run_mask(r, *mask_file, o.split, o.chunk_bytes, progress);
         files.push_back(&*mask_file);
     }
     commit_all(files);

@@ -21,8 +21,7 @@ struct gen_args_t {
     rng_problem_t problem;
     std::string out;
     bool npy = false;
-    split_t split = split_t::rows;
-    std::int64_t chunk_bytes = 0;
+    piece_options_t pieces;
 };
 
 // Generates pieces of the tensor: each a range of its row-major elements.
@@ -106,7 +105,7 @@ int gen_main(int argc, char **argv) {
     opt("out", text(), "output file, or - for stdout (required)");
     opt("format", text(),
             "raw or npy; default npy if the file name ends in .npy, else raw");
-    add_shard_options(desc);
+    add_piece_options(desc);
 
     // Every rank parses and checks everything before a file is created:
     // a bad value on one rank stops them all.
@@ -133,7 +132,7 @@ int gen_main(int argc, char **argv) {
                         + "' (expected raw or npy)");
             a.npy = f == "npy";
         }
-        parse_shard_options(vm, a.split, a.chunk_bytes);
+        a.pieces = parse_piece_options(vm);
         if (job.distributed() && !a.problem.desc.global_dims.empty())
             throw usage_error("--global-shape is not used under mpirun: "
                               "--split cuts the tensor into the ranks' "
@@ -148,8 +147,11 @@ int gen_main(int argc, char **argv) {
     // Opened first: a path that cannot be written fails before the work.
     sharded_output out("--out", a.out, a.npy ? rndnn::npy::header(md) : "");
     piece_generator gen(a.problem);
-    write_share(out, md.get_dims(), md.get_data_type(), a.split,
-            a.chunk_bytes, std::ref(gen));
+    const piece_options_t &o = a.pieces;
+    progress_t progress("rndnn gen",
+            share_bytes(md.get_dims(), md.get_data_type(), o.split), o.quiet);
+    write_share(out, md.get_dims(), md.get_data_type(), o.split,
+            o.chunk_bytes, progress, std::ref(gen));
     out.commit();
     return exit_ok;
 }

@@ -146,8 +146,18 @@ void commit_all(const std::vector<sharded_output *> &files) {
     });
 }
 
+std::int64_t share_bytes(
+        const rndnn::dims &global, rndnn::data_type dt, split_t split) {
+    const job_t &job = job_t::get();
+    const std::int64_t n = rank_box(global, split, job.rank(), job.size()).nelems();
+    return dt == rndnn::data_type::bit
+            ? (n + 7) / 8
+            : n * static_cast<std::int64_t>(rndnn::memory::desc({1}, dt).get_size());
+}
+
 void write_share(sharded_output &out, const rndnn::dims &global,
         rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        progress_t &progress,
         const std::function<void(std::int64_t, std::int64_t, void *)> &fill) {
     job_t &job = job_t::get();
     const bool bit = dt == rndnn::data_type::bit;
@@ -198,6 +208,8 @@ void write_share(sharded_output &out, const rndnn::dims &global,
         });
         if (!more) break;
         out.write(ranges, buf.get());
+        for (const byte_range_t &r : ranges)
+            progress.add(r.bytes);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli_output.hpp"
 #include "job.hpp"
+#include "progress.hpp"
 #include "shard.hpp"
 
 namespace rndnn_cli {
@@ -76,10 +77,17 @@ private:
 // row-major order. A bit tensor's shares are byte-aligned (byte_align), so
 // first is a multiple of 8 there. Every rank calls it (collective).
 // @throws as fill, sharded_output::write() and job_t::agree().
+// Each piece written is added to @p progress.
 void write_share(sharded_output &out, const rndnn::dims &global,
         rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        progress_t &progress,
         const std::function<void(std::int64_t first, std::int64_t count,
                 void *dst)> &fill);
+
+// The bytes of this rank's share of a dense tensor of dims @p global and
+// type @p dt under @p split (a bit tensor's: its bits / 8, rounded up).
+std::int64_t share_bytes(
+        const rndnn::dims &global, rndnn::data_type dt, split_t split);
     std::string flag_;
     std::int64_t header_bytes_ = 0;
     std::int64_t end_ = 0; // a plain run: where the next range must start
@@ -109,10 +117,17 @@ void commit_all(const std::vector<sharded_output *> &files);
 // row-major order. A bit tensor's shares are byte-aligned (byte_align), so
 // first is a multiple of 8 there. Every rank calls it (collective).
 // @throws as fill, sharded_output::write() and job_t::agree().
+// Each piece written is added to @p progress.
 void write_share(sharded_output &out, const rndnn::dims &global,
         rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
+        progress_t &progress,
         const std::function<void(std::int64_t first, std::int64_t count,
                 void *dst)> &fill);
+
+// The bytes of this rank's share of a dense tensor of dims @p global and
+// type @p dt under @p split (a bit tensor's: its bits / 8, rounded up).
+std::int64_t share_bytes(
+        const rndnn::dims &global, rndnn::data_type dt, split_t split);
 
 } // namespace rndnn_cli
 
