@@ -211,6 +211,23 @@ TEST_F(Cli, GenInPiecesEqualsOneShot) {
     }
 }
 
+// --version: the running library's version and commit, which are the
+// headers' (a program built and run with one library).
+TEST_F(Cli, VersionIsTheLibrarys) {
+    const rndnn::version_t &v = rndnn::version();
+    EXPECT_EQ(v.major, RNDNN_VERSION_MAJOR);
+    EXPECT_EQ(v.minor, RNDNN_VERSION_MINOR);
+    EXPECT_EQ(v.patch, RNDNN_VERSION_PATCH);
+    EXPECT_EQ(std::to_string(v.major) + "." + std::to_string(v.minor) + "."
+                    + std::to_string(v.patch),
+            RNDNN_VERSION_STRING);
+    EXPECT_STREQ(v.str, RNDNN_VERSION_STRING);
+    EXPECT_GT(std::strlen(v.hash), 0u);
+    const result_t r = run({"--version"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out, std::string("rndnn ") + v.str + " (" + v.hash + ")\n");
+}
+
 // Memory does not grow with the output: a 4 GiB tensor takes at most
 // 64 MiB of resident memory (the process's peak, as wait4() reports it).
 // Sanitizers add their own shadow memory: not measured there.

@@ -39,7 +39,8 @@ void print_usage(std::ostream &os) {
     for (const auto &c : commands)
         os << "  " << std::left << std::setw(8) << c.name << c.summary
            << "\n";
-    os << "\n'rndnn COMMAND --help' lists the options of COMMAND.\n";
+    os << "\n'rndnn COMMAND --help' lists the options of COMMAND; "
+          "'rndnn --version' prints the version.\n";
 }
 
 } // namespace
@@ -62,6 +63,11 @@ int main(int argc, char **argv) {
     const std::string name = argv[1];
     if (name == "--help" || name == "help") {
         print_usage(std::cout);
+        return rndnn_cli::exit_ok;
+    }
+    if (name == "--version") {
+        const rndnn::version_t &v = rndnn::version();
+        std::cout << "rndnn " << v.str << " (" << v.hash << ")\n";
         return rndnn_cli::exit_ok;
     }
     for (const auto &c : commands) {

@@ -12,5 +12,6 @@
 #include "rndnn/npy.hpp"
 #include "rndnn/rng.hpp"
 #include "rndnn/verify.hpp"
+#include "rndnn/version.hpp"
 
 #endif
