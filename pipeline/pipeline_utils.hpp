@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,7 @@ void for_blocks(dim_t n, int nthr, const F &f) {
                     (n + pipeline_min_per_thread - 1)
                             / pipeline_min_per_thread})));
     std::exception_ptr failure;
+    std::mutex failure_mutex;
     parallel(t, [&](int ithr, int nthr_) {
         dim_t s, e;
         balance211(blocks, nthr_, ithr, s, e);
@@ -51,7 +53,7 @@ void for_blocks(dim_t n, int nthr, const F &f) {
         try {
             f(s * pipeline_block, std::min(n, e * pipeline_block));
         } catch (...) {
-#pragma omp critical(rndnn_for_blocks)
+            const std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure) failure = std::current_exception();
         }
     });

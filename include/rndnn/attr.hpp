@@ -22,10 +22,10 @@ enum class bernoulli_method {
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
 /// normal): it writes raw u32 words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
-class post_ops {
+class RNDNN_API post_ops {
 public:
     enum class kind { bernoulli, uniform, normal, linear };
-    struct entry {
+    struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::threshold32;
@@ -61,7 +61,7 @@ private:
 };
 
 /// Primitive attributes: the distribution post-op and an ISA cap.
-class primitive_attr {
+class RNDNN_API primitive_attr {
 public:
     void set_post_ops(const post_ops &po) { post_ops_ = po; }
     const post_ops &get_post_ops() const { return post_ops_; }

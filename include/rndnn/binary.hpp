@@ -21,7 +21,7 @@ enum class binary_alg {
     add, ///< dst = src0 + src1; a bit src1 counts as 0 or 1
 };
 /// @returns "mul" or "add".
-const char *binary_alg2str(binary_alg alg);
+RNDNN_API const char *binary_alg2str(binary_alg alg);
 
 /// The binary primitive: dst = post_ops(src0 op src1), computed in f32 and
 /// rounded once to dst's type.
@@ -35,9 +35,9 @@ const char *binary_alg2str(binary_alg alg);
 ///   binary primitive, created once with the primitive.
 /// - Post-ops: any number of post_ops::append_linear() entries, applied in
 ///   order: x = fma(alpha, x, beta) in f32.
-class binary {
+class RNDNN_API binary {
 public:
-    struct desc {
+    struct RNDNN_API desc {
         desc() = default;
         desc(binary_alg aalg, const memory::desc &asrc0,
                 const memory::desc &asrc1, const memory::desc &adst)
@@ -49,7 +49,7 @@ public:
         bool operator==(const desc &o) const;
     };
 
-    class primitive_desc {
+    class RNDNN_API primitive_desc {
     public:
         primitive_desc() = default;
         /// @throws error (invalid_arguments) naming the bad value: a type
@@ -72,7 +72,7 @@ public:
 
         /// The chosen implementation's state: opaque, defined in the
         /// library.
-        struct impl_t;
+        struct RNDNN_INTERNAL impl_t;
 
     private:
         /// Only the primitive created from this descriptor reads that
@@ -96,7 +96,7 @@ public:
     const primitive_desc &get_primitive_desc() const { return pd_; }
 
 private:
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
     primitive_desc pd_;
     std::shared_ptr<const impl_t> impl_;
 };

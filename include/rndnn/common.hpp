@@ -9,6 +9,13 @@
 #include <string>
 #include <vector>
 
+/// Marks the public API: the only symbols librndnn.so exports (the library
+/// is built with hidden visibility; docs/build.md, "Installing").
+#define RNDNN_API __attribute__((visibility("default")))
+/// Marks the opaque state of a public class (its `impl_t`), which stays
+/// inside the library.
+#define RNDNN_INTERNAL __attribute__((visibility("hidden")))
+
 namespace rndnn {
 
 /// Signed 64-bit count of elements, dims, strides and offsets.
@@ -29,13 +36,13 @@ using dt = data_type;
 
 /// @returns the name of @p adt ("f32", "bit", ...; "unknown" for a value
 /// that is no enumerator).
-const char *dt2str(data_type adt);
+RNDNN_API const char *dt2str(data_type adt);
 /// @returns the data type named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
-data_type str2dt(const std::string &name);
+RNDNN_API data_type str2dt(const std::string &name);
 /// @returns the size of one element of @p adt in bits (1 for bit, 0 for
 /// undef).
-std::size_t dt_bits(data_type adt);
+RNDNN_API std::size_t dt_bits(data_type adt);
 
 /// Outcome of a library call.
 enum class status {
@@ -46,10 +53,10 @@ enum class status {
     runtime_error, ///< anything else (I/O, a dependency failed)
 };
 /// @returns the name of @p s ("invalid_arguments", ...).
-const char *status2str(status s);
+RNDNN_API const char *status2str(status s);
 
 /// The exception every public call throws; what() names the bad value.
-class error : public std::runtime_error {
+class RNDNN_API error : public std::runtime_error {
 public:
     error(rndnn::status s, const std::string &message)
         : std::runtime_error(message), status_(s) {}
@@ -65,7 +72,7 @@ private:
 ///     that quoting a file's bytes or a command line can never drive the
 ///     terminal that shows the message. Idempotent: escaping an escaped
 ///     text changes nothing.
-std::string escape(const std::string &text);
+RNDNN_API std::string escape(const std::string &text);
 
 /// Instruction-set tiers of the JIT kernels, lowest first. `none` means the
 /// reference (compiled C++) kernels only; `all`, above every tier, is the
@@ -78,21 +85,21 @@ enum class cpu_isa {
     all, ///< no cap: every tier the CPU has
 };
 /// @returns the name of @p isa ("none", "sse41", "avx2", "avx512", "all").
-const char *isa2str(cpu_isa isa);
+RNDNN_API const char *isa2str(cpu_isa isa);
 /// @returns the tier named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
-cpu_isa str2isa(const std::string &name);
+RNDNN_API cpu_isa str2isa(const std::string &name);
 /// @returns the best tier the library may use in this process: the best the
 ///     CPU supports, capped by the environment variable RNDNN_MAX_CPU_ISA
 ///     (none, sse41, avx2, avx512 or all; read once, at the first call), and
 ///     `none` in a build without JIT (RNDNN_ENABLE_JIT=OFF).
 /// @throws error (invalid_arguments) naming the value if RNDNN_MAX_CPU_ISA
 ///     names no tier.
-cpu_isa get_max_cpu_isa();
+RNDNN_API cpu_isa get_max_cpu_isa();
 
 /// An execution context: how many OpenMP threads a primitive may use.
 /// Results never depend on the thread count.
-class stream {
+class RNDNN_API stream {
 public:
     /// @param nthreads threads to use, >= 1; 0 picks OpenMP's default
     ///     (omp_get_max_threads()).

@@ -25,7 +25,7 @@ enum class prop_kind {
     backward, ///< diff_src = keep ? diff_dst * scale : +0
 };
 /// @returns "forward_training", "forward_inference" or "backward".
-const char *prop_kind2str(prop_kind prop);
+RNDNN_API const char *prop_kind2str(prop_kind prop);
 
 /// How a dropout primitive is executed. Both plans give identical bits.
 enum class dropout_plan {
@@ -43,7 +43,7 @@ enum class dropout_plan {
     chain,
 };
 /// @returns "any", "fused" or "chain".
-const char *dropout_plan2str(dropout_plan plan);
+RNDNN_API const char *dropout_plan2str(dropout_plan plan);
 
 /// Dropout with rate r (the probability of dropping an element).
 ///
@@ -53,9 +53,9 @@ const char *dropout_plan2str(dropout_plan plan);
 /// mask element it broadcasts from is 1. dst = keep ? src * scale : +0,
 /// scale = 1 / (1 - r) rounded once to f32 (0 when r = 1), the product
 /// computed in f32 and rounded once to the data type.
-class dropout {
+class RNDNN_API dropout {
 public:
-    struct desc {
+    struct RNDNN_API desc {
         prop_kind prop = prop_kind::forward_training;
         /// Forward: src and dst. Backward: diff_dst (as src) and diff_src
         /// (as dst). f32, bf16 or f16; the same dims and type; any layouts.
@@ -113,7 +113,7 @@ public:
     ///     [-ndims, ndims) (negative axes count from the end) or repeats.
     static dims noise_shape_for_axes(const dims &data, const std::vector<int> &axes);
 
-    class primitive_desc {
+    class RNDNN_API primitive_desc {
     public:
         primitive_desc() = default;
         /// @throws error (invalid_arguments) naming the bad value: a rate
@@ -141,7 +141,7 @@ public:
 
         /// The chosen implementation's state: opaque, defined in the
         /// library.
-        struct impl_t;
+        struct RNDNN_INTERNAL impl_t;
 
     private:
         /// Only the primitive created from this descriptor reads that
@@ -175,7 +175,7 @@ public:
     const primitive_desc &get_primitive_desc() const { return pd_; }
 
 private:
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
     primitive_desc pd_;
     std::shared_ptr<const impl_t> impl_;
 };

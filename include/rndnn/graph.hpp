@@ -30,7 +30,7 @@ namespace rndnn {
 /// stream (seed, stream id 0) and the offset moves past them, so no two
 /// reservations overlap: two executions draw different masks, and a
 /// generator restored from a saved state draws the same ones again.
-class generator {
+class RNDNN_API generator {
 public:
     /// Bytes of a saved state: the seed, then the offset, each an s64 in
     /// little-endian byte order.
@@ -85,7 +85,7 @@ enum class eltwise_alg {
     linear, ///< alpha * x + beta
 };
 /// @returns "relu", "gelu_tanh", "gelu_erf" or "linear".
-const char *eltwise_alg2str(eltwise_alg alg);
+RNDNN_API const char *eltwise_alg2str(eltwise_alg alg);
 
 /// What forward keeps of each dropout mask for backward.
 enum class mask_mode {
@@ -96,7 +96,7 @@ enum class mask_mode {
     recompute,
 };
 /// @returns "bit", "u8" or "recompute".
-const char *mask_mode2str(mask_mode mode);
+RNDNN_API const char *mask_mode2str(mask_mode mode);
 
 /// A matmul node: dst = scale * op(a) x op(b), op transposing the last two
 /// dims when asked. a is [batch..., M, K] after op, b [batch..., K, N], dst
@@ -156,7 +156,7 @@ struct compile_options {
 /// Tensors: a memory::desc gives the dims, the type (f32 or bf16) and the
 /// layout (any strides and offset0). Every node but reorder reads and
 /// writes one data type; reorder converts types and layouts.
-class graph {
+class RNDNN_API graph {
 public:
     graph();
 
@@ -218,7 +218,7 @@ public:
     compiled_graph compile(const compile_options &options = {}) const;
 
     /// The graph's state: opaque, defined in the library.
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
 
 private:
     std::shared_ptr<impl_t> impl_;
@@ -236,7 +236,7 @@ struct step_time {
 };
 
 /// Memory a plan holds between forward and backward.
-struct memory_report {
+struct RNDNN_API memory_report {
     struct entry {
         std::string node; ///< the node whose output or mask it is
         /// "mask", "dst", "dst (in place)", "input 2", "output 5"
@@ -262,7 +262,7 @@ struct memory_report {
 ///
 /// Not safe to execute from two threads at once: it holds the state from
 /// forward to backward.
-class compiled_graph {
+class RNDNN_API compiled_graph {
 public:
     compiled_graph() = default;
 
@@ -301,7 +301,7 @@ public:
     std::string str() const;
 
     /// The plan's state: opaque, defined in the library.
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
 
 private:
     /// Only graph::compile() makes a plan from its state.

@@ -16,7 +16,7 @@ namespace rndnn {
 /// A tensor in host memory: a descriptor plus a data handle.
 ///
 /// Copies share the same data (a memory is a handle, like dnnl::memory).
-class memory {
+class RNDNN_API memory {
 public:
     /// Describes the layout of a tensor. A plain value: copyable and
     /// comparable.
@@ -26,7 +26,7 @@ public:
     /// elements (in bits for `bit`). Strides are >= 0 and must not let two
     /// elements overlap: sorted by stride, each stride is at least the
     /// extent (dim * stride) of the smaller ones (dims of size 1 ignored).
-    class desc {
+    class RNDNN_API desc {
     public:
         /// An empty descriptor (zero dims, undef type).
         desc() = default;
@@ -121,7 +121,7 @@ public:
     explicit operator bool() const { return impl_ != nullptr; }
 
 private:
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
     std::shared_ptr<impl_t> impl_;
 };
 

@@ -19,18 +19,18 @@ namespace npy {
 
 /// @returns the complete .npy header (magic to newline, padded to 64
 ///     bytes) for a dense tensor of @p md's shape and type.
-std::string header(const memory::desc &md);
+RNDNN_API std::string header(const memory::desc &md);
 
 /// Writes @p mem as a .npy file: header(), then save_raw()'s bytes.
 /// @throws as save_raw().
-void save(std::ostream &os, const memory &mem);
+RNDNN_API void save(std::ostream &os, const memory &mem);
 
 /// Writes the data of @p mem with no header: little-endian, packed. The
 /// unused high bits of a bit tensor's last byte are written as 0, whatever
 /// the buffer holds there (kernels never write them).
 /// @throws error (invalid_arguments) if @p mem is not dense with a zero
 ///     first-element offset; (runtime_error) if the stream fails.
-void save_raw(std::ostream &os, const memory &mem);
+RNDNN_API void save_raw(std::ostream &os, const memory &mem);
 
 /// The header of a .npy file: the type and shape of its array.
 struct header_t {
@@ -53,20 +53,20 @@ struct array : header_t {
 ///     file, an unsupported dtype or version, Fortran order, a malformed
 ///     header, a shape whose size overflows, truncated data. Header bytes
 ///     quoted in a message are escaped (escape()).
-header_t read_header(std::istream &is);
+RNDNN_API header_t read_header(std::istream &is);
 /// Reads the data that follows @p h: h.md().get_size() bytes into @p dst.
 /// @throws error (invalid_arguments) if the stream ends first.
-void read_data(std::istream &is, const header_t &h, void *dst);
+RNDNN_API void read_data(std::istream &is, const header_t &h, void *dst);
 
 /// Reads a .npy file: read_header(), then its data. Memory grows with the
 /// bytes actually read, never ahead of them: a header that claims more
 /// data than follows costs no more than the file's size.
 /// @throws as read_header() and read_data().
-array load(std::istream &is);
+RNDNN_API array load(std::istream &is);
 /// Reads the .npy file at @p path.
 /// @throws error (runtime_error) if the file cannot be opened, and as
 ///     load().
-array load_file(const std::string &path);
+RNDNN_API array load_file(const std::string &path);
 
 } // namespace npy
 } // namespace rndnn

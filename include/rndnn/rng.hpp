@@ -25,17 +25,17 @@ enum class rng_alg {
     multfly, ///< Multfly with a named key (rng::desc::name)
 };
 /// @returns the name of @p alg ("philox4x32_10", ...).
-const char *alg2str(rng_alg alg);
+RNDNN_API const char *alg2str(rng_alg alg);
 /// @returns the algorithm named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
-rng_alg str2alg(const std::string &name);
+RNDNN_API rng_alg str2alg(const std::string &name);
 
 /// The RNG primitive.
-class rng {
+class RNDNN_API rng {
 public:
     /// The problem: algorithm, destination and which runtime arguments
     /// execute() takes. A plain value.
-    struct desc {
+    struct RNDNN_API desc {
         desc() = default;
         desc(rng_alg aalg, const memory::desc &adst) : alg(aalg), dst(adst) {}
 
@@ -71,7 +71,7 @@ public:
     };
 
     /// Validates the problem and picks the best implementation.
-    class primitive_desc {
+    class RNDNN_API primitive_desc {
     public:
         primitive_desc() = default;
         /// @throws error (invalid_arguments) naming the bad value: a dst
@@ -94,7 +94,7 @@ public:
 
         /// The chosen implementation's state: opaque, defined in the
         /// library.
-        struct impl_t;
+        struct RNDNN_INTERNAL impl_t;
 
     private:
         /// Only the primitive created from this descriptor reads that
@@ -123,7 +123,7 @@ public:
     const primitive_desc &get_primitive_desc() const { return pd_; }
 
 private:
-    struct impl_t;
+    struct RNDNN_INTERNAL impl_t;
     primitive_desc pd_;
     std::shared_ptr<const impl_t> impl_;
 };

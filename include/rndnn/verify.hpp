@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "rndnn/common.hpp"
+
 namespace rndnn {
 
 /// The outcome of one known-answer check.
@@ -20,7 +22,7 @@ struct known_answer_t {
 /// 9999, the Multfly reference answers, and the same answers taken
 /// through the RNG primitive where the stream layout can reach them.
 /// Never throws for a failed check; the result says which failed.
-std::vector<known_answer_t> run_known_answers();
+RNDNN_API std::vector<known_answer_t> run_known_answers();
 
 } // namespace rndnn
 

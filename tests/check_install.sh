@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The package as another project uses it (docs/build.md, "Installing"):
+# installs the build into a temporary prefix, then builds examples/ against
+# it as an outside project, once through find_package(rndnn) and once
+# through pkg-config, and runs each program (each checks its own result).
+# Usage: check_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+echo "--- find_package(rndnn)"
+cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DRNDNN_ENABLE_MPI=OFF >/dev/null
+cmake --build "$tmp/cmake" -j 2 >/dev/null
+for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
+
+echo "--- pkg-config"
+pc=$(dirname "$(find "$prefix" -name rndnn.pc)")
+export PKG_CONFIG_PATH=$pc
+libdir=$(pkg-config --variable=libdir rndnn)
+for e in mask dropout; do
+    # shellcheck disable=SC2046 # pkg-config's words are separate flags
+    c++ -std=c++17 "$src/examples/$e.cpp" -o "$tmp/pc_$e" \
+        $(pkg-config --cflags --libs rndnn)
+    LD_LIBRARY_PATH=$libdir "$tmp/pc_$e"
+done
+echo "installed package: OK"
