@@ -69,25 +69,6 @@ public:
 
 private:
     friend void commit_all(const std::vector<sharded_output *> &files);
-
-// Writes this rank's share of a dense tensor of dims @p global and type
-// @p dt to @p out: its block under @p split (rank_box), in pieces of at
-// most @p chunk_bytes bytes (>= 8), each filled by @p fill(first, count,
-// dst) with the elements [first, first + count) of the global tensor in
-// row-major order. A bit tensor's shares are byte-aligned (byte_align), so
-// first is a multiple of 8 there. Every rank calls it (collective).
-// @throws as fill, sharded_output::write() and job_t::agree().
-// Each piece written is added to @p progress.
-void write_share(sharded_output &out, const rndnn::dims &global,
-        rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
-        progress_t &progress,
-        const std::function<void(std::int64_t first, std::int64_t count,
-                void *dst)> &fill);
-
-// The bytes of this rank's share of a dense tensor of dims @p global and
-// type @p dt under @p split (a bit tensor's: its bits / 8, rounded up).
-std::int64_t share_bytes(
-        const rndnn::dims &global, rndnn::data_type dt, split_t split);
     std::string flag_;
     std::int64_t header_bytes_ = 0;
     std::int64_t end_ = 0; // a plain run: where the next range must start
@@ -115,9 +96,9 @@ void commit_all(const std::vector<sharded_output *> &files);
 // most @p chunk_bytes bytes (>= 8), each filled by @p fill(first, count,
 // dst) with the elements [first, first + count) of the global tensor in
 // row-major order. A bit tensor's shares are byte-aligned (byte_align), so
-// first is a multiple of 8 there. Every rank calls it (collective).
+// first is a multiple of 8 there. Every rank calls it (collective). Each
+// piece written is added to @p progress.
 // @throws as fill, sharded_output::write() and job_t::agree().
-// Each piece written is added to @p progress.
 void write_share(sharded_output &out, const rndnn::dims &global,
         rndnn::data_type dt, split_t split, std::int64_t chunk_bytes,
         progress_t &progress,
