@@ -13,6 +13,10 @@
 #   <!-- compile: fragment -->      statements: the body of a function in its
 #                                   file's translation unit, after the prelude
 #   <!-- compile: no (why) -->      not compiled (pseudo-code)
+#   <!-- compile: quote FILE -->    an excerpt of FILE (a path from the
+#                                   source root, an example program that
+#                                   ctest builds and runs): its lines must
+#                                   appear in FILE as they are, in one run
 #   <!-- run: yes -->               a shell block to run
 #   <!-- run: no (why) -->          a shell block not to run (it installs
 #                                   packages, runs for minutes, needs a tool
@@ -51,8 +55,9 @@ import tempfile
 CPP = {"cpp", "c++", "cxx", "cc"}
 SHELL = {"sh", "bash", "shell"}
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`]*)")
-MARKER = re.compile(r"^\s*<!--\s*(compile|run)\s*:\s*([a-z]+)\b.*-->\s*$")
-KINDS = {"compile": {"program", "declarations", "fragment", "no"},
+MARKER = re.compile(
+    r"^\s*<!--\s*(compile|run)\s*:\s*([a-z]+)\b\s*(.*?)\s*-->\s*$")
+KINDS = {"compile": {"program", "declarations", "fragment", "quote", "no"},
          "run": {"yes", "no"}}
 
 
@@ -62,7 +67,7 @@ class Block:
         self.line = line  # 1-based line of the block's first content line
         self.lang = lang
         self.text = text
-        self.marker = marker  # (kind, value) or None
+        self.marker = marker  # (kind, value, argument) or None
 
     def where(self):
         return "%s:%d" % (self.path, self.line - 1)
@@ -87,7 +92,7 @@ def parse(root, rel):
         if j >= 0:
             mm = MARKER.match(lines[j])
             if mm:
-                marker = (mm.group(1), mm.group(2))
+                marker = (mm.group(1), mm.group(2), mm.group(3))
         body = []
         i += 1
         while i < len(lines):
@@ -143,6 +148,28 @@ def classify(blocks, mode):
                           "(expected %s: %s)"
                           % (b.where(), b.marker[0], b.marker[1], b.lang,
                              want, " | ".join(sorted(KINDS[want]))))
+    return errors
+
+
+def check_quotes(root, blocks):
+    """The errors of the quote blocks: each must be a run of lines of the
+    file it names."""
+    errors = []
+    for b in blocks:
+        if not (b.lang in CPP and b.marker and b.marker[:2] == ("compile",
+                                                              "quote")):
+            continue
+        path = os.path.join(root, b.marker[2])
+        if not b.marker[2] or not os.path.isfile(path):
+            errors.append("%s: quote of '%s', which is no file"
+                          % (b.where(), b.marker[2]))
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = "\n" + f.read()
+        if "\n" + b.text not in text:
+            errors.append("%s: the block is not an excerpt of %s (its lines "
+                          "must appear there as they are, in one run)"
+                          % (b.where(), b.marker[2]))
     return errors
 
 
@@ -323,6 +350,8 @@ def main():
     errors = []
     for mode in (["cpp", "sh"] if args.mode == "list" else [args.mode]):
         errors += classify(blocks, mode)
+    if args.mode in ("cpp", "list"):
+        errors += check_quotes(args.root, blocks)
     for e in errors:
         print(e)
     if args.mode == "list":

@@ -17,16 +17,6 @@
 
 #include "rndnn/rndnn.hpp"
 
-#if defined(RNDNN_DOC_README_MD)
-// Dropout: the data, dy and the results, f32 64x1024.
-rndnn::memory x, y, dy, dx;
-// Training a graph: the attention graph of docs/attention.md, its tensor
-// ids and the caller's memories.
-rndnn::graph attention_graph;
-enum : rndnn::tensor_id { q, k, v, out };
-rndnn::memory mq, mk, mv, mo, dout, dq, dk, dv;
-#endif
-
 #if defined(RNDNN_DOC_API_MD)
 rndnn::memory::desc md; // the "Memory" section's f32 64x1024
 void *user_pointer = nullptr;
