@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fresh machine to test results: installs dependencies, then builds and runs
 # every test in three configurations: the default build (JIT on, MPI with
-# mpirun tests for K = 1..4), the reference-only build (JIT and MPI off),
+# mpirun tests for K = 1..4; its Debian package is then installed and the
+# examples built against it), the reference-only build (JIT and MPI off),
 # and the default build under
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the concurrency
 # suite under ThreadSanitizer, and each fuzz target for about a minute
@@ -27,6 +28,20 @@ run ref -DRNDNN_ENABLE_JIT=OFF -DRNDNN_ENABLE_MPI=OFF
 # first report.
 run sanitize -DRNDNN_SANITIZE=address,undefined \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# The Debian package of the JIT build: built, installed, the examples built
+# against it as an outside project (find_package and pkg-config) and run,
+# then removed.
+echo "=== package"
+(cd "$here/build-test-jit" && cpack -G DEB >/dev/null)
+deb=$(ls "$here"/build-test-jit/rndnn_*.deb)
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" dpkg -i "$deb" >/dev/null
+trap '"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null || true' EXIT
+"$here/tests/check_install.sh" --installed /usr "$here"
+"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null
+trap - EXIT
 
 # ThreadSanitizer: only the suite of callers on many threads, one OpenMP
 # thread per primitive (GCC's libgomp is not instrumented; tests/CMakeLists

@@ -4,12 +4,18 @@
 # it as an outside project, once through find_package(rndnn) and once
 # through pkg-config, and runs each program (each checks its own result).
 # Usage: check_install.sh BUILD_DIR SOURCE_DIR
+#        check_install.sh --installed PREFIX SOURCE_DIR
+#   --installed: rndnn is installed there already (/usr: the .deb of
+#   scripts/test.sh); nothing is installed.
 set -euo pipefail
-build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
-cmake --install "$build" --prefix "$prefix" >/dev/null
+if [ "$1" = --installed ]; then
+    prefix=$2 src=$3
+else
+    build=$1 src=$2 prefix=$tmp/prefix
+    cmake --install "$build" --prefix "$prefix" >/dev/null
+fi
 
 echo "--- find_package(rndnn)"
 cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -18,7 +24,8 @@ cmake --build "$tmp/cmake" -j 2 >/dev/null
 for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
 
 echo "--- pkg-config"
-pc=$(dirname "$(find "$prefix" -name rndnn.pc)")
+pc=$(dirname "$(find "$prefix/lib" "$prefix/share" -name rndnn.pc 2>/dev/null \
+    | head -n 1)")
 export PKG_CONFIG_PATH=$pc
 libdir=$(pkg-config --variable=libdir rndnn)
 for e in mask dropout; do
