@@ -31,7 +31,8 @@ run sanitize -DRNDNN_SANITIZE=address,undefined \
 
 # The Debian package of the JIT build: built, installed, the examples built
 # against it as an outside project (find_package and pkg-config) and run,
-# then removed.
+# then removed; then rndnn built inside another project
+# (add_subdirectory).
 echo "=== package"
 (cd "$here/build-test-jit" && cpack -G DEB >/dev/null)
 deb=$(ls "$here"/build-test-jit/rndnn_*.deb)
@@ -42,6 +43,9 @@ trap '"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null || true' EXIT
 "$here/tests/check_install.sh" --installed /usr "$here"
 "${sudo_cmd[@]}" dpkg -r rndnn >/dev/null
 trap - EXIT
+# rndnn added to another project: the libraries alone, no test
+# dependency looked for.
+"$here/tests/check_subdirectory.sh" "$here"
 
 # ThreadSanitizer: only the suite of callers on many threads, one OpenMP
 # thread per primitive (GCC's libgomp is not instrumented; tests/CMakeLists
