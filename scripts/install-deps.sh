@@ -32,6 +32,9 @@ packages=(
     # (libomp-dev, above) and llvm-symbolizer for the findings' stacks.
     # GCC's ThreadSanitizer runtime (libtsan2) comes with build-essential.
     clang libclang-rt-14-dev llvm
+    # The Python package (docs/python.md): Debian's interpreter, NumPy,
+    # pybind11, and pytest for its tests.
+    python3-numpy python3-pybind11 python3-dev python3-pytest
     # MPI: `mpirun -np K rndnn gen|dropout` and the distributed training
     # example (docs/distributed.md), tested with K = 1..4.
     openmpi-bin libopenmpi-dev
