@@ -35,14 +35,22 @@ void generate(py::array out, const rndnn::dims &dims, rndnn::data_type dt,
                 "out has " + std::to_string(out.nbytes()) + " bytes, the "
                         + d.dst.str() + " tensor takes "
                         + std::to_string(d.dst.get_size()));
-    void *data = out.mutable_data();
-    py::gil_scoped_release unlocked;
-    prim.execute(rndnn::stream(),
-            {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
-                    {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
-                    {RNDNN_ARG_STREAM,
-                            rndnn::memory::scalar(static_cast<std::int64_t>(stream))}});
+    auto *data = static_cast<std::uint8_t *>(out.mutable_data());
+    {
+        py::gil_scoped_release unlocked;
+        prim.execute(rndnn::stream(),
+                {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                        {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+                        {RNDNN_ARG_STREAM,
+                                rndnn::memory::scalar(
+                                        static_cast<std::int64_t>(stream))}});
+    }
+    // A bit tensor's last byte: kernels never write its unused high bits,
+    // which are 0 here as in rndnn gen's files (docs/cli.md).
+    const rndnn::dim_t n = d.dst.nelems();
+    if (dt == rndnn::data_type::bit && n % 8)
+        data[n / 8] &= static_cast<std::uint8_t>((1u << (n % 8)) - 1);
 }
 
 } // namespace

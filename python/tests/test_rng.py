@@ -52,6 +52,13 @@ def test_unpackbits():
     assert np.array_equal(rndnn.unpackbits(packed, (3, 5)), u8)
 
 
+def test_unused_bits_of_a_mask_are_zero():
+    # 15 elements: the second byte's top bit is no element's.
+    out = np.full(2, 0xFF, np.uint8)
+    rndnn.bernoulli(15, 1.0, out=out)
+    assert out.tolist() == [0xFF, 0x7F]
+
+
 def test_errors_carry_the_message():
     with pytest.raises(rndnn.Error, match="p=1.5"):
         rndnn.bernoulli(8, 1.5)
