@@ -3,7 +3,11 @@
 // docs/python.md describes the package.
 #include <cstdint>
 #include <cstring>
+#include <list>
+#include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -16,29 +20,80 @@ namespace py = pybind11;
 
 namespace {
 
-// Fills the C-contiguous array @p out (its bytes: the dense tensor of
-// @p dims and @p dt) from the RNG; the GIL is released meanwhile.
-void generate(py::array out, const rndnn::dims &dims, rndnn::data_type dt,
-        const rndnn::post_ops &po, const std::string &alg, std::int64_t seed,
-        std::int64_t offset, std::uint64_t stream, const std::string &name) {
-    if (!(out.flags() & py::array::c_style))
-        throw rndnn::error(rndnn::status::invalid_arguments,
-                "out must be C-contiguous");
-    rndnn::rng::desc d(rndnn::str2alg(alg), rndnn::memory::desc(dims, dt));
+rndnn::error invalid(const std::string &message) {
+    return rndnn::error(rndnn::status::invalid_arguments, message);
+}
+
+// The bytes of the C-contiguous array @p a, which must be those of @p md.
+std::uint8_t *dense_data(py::array &a, const rndnn::memory::desc &md,
+        const char *what, bool writable) {
+    if (!(a.flags() & py::array::c_style))
+        throw invalid(std::string(what) + " must be C-contiguous");
+    if (static_cast<std::size_t>(a.nbytes()) != md.get_size())
+        throw invalid(std::string(what) + " has " + std::to_string(a.nbytes())
+                + " bytes, the " + md.str() + " tensor takes "
+                + std::to_string(md.get_size()));
+    return static_cast<std::uint8_t *>(
+            writable ? a.mutable_data() : const_cast<void *>(a.data()));
+}
+
+// A bit tensor's last byte: kernels never write its unused high bits,
+// which are 0 here as in rndnn gen's files (docs/cli.md).
+void clear_unused_bits(std::uint8_t *data, const rndnn::memory::desc &md) {
+    const rndnn::dim_t n = md.nelems();
+    if (md.get_data_type() == rndnn::data_type::bit && n % 8)
+        data[n / 8] &= static_cast<std::uint8_t>((1u << (n % 8)) - 1);
+}
+
+// The primitives made last, most recent first, looked up by what they were
+// made from: making one (its JIT code) costs about 40 us, as much as
+// running dropout on 10^5 elements. Used with the GIL held.
+template <typename key_t, typename primitive_t>
+class recent_primitives_t {
+public:
+    template <typename make_t>
+    std::shared_ptr<const primitive_t> get(const key_t &key, make_t make) {
+        for (auto it = list_.begin(); it != list_.end(); ++it)
+            if (it->first == key) {
+                list_.splice(list_.begin(), list_, it);
+                return it->second;
+            }
+        list_.emplace_front(key, std::make_shared<const primitive_t>(make()));
+        if (list_.size() > capacity) list_.pop_back();
+        return list_.front().second;
+    }
+
+private:
+    static constexpr std::size_t capacity = 32;
+    std::list<std::pair<key_t, std::shared_ptr<const primitive_t>>> list_;
+};
+
+rndnn::memory::desc dense(const std::vector<std::int64_t> &shape,
+        const std::string &dtype) {
+    return rndnn::memory::desc(
+            rndnn::dims(shape.begin(), shape.end()), rndnn::str2dt(dtype));
+}
+
+// Fills @p out (the dense tensor of @p shape and @p dtype) from the RNG;
+// the GIL is released meanwhile.
+void generate(py::array out, const std::vector<std::int64_t> &shape,
+        const std::string &dtype, const rndnn::post_ops &po,
+        const std::string &alg, std::int64_t seed, std::int64_t offset,
+        std::uint64_t stream, const std::string &name) {
+    rndnn::rng::desc d(rndnn::str2alg(alg), dense(shape, dtype));
     d.with_offset = true;
     d.name = name;
     rndnn::primitive_attr attr;
     attr.set_post_ops(po);
-    const rndnn::rng prim {rndnn::rng::primitive_desc(d, attr)};
-    if (static_cast<std::size_t>(out.nbytes()) != d.dst.get_size())
-        throw rndnn::error(rndnn::status::invalid_arguments,
-                "out has " + std::to_string(out.nbytes()) + " bytes, the "
-                        + d.dst.str() + " tensor takes "
-                        + std::to_string(d.dst.get_size()));
-    auto *data = static_cast<std::uint8_t *>(out.mutable_data());
+    static recent_primitives_t<std::pair<rndnn::rng::desc, rndnn::primitive_attr>,
+            rndnn::rng>
+            recent;
+    const auto prim = recent.get({d, attr},
+            [&] { return rndnn::rng(rndnn::rng::primitive_desc(d, attr)); });
+    std::uint8_t *data = dense_data(out, d.dst, "out", true);
     {
         py::gil_scoped_release unlocked;
-        prim.execute(rndnn::stream(),
+        prim->execute(rndnn::stream(),
                 {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
                         {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
                         {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
@@ -46,11 +101,57 @@ void generate(py::array out, const rndnn::dims &dims, rndnn::data_type dt,
                                 rndnn::memory::scalar(
                                         static_cast<std::int64_t>(stream))}});
     }
-    // A bit tensor's last byte: kernels never write its unused high bits,
-    // which are 0 here as in rndnn gen's files (docs/cli.md).
-    const rndnn::dim_t n = d.dst.nelems();
-    if (dt == rndnn::data_type::bit && n % 8)
-        data[n / 8] &= static_cast<std::uint8_t>((1u << (n % 8)) - 1);
+    clear_unused_bits(data, d.dst);
+}
+
+// Dropout forward (src -> dst, the mask written if given) or backward
+// (diff_dst as src -> diff_src as dst, the mask read if given, else
+// recomputed); src and dst may be one array. The GIL is released while
+// the primitive runs.
+void dropout(py::array src, py::array dst, std::optional<py::array> mask,
+        const std::vector<std::int64_t> &shape, const std::string &dtype,
+        const std::vector<std::int64_t> &noise_shape,
+        const std::string &mask_dtype, double rate, bool backward,
+        const std::string &method, int bits, const std::string &alg,
+        std::int64_t seed, std::int64_t offset, std::uint64_t stream,
+        const std::string &name) {
+    rndnn::dropout::desc d;
+    d.prop = backward ? rndnn::prop_kind::backward
+                      : rndnn::prop_kind::forward_training;
+    d.src = d.dst = dense(shape, dtype);
+    d.noise_shape = rndnn::dims(noise_shape.begin(), noise_shape.end());
+    if (mask)
+        d.mask = dense(noise_shape.empty() ? shape : noise_shape, mask_dtype);
+    d.rate = rate;
+    d.alg = rndnn::str2alg(alg);
+    d.method = method == "bitsliced" ? rndnn::bernoulli_method::bitsliced
+                                     : rndnn::bernoulli_method::threshold32;
+    d.bits = bits;
+    d.name = name;
+    d.with_offset = true;
+    static recent_primitives_t<rndnn::dropout::desc, rndnn::dropout> recent;
+    const auto prim = recent.get(
+            d, [&] { return rndnn::dropout(rndnn::dropout::primitive_desc(d)); });
+
+    // Read only: in place, dst's bytes are src's and are checked writable.
+    std::uint8_t *s = dense_data(src, d.src, backward ? "dy" : "x", false);
+    std::uint8_t *t = dense_data(dst, d.dst, "out", true);
+    std::uint8_t *m = mask ? dense_data(*mask, d.mask, "mask", !backward)
+                           : nullptr;
+    const rndnn::memory src_m(d.src, s), dst_m(d.dst, t);
+    std::unordered_map<int, rndnn::memory> args {
+            {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, src_m},
+            {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST, dst_m},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+            {RNDNN_ARG_STREAM,
+                    rndnn::memory::scalar(static_cast<std::int64_t>(stream))}};
+    if (m) args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, m));
+    {
+        py::gil_scoped_release unlocked;
+        prim->execute(rndnn::stream(), args);
+    }
+    if (m && !backward) clear_unused_bits(m, d.mask);
 }
 
 } // namespace
@@ -87,14 +188,20 @@ PYBIND11_MODULE(_rndnn, m) {
                 else if (dist != "bits")
                     throw rndnn::error(rndnn::status::invalid_arguments,
                             "unknown distribution '" + dist + "'");
-                generate(std::move(out), rndnn::dims(shape.begin(), shape.end()),
-                        rndnn::str2dt(dtype), po, alg, seed, offset, stream,
-                        name);
+                generate(std::move(out), shape, dtype, po, alg, seed, offset,
+                        stream, name);
             },
             py::arg("out"), py::arg("shape"), py::arg("dtype"),
             py::arg("dist"), py::arg("params"), py::arg("method"),
             py::arg("bits"), py::arg("alg"), py::arg("seed"),
             py::arg("offset"), py::arg("stream"), py::arg("name"));
+
+    m.def("dropout", &dropout, py::arg("src"), py::arg("dst"),
+            py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
+            py::arg("noise_shape"), py::arg("mask_dtype"), py::arg("rate"),
+            py::arg("backward"), py::arg("method"), py::arg("bits"),
+            py::arg("alg"), py::arg("seed"), py::arg("offset"),
+            py::arg("stream"), py::arg("name"));
 
     py::class_<rndnn::generator>(m, "Generator")
             .def(py::init<std::int64_t, std::int64_t>(), py::arg("seed") = 0,

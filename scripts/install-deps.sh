@@ -4,8 +4,10 @@
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also libtorch-dev (about 160 packages), for the optional
-#            benchmark program rndnn_bench_torch (docs/performance.md);
-#            nothing else needs it, CI included.
+#            benchmark program rndnn_bench_torch (docs/performance.md), and
+#            tcmalloc, the allocator of python/benchmarks/bench_torch.py's
+#            second run (docs/python.md); nothing else needs them, CI
+#            included.
 set -euo pipefail
 
 bench=0
@@ -33,13 +35,13 @@ packages=(
     # GCC's ThreadSanitizer runtime (libtsan2) comes with build-essential.
     clang libclang-rt-14-dev llvm
     # The Python package (docs/python.md): Debian's interpreter, NumPy,
-    # pybind11, and pytest for its tests.
-    python3-numpy python3-pybind11 python3-dev python3-pytest
+    # pybind11, PyTorch (rndnn.torch), and pytest for its tests.
+    python3-numpy python3-pybind11 python3-dev python3-torch python3-pytest
     # MPI: `mpirun -np K rndnn gen|dropout` and the distributed training
     # example (docs/distributed.md), tested with K = 1..4.
     openmpi-bin libopenmpi-dev
 )
-if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev); fi
+if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev libtcmalloc-minimal4); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -31,6 +31,7 @@ run sanitize -DRNDNN_SANITIZE=address,undefined \
 
 # The Debian package of the JIT build: built, installed, the examples built
 # against it as an outside project (find_package and pkg-config) and run,
+# its Python package imported and run,
 # then removed; then rndnn built inside another project
 # (add_subdirectory).
 echo "=== package"
@@ -40,7 +41,7 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 "${sudo_cmd[@]}" dpkg -i "$deb" >/dev/null
 trap '"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null || true' EXIT
-"$here/tests/check_install.sh" --installed /usr "$here"
+"$here/tests/check_install.sh" --python --installed /usr "$here"
 "${sudo_cmd[@]}" dpkg -r rndnn >/dev/null
 trap - EXIT
 # rndnn added to another project: the libraries alone, no test

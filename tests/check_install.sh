@@ -3,13 +3,17 @@
 # installs the build into a temporary prefix, then builds examples/ against
 # it as an outside project, once through find_package(rndnn) and once
 # through pkg-config, and runs each program (each checks its own result).
-# Usage: check_install.sh BUILD_DIR SOURCE_DIR
-#        check_install.sh --installed PREFIX SOURCE_DIR
+# With --python, also imports the installed Python package (rndnn and
+# rndnn.torch) from outside the tree and runs dropout on a torch tensor.
+# Usage: check_install.sh [--python] BUILD_DIR SOURCE_DIR
+#        check_install.sh [--python] --installed PREFIX SOURCE_DIR
 #   --installed: rndnn is installed there already (/usr: the .deb of
 #   scripts/test.sh); nothing is installed.
 set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+python=no
+if [ "$1" = --python ]; then python=yes; shift; fi
 if [ "$1" = --installed ]; then
     prefix=$2 src=$3
 else
@@ -34,4 +38,21 @@ for e in mask dropout; do
         $(pkg-config --cflags --libs rndnn)
     LD_LIBRARY_PATH=$libdir "$tmp/pc_$e"
 done
+
+if [ $python = yes ]; then
+    echo "--- Python"
+    pydir=$prefix/$(/usr/bin/python3 -c \
+        'import sys; print("lib/python%d.%d/dist-packages" % sys.version_info[:2])')
+    # From an empty directory, so that nothing but the install is found;
+    # no bytecode is written into the install.
+    (cd "$tmp" && PYTHONPATH=$pydir PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c '
+import sys
+import torch
+import rndnn, rndnn.torch
+assert rndnn.__file__.startswith(sys.argv[1]), rndnn.__file__
+y = rndnn.torch.Dropout(0.5)(torch.ones(1000))
+assert 400 < int((y == 0).sum()) < 600, y
+print("rndnn", rndnn.__version__, "from", rndnn.__file__)
+' "$pydir")
+fi
 echo "installed package: OK"

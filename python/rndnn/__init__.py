@@ -2,73 +2,221 @@
 
 Random tensors whose values depend only on (seed, stream, global element
 index): bits, bernoulli (bit masks packed 8 to a byte, LSB first), uniform
-and normal, into new NumPy arrays or into arrays you give (out=, never
-copied).
+and normal, and dropout forward and backward, on NumPy arrays or torch CPU
+tensors, into new ones or into those you give (out=, never copied).
+rndnn.torch holds the torch.nn.Dropout replacement.
 """
+import sys
+
 import numpy as np
 
-from ._rndnn import Error, Generator, __version__, generate
+from . import _rndnn
+from ._rndnn import Error, Generator, __version__
 
 __all__ = ["Error", "Generator", "bits", "bernoulli", "uniform", "normal",
-           "unpackbits", "__version__"]
+           "dropout", "dropout_backward", "unpackbits", "__version__"]
 
-_NUMPY = {"u32": np.uint32, "u8": np.uint8, "s32": np.int32,
+# rndnn's data types as NumPy's (bf16 as its bits: NumPy has none) and
+# torch's (bit: packed uint8; torch has no uint32: int32 holds the words).
+_NUMPY = {"u32": np.uint32, "s32": np.int32, "u8": np.uint8, "bit": np.uint8,
           "f32": np.float32, "f16": np.float16, "bf16": np.uint16}
+_FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items() if k != "bit"}
+_TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
+          "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+_FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
+               if k not in ("u32", "bit")}
+
+
+def _torch():
+    """torch if it has been imported (a tensor cannot exist before)."""
+    return sys.modules.get("torch")
+
+
+def _is_tensor(a):
+    torch = _torch()
+    return torch is not None and isinstance(a, torch.Tensor)
 
 
 def _shape(shape):
-    return (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
+    dims = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise Error(f"shape {dims} has a negative dim")
+    return dims
 
 
-def _run(shape, dtype, dist, params, *, method="threshold32", alg, seed,
-         offset, stream, name, out):
-    shape = _shape(shape)
-    n = int(np.prod(shape, dtype=np.int64))
-    if out is None:
-        out = (np.empty((n + 7) // 8, np.uint8) if dtype == "bit"
-               else np.empty(shape, _NUMPY[dtype]))
+def _elements(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _view(a, what):
+    """(the ndarray sharing @a's memory, rndnn's name of its type) of a
+    NumPy array or a torch CPU tensor."""
+    if isinstance(a, np.ndarray):
+        return a, _FROM_NUMPY.get(a.dtype)
+    if _is_tensor(a):
+        torch = _torch()
+        if a.device.type != "cpu":
+            raise Error(f"{what} is on {a.device}, rndnn runs on the CPU")
+        if not a.is_contiguous():
+            raise Error(f"{what} must be contiguous")
+        a = a.detach()
+        dtype = _FROM_TORCH.get(str(a.dtype))
+        return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
+    raise TypeError(f"{what} must be a NumPy array or a torch tensor, "
+                    f"not {type(a).__name__}")
+
+
+def _new(like, shape, dtype):
+    """A new array of @shape and rndnn type @dtype: a torch tensor where
+    @like is one, else NumPy."""
+    if _is_tensor(like):
+        torch = _torch()
+        return torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
+    return np.empty(shape, _NUMPY[dtype])
+
+
+def _mask_shape(shape, dtype):
+    return ((_elements(shape) + 7) // 8,) if dtype == "bit" else shape
+
+
+def _method(method):
     kind, _, bits = method.partition(":")
-    generate(out, list(shape), dtype, dist, list(params), kind,
-             int(bits or 1), alg, int(seed), int(offset), int(stream),
-             name or "")
+    if kind not in ("threshold32", "bitsliced") or (bits and kind != "bitsliced"):
+        raise Error(f"unknown method '{method}': threshold32 or bitsliced:B")
+    try:
+        return kind, int(bits or 1)
+    except ValueError:
+        raise Error(f"bad bit count in method '{method}'") from None
+
+
+def _run(shape, dtype, default, dist, params, *, method="threshold32", alg,
+         seed, offset, stream, name, out):
+    shape = _shape(shape)
+    if dtype is not None and dtype not in _NUMPY:
+        raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NUMPY))
+    if out is None:
+        dtype = dtype or default
+        out = _new(None, _mask_shape(shape, dtype), dtype)
+    array, out_dtype = _view(out, "out")
+    if out_dtype is None:
+        raise Error(f"out is {out.dtype}, a type rndnn does not write")
+    if dtype is None:
+        # u8 and packed bits share uint8: the size tells them apart.
+        dtype = ("bit" if default == "bit" and out_dtype == "u8"
+                 and array.size != _elements(shape) else out_dtype)
+    if dtype not in (out_dtype, {"u8": "bit", "s32": "u32"}.get(out_dtype)):
+        raise Error(f"out is {out.dtype}, the {dtype} values need "
+                    f"{_NUMPY[dtype].__name__}")
+    kind, bits = _method(method)
+    _rndnn.generate(array, list(shape), dtype, dist, list(params), kind,
+                    bits, alg, int(seed), int(offset), int(stream), name or "")
     return out
 
 
 def bits(shape, *, alg="philox4x32_10", seed=0, offset=0, stream=0,
          name=None, out=None):
-    """Raw 32-bit words (uint32)."""
-    return _run(shape, "u32", "bits", [], alg=alg, seed=seed, offset=offset,
-                stream=stream, name=name, out=out)
-
-
-def bernoulli(shape, p=0.5, *, dtype="bit", method="threshold32",
-              alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
-              out=None):
-    """1 with probability p. dtype "bit" gives packed uint8 (see
-    unpackbits), else "u8", "s32" or "f32". method: "threshold32" or
-    "bitsliced:B"."""
-    return _run(shape, dtype, "bernoulli", [p], method=method, alg=alg,
-                seed=seed, offset=offset, stream=stream, name=name, out=out)
-
-
-def uniform(shape, a=0.0, b=1.0, *, dtype="f32", alg="philox4x32_10",
-            seed=0, offset=0, stream=0, name=None, out=None):
-    """Uniform on [a, b] (b only by rounding); dtype f32, f16 or bf16 (as
-    uint16 bits in NumPy)."""
-    return _run(shape, dtype, "uniform", [a, b], alg=alg, seed=seed,
+    """Raw 32-bit words (uint32; torch int32)."""
+    return _run(shape, "u32", "u32", "bits", [], alg=alg, seed=seed,
                 offset=offset, stream=stream, name=name, out=out)
 
 
-def normal(shape, mean=0.0, stddev=1.0, *, dtype="f32",
+def bernoulli(shape, p=0.5, *, dtype=None, method="threshold32",
+              alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
+              out=None):
+    """1 with probability p. dtype "bit" (the default) gives packed uint8
+    (see unpackbits), else "u8", "s32" or "f32". method: "threshold32" or
+    "bitsliced:B"."""
+    return _run(shape, dtype, "bit", "bernoulli", [p], method=method,
+                alg=alg, seed=seed, offset=offset, stream=stream, name=name,
+                out=out)
+
+
+def uniform(shape, a=0.0, b=1.0, *, dtype=None, alg="philox4x32_10",
+            seed=0, offset=0, stream=0, name=None, out=None):
+    """Uniform on [a, b] (b only by rounding); dtype f32 (the default), f16
+    or bf16 (as uint16 bits in NumPy)."""
+    return _run(shape, dtype, "f32", "uniform", [a, b], alg=alg, seed=seed,
+                offset=offset, stream=stream, name=name, out=out)
+
+
+def normal(shape, mean=0.0, stddev=1.0, *, dtype=None,
            alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
            out=None):
     """Normal(mean, stddev) by Box-Muller; dtype f32, f16 or bf16."""
-    return _run(shape, dtype, "normal", [mean, stddev], alg=alg, seed=seed,
-                offset=offset, stream=stream, name=name, out=out)
+    return _run(shape, dtype, "f32", "normal", [mean, stddev], alg=alg,
+                seed=seed, offset=offset, stream=stream, name=name, out=out)
+
+
+def _dropout(src, rate, backward, mask, mask_dtype, *, seed, offset, stream,
+             noise_shape, alg, method, name, out):
+    s, dtype = _view(src, "dy" if backward else "x")
+    if dtype not in ("f32", "bf16", "f16"):
+        raise Error(f"dropout takes f32, bf16 or f16 data, not {src.dtype}")
+    if out is None:
+        out = _new(src, tuple(src.shape), dtype)
+    d, out_dtype = _view(out, "out")
+    if out_dtype != dtype:
+        raise Error(f"out is {out.dtype}, the data is {src.dtype}")
+    shape = list(src.shape)
+    noise = list(_shape(noise_shape)) if noise_shape is not None else []
+    m = None
+    if mask is not None:
+        m, m_dtype = _view(mask, "mask")
+        if m_dtype != "u8":
+            raise Error(f"mask is {mask.dtype}, not uint8")
+    _rndnn.dropout(s, d, m, shape, dtype, noise,
+                   mask_dtype, float(rate), backward, *_method(method), alg,
+                   int(seed), int(offset), int(stream), name or "")
+    return out
+
+
+def dropout(x, rate, *, seed=0, offset=0, stream=0, mask="bit",
+            noise_shape=None, alg="philox4x32_10", method="threshold32",
+            name=None, out=None):
+    """Dropout forward in training: y = keep ? x / (1 - rate) : 0, the keep
+    mask bernoulli(1 - rate) of the RNG at (seed, stream, offset + i).
+
+    x: a C-contiguous f32, f16 or bf16 (uint16 in NumPy) array or torch CPU
+    tensor. mask: "bit" (packed uint8 of ceil(n/8), as bernoulli's),
+    "u8" (0/1 of the noise shape) or None (keep none: dropout_backward
+    recomputes it). noise_shape: the mask's dims, each x's or 1 (shared
+    along that axis). out: where y goes (may be x: in place).
+
+    Returns (y, mask), mask None when not kept.
+    """
+    if mask not in ("bit", "u8", None):
+        raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
+    m = None
+    if mask is not None:
+        shape = _shape(noise_shape) if noise_shape is not None else tuple(x.shape)
+        m = _new(x, _mask_shape(shape, mask), "u8")
+    y = _dropout(x, rate, False, m, mask or "", seed=seed, offset=offset,
+                 stream=stream, noise_shape=noise_shape, alg=alg,
+                 method=method, name=name, out=out)
+    return y, m
+
+
+def dropout_backward(dy, rate, *, mask=None, seed=0, offset=0, stream=0,
+                     noise_shape=None, alg="philox4x32_10",
+                     method="threshold32", name=None, out=None):
+    """Dropout backward: dx = keep ? dy / (1 - rate) : 0.
+
+    mask: the mask dropout returned ("bit": packed, or "u8": of the noise
+    shape), or None to recompute it from the same seed, offset, stream,
+    alg, method and noise_shape as the forward's. out may be dy.
+    """
+    mask_dtype = ""
+    if mask is not None:
+        shape = _shape(noise_shape) if noise_shape is not None else tuple(dy.shape)
+        mask_dtype = "u8" if tuple(mask.shape) == shape else "bit"
+    return _dropout(dy, rate, True, mask, mask_dtype, seed=seed,
+                    offset=offset, stream=stream, noise_shape=noise_shape,
+                    alg=alg, method=method, name=name, out=out)
 
 
 def unpackbits(packed, shape):
     """The 0/1 uint8 array of a packed bit mask of the given shape."""
     shape = _shape(shape)
-    n = int(np.prod(shape, dtype=np.int64))
-    return np.unpackbits(packed, count=n, bitorder="little").reshape(shape)
+    packed, _ = _view(packed, "packed")
+    return np.unpackbits(packed, count=_elements(shape),
+                         bitorder="little").reshape(shape)

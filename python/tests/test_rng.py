@@ -1,23 +1,14 @@
-"""The NumPy functions equal `rndnn gen`'s files, write into given arrays
-without copying, and raise rndnn.Error with the library's message."""
-import os
-import subprocess
-
+"""The random-tensor functions equal `rndnn gen`'s files, write into given
+NumPy arrays and torch tensors without copying, and raise rndnn.Error with
+the library's message."""
 import numpy as np
 import pytest
+import torch
 
 import rndnn
 
-RNDNN = os.environ["RNDNN_CLI"]
 
-
-def gen(tmp_path, *args):
-    out = tmp_path / "g.npy"
-    subprocess.run([RNDNN, "gen", *args, "--out", str(out)], check=True)
-    return np.load(out)
-
-
-@pytest.mark.parametrize("py,cli", [
+@pytest.mark.parametrize("py,args", [
     (lambda: rndnn.bits((3, 5), seed=7, offset=3),
      ["--shape", "3x5", "--seed", "7", "--offset", "3"]),
     (lambda: rndnn.bernoulli(1001, 0.3, seed=-2),
@@ -32,8 +23,8 @@ def gen(tmp_path, *args):
      ["--dist", "uniform", "--a", "-1", "--b", "1", "--dtype", "f16",
       "--stream", "5", "--shape", "77"]),
 ])
-def test_equals_rndnn_gen(tmp_path, py, cli):
-    want = gen(tmp_path, *cli)
+def test_equals_rndnn_gen(cli, py, args):
+    want = cli("gen", *args, "--out", "@g")("g")
     got = py()
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
@@ -44,6 +35,30 @@ def test_out_is_written_in_place():
     r = rndnn.normal((4, 8), out=out, seed=3)
     assert r is out and np.any(out != 0)
     assert out.tobytes() == rndnn.normal((4, 8), seed=3).tobytes()
+
+
+@pytest.mark.parametrize("dtype,torch_dtype", [
+    ("f32", torch.float32), ("f16", torch.float16), ("bf16", torch.bfloat16)])
+def test_out_may_be_a_torch_tensor(dtype, torch_dtype):
+    t = torch.zeros(3, 7, dtype=torch_dtype)
+    ptr = t.data_ptr()
+    # The type comes from out; its memory is written, not replaced.
+    assert rndnn.normal((3, 7), seed=9, out=t) is t and t.data_ptr() == ptr
+    want = rndnn.normal((3, 7), seed=9, dtype=dtype)
+    got = t.view(torch.int16) if dtype == "bf16" else t
+    assert got.numpy().tobytes() == want.tobytes()
+
+
+def test_masks_and_words_into_torch_tensors():
+    mask = torch.empty(2, dtype=torch.uint8)
+    rndnn.bernoulli(13, 0.5, seed=4, out=mask)
+    assert mask.numpy().tobytes() == rndnn.bernoulli(13, 0.5, seed=4).tobytes()
+    u8 = torch.empty(13, dtype=torch.uint8)
+    rndnn.bernoulli(13, 0.5, seed=4, out=u8)  # 13 bytes: u8, not bits
+    assert np.array_equal(u8.numpy(), rndnn.bernoulli(13, 0.5, seed=4, dtype="u8"))
+    words = torch.empty(5, dtype=torch.int32)  # torch has no uint32
+    rndnn.bits(5, seed=4, out=words)
+    assert words.numpy().view(np.uint32).tolist() == rndnn.bits(5, seed=4).tolist()
 
 
 def test_unpackbits():
@@ -64,6 +79,20 @@ def test_errors_carry_the_message():
         rndnn.bernoulli(8, 1.5)
     with pytest.raises(rndnn.Error, match="bytes"):
         rndnn.normal(8, out=np.empty(7, np.float32))
+    with pytest.raises(rndnn.Error, match="out is float16, the f32 values"):
+        rndnn.normal(8, dtype="f32", out=np.empty(8, np.float16))
+    with pytest.raises(rndnn.Error, match="float64, a type rndnn does not"):
+        rndnn.normal(8, out=np.empty(8))
+    with pytest.raises(rndnn.Error, match="contiguous"):
+        rndnn.normal(8, out=torch.empty(8, 2)[:, 0])
+    with pytest.raises(rndnn.Error, match="bitsliced:x"):
+        rndnn.bernoulli(8, method="bitsliced:x")
+    with pytest.raises(rndnn.Error, match=r"shape \(2, -1\) has a negative"):
+        rndnn.normal((2, -1))
+    with pytest.raises(rndnn.Error, match="unknown dtype 'f64'"):
+        rndnn.normal(8, dtype="f64")
+    with pytest.raises(TypeError, match="list"):
+        rndnn.normal(8, out=[0.0] * 8)
 
 
 def test_generator_state_is_16_bytes():

@@ -1,0 +1,140 @@
+"""rndnn.dropout and rndnn.dropout_backward on NumPy arrays and torch
+tensors: the bytes of `rndnn dropout`'s files, masks kept as bits, as u8 or
+not at all, in place, with a noise shape, errors, and the GIL released."""
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import rndnn
+
+BF16 = np.uint16  # NumPy has no bf16: its bits, as rndnn's files hold them
+
+
+def data(shape, dtype, seed=1):
+    if dtype is BF16:
+        return rndnn.normal(shape, seed=seed, dtype="bf16")
+    return rndnn.normal(shape, seed=seed).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("mask", ["bit", "u8"])
+def test_forward_and_backward_equal_rndnn_dropout(cli, dtype, mask):
+    x = data((5, 37), dtype)
+    load = cli("dropout", "--in", "@x", "--out", "@y", "--mask-out", "@m",
+               "--mask-dtype", mask, "--rate", "0.3", "--seed", "11",
+               "--offset", "7", x=x)
+    y, m = rndnn.dropout(x, 0.3, seed=11, offset=7, mask=mask)
+    assert y.dtype == x.dtype and y.shape == x.shape
+    assert y.tobytes() == load("y").tobytes()
+    assert m.tobytes() == load("m").tobytes()
+    load = cli("dropout", "--backward", "--in", "@x", "--out", "@dx",
+               "--rate", "0.3", "--seed", "11", "--offset", "7", x=x)
+    # From the mask and recomputed: the same bytes as the command's.
+    for dx in (rndnn.dropout_backward(x, 0.3, mask=m),
+               rndnn.dropout_backward(x, 0.3, seed=11, offset=7)):
+        assert dx.tobytes() == load("dx").tobytes()
+
+
+def test_the_mask_is_bernoulli_of_one_minus_the_rate(cli):
+    x = np.ones(1000, np.float32)
+    y, m = rndnn.dropout(x, 0.25, seed=-3, offset=100)
+    want = cli("gen", "--dist", "bernoulli", "--p", "0.75", "--shape",
+               "1000", "--seed", "-3", "--offset", "100", "--out", "@m")("m")
+    assert m.tobytes() == want.tobytes()
+    keep = rndnn.unpackbits(m, 1000).astype(bool)
+    assert np.all(y[keep] == np.float32(4 / 3)) and np.all(y[~keep] == 0)
+
+
+def test_no_mask_kept():
+    x = data(100, np.float32)
+    y, m = rndnn.dropout(x, 0.5, seed=2, mask=None)
+    assert m is None
+    assert y.tobytes() == rndnn.dropout(x, 0.5, seed=2)[0].tobytes()
+
+
+def test_noise_shape_shares_the_mask(cli):
+    x = data((6, 4, 9), np.float32)
+    y, m = rndnn.dropout(x, 0.5, seed=5, noise_shape=(6, 1, 9), mask="u8")
+    assert m.shape == (6, 1, 9)
+    want = cli("dropout", "--in", "@x", "--out", "@y", "--rate", "0.5",
+               "--seed", "5", "--noise-shape", "6x1x9", x=x)("y")
+    assert y.tobytes() == want.tobytes()
+    dx = rndnn.dropout_backward(x, 0.5, mask=m, noise_shape=(6, 1, 9))
+    assert np.array_equal(dx == 0, np.broadcast_to(m == 0, x.shape) | (x == 0))
+
+
+def test_in_place():
+    x = data((3, 50), np.float32)
+    want, _ = rndnn.dropout(x, 0.4, seed=8)
+    y, _ = rndnn.dropout(x, 0.4, seed=8, out=x)
+    assert y is x and x.tobytes() == want.tobytes()
+    dy = data((3, 50), np.float32, seed=2)
+    want = rndnn.dropout_backward(dy, 0.4, seed=8)
+    assert rndnn.dropout_backward(dy, 0.4, seed=8, out=dy) is dy
+    assert dy.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype,view", [(torch.float32, None),
+                                        (torch.float16, None),
+                                        (torch.bfloat16, torch.int16)])
+def test_torch_tensors_equal_numpy_arrays(dtype, view):
+    x = torch.randn(4, 33).to(dtype)
+    y, m = rndnn.dropout(x, 0.2, seed=6, offset=1)
+    assert isinstance(y, torch.Tensor) and y.dtype == dtype
+    assert m.dtype == torch.uint8 and m.shape == (17,)
+    x_np = (x.view(view) if view else x).numpy()
+    if view:
+        x_np = x_np.view(BF16)
+    y_np, m_np = rndnn.dropout(x_np, 0.2, seed=6, offset=1)
+    assert (y.view(view) if view else y).numpy().tobytes() == y_np.tobytes()
+    assert m.numpy().tobytes() == m_np.tobytes()
+    dx = rndnn.dropout_backward(x, 0.2, mask=m)
+    assert torch.equal(dx, y)
+
+
+def test_errors_name_the_bad_value():
+    x = np.ones(8, np.float32)
+    with pytest.raises(rndnn.Error, match="1.5"):
+        rndnn.dropout(x, 1.5)
+    with pytest.raises(rndnn.Error, match="not float64"):
+        rndnn.dropout(np.ones(8), 0.5)
+    with pytest.raises(rndnn.Error, match="unknown mask 'f32'"):
+        rndnn.dropout(x, 0.5, mask="f32")
+    with pytest.raises(rndnn.Error, match="out is float16, the data is float32"):
+        rndnn.dropout(x, 0.5, out=np.ones(8, np.float16))
+    with pytest.raises(rndnn.Error, match="mask has 2 bytes"):
+        rndnn.dropout_backward(x, 0.5, mask=np.ones(2, np.uint8))
+    with pytest.raises(rndnn.Error, match="noise"):
+        rndnn.dropout(x, 0.5, noise_shape=(3,))
+    with pytest.raises(rndnn.Error, match="contiguous"):
+        rndnn.dropout(torch.ones(8, 2).t(), 0.5)
+
+
+def test_the_gil_is_released():
+    # While one thread is inside dropout, this one runs Python: iterations
+    # strictly inside the call are impossible if the call held the GIL
+    # (5 ms switch interval; the margins take 10 ms off each end).
+    x = np.ones(1 << 24, np.float32)
+    y = np.empty_like(x)
+    for _ in range(5):
+        span = []
+
+        def call():
+            span.append(time.perf_counter())
+            rndnn.dropout(x, 0.5, out=y, mask=None)
+            span.append(time.perf_counter())
+
+        worker = threading.Thread(target=call)
+        ticks = []
+        worker.start()
+        while worker.is_alive():
+            ticks.append(time.perf_counter())
+        worker.join()
+        start, end = span[0] + 0.01, span[1] - 0.01
+        if end - start > 0.01:
+            assert any(start < t < end for t in ticks)
+            return
+    pytest.skip("dropout of 2^24 elements never took 30 ms")
