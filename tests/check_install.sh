@@ -23,9 +23,14 @@ fi
 
 echo "--- find_package(rndnn)"
 cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DRNDNN_ENABLE_MPI=OFF >/dev/null
+    >/dev/null
 cmake --build "$tmp/cmake" -j 2 >/dev/null
 for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
+# The sharded generation, where MPI was found: two ranks.
+if [ -x "$tmp/cmake/example_sharded" ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun --oversubscribe -np 2 "$tmp/cmake/example_sharded"
+fi
 
 echo "--- pkg-config"
 pc=$(dirname "$(find "$prefix/lib" "$prefix/share" -name rndnn.pc 2>/dev/null \
