@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <pybind11/numpy.h>
+#include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -203,20 +204,28 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("alg"), py::arg("seed"), py::arg("offset"),
             py::arg("stream"), py::arg("name"));
 
+    const auto save = [](const rndnn::generator &g) {
+        const auto s = g.save();
+        return py::bytes(reinterpret_cast<const char *>(s.data()), s.size());
+    };
+    const auto load = [](const py::bytes &b) {
+        const std::string s = b;
+        return rndnn::generator::load(s.data(), s.size());
+    };
     py::class_<rndnn::generator>(m, "Generator")
             .def(py::init<std::int64_t, std::int64_t>(), py::arg("seed") = 0,
                     py::arg("offset") = 0)
             .def_property_readonly("seed", &rndnn::generator::get_seed)
             .def_property_readonly("offset", &rndnn::generator::get_offset)
             .def("reserve", &rndnn::generator::reserve, py::arg("count"))
-            .def("save",
-                    [](const rndnn::generator &g) {
-                        const auto s = g.save();
-                        return py::bytes(reinterpret_cast<const char *>(s.data()),
-                                s.size());
-                    })
-            .def_static("load", [](const py::bytes &b) {
-                const std::string s = b;
-                return rndnn::generator::load(s.data(), s.size());
+            .def("save", save)
+            .def_static("load", load)
+            // Pickled (and so copied, and saved with a whole model) as its
+            // 16 bytes.
+            .def(py::pickle(save, load))
+            .def(py::self == py::self)
+            .def("__repr__", [](const rndnn::generator &g) {
+                return "rndnn.Generator(seed=" + std::to_string(g.get_seed())
+                        + ", offset=" + std::to_string(g.get_offset()) + ")";
             });
 }

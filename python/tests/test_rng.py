@@ -1,6 +1,9 @@
 """The random-tensor functions equal `rndnn gen`'s files, write into given
 NumPy arrays and torch tensors without copying, and raise rndnn.Error with
 the library's message."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -101,4 +104,13 @@ def test_generator_state_is_16_bytes():
     s = g.save()
     assert len(s) == 16
     h = rndnn.Generator.load(s)
-    assert (h.seed, h.offset) == (5, 110)
+    assert (h.seed, h.offset) == (5, 110) and h == g
+    assert repr(h) == "rndnn.Generator(seed=5, offset=110)"
+
+
+def test_generator_pickles_and_copies():
+    g = rndnn.Generator(-7, 3)
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
+        assert h == g and h is not g
+        h.reserve(1)
+        assert h != g

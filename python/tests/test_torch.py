@@ -2,6 +2,7 @@
 torch.nn.Dropout (masks equal to rndnn gen's, replay from the generator's
 state, in place, bf16 and f16, errors), and an MLP trained with it in the
 accuracy band of torch's own dropout."""
+import copy
 import io
 
 import numpy as np
@@ -90,6 +91,18 @@ def test_state_dict_replays_the_masks():
     model.load_state_dict(torch.load(state))
     assert torch.equal(model(x), first)
     assert not torch.equal(model(x), first)
+
+
+def test_a_copied_or_saved_model_draws_the_same_masks():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 64), rt.Dropout(0.5))
+    x = torch.randn(3, 4)
+    clone = copy.deepcopy(model)
+    whole = io.BytesIO()
+    torch.save(model, whole)
+    whole.seek(0)
+    loaded = torch.load(whole)
+    first = model(x)
+    assert torch.equal(clone(x), first) and torch.equal(loaded(x), first)
 
 
 def test_torch_manual_seed_decides_the_default_seed():
