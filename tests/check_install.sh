@@ -37,12 +37,23 @@ pc=$(dirname "$(find "$prefix/lib" "$prefix/share" -name rndnn.pc 2>/dev/null \
     | head -n 1)")
 export PKG_CONFIG_PATH=$pc
 libdir=$(pkg-config --variable=libdir rndnn)
-for e in mask dropout; do
+pc_build() { # COMPILER EXAMPLE
     # shellcheck disable=SC2046 # pkg-config's words are separate flags
-    c++ -std=c++17 "$src/examples/$e.cpp" -o "$tmp/pc_$e" \
+    "$1" -std=c++17 "$src/examples/$2.cpp" -o "$tmp/pc_$2" \
         $(pkg-config --cflags --libs rndnn)
+}
+for e in mask dropout attention; do
+    pc_build c++ "$e"
     LD_LIBRARY_PATH=$libdir "$tmp/pc_$e"
 done
+# The sharded generation with MPI's compiler wrapper, where find_package
+# found MPI too.
+if [ -x "$tmp/cmake/example_sharded" ] && command -v mpicxx >/dev/null; then
+    pc_build mpicxx sharded
+    LD_LIBRARY_PATH=$libdir OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun --oversubscribe -np 2 -x LD_LIBRARY_PATH "$tmp/pc_sharded"
+fi
 
 if [ $python = yes ]; then
     echo "--- Python"
