@@ -283,8 +283,14 @@ def run_sh(args, blocks):
     results = []
     by_file = {}
     for b in blocks:
-        if b.lang in SHELL and b.marker == ("run", "yes"):
+        if b.lang in SHELL and b.marker and b.marker[:2] == ("run", "yes"):
             by_file.setdefault(b.path, []).append(b)
+    if not by_file:
+        # The docs have runnable blocks: none found means the parser or
+        # the markers broke, not that there is nothing to check.
+        print("no shell block marked <!-- run: yes --> in %s"
+              % ", ".join(sorted({b.path for b in blocks})))
+        return 1
     for rel, bs in by_file.items():
         work = tempfile.mkdtemp(prefix="rndnn-docs-sh-")
         try:
