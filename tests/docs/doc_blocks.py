@@ -39,9 +39,10 @@
 # bash -e -o pipefail, in one new temporary directory per file that holds
 # build/tools (a link to the built tools), bench (a link to the batch
 # files) and nothing else, with the built tools first on PATH; each block
-# must exit with status 0. The blocks read the source tree only through
-# those links and write only in the temporary directory, which is removed
-# afterwards.
+# must exit with status 0; finding no runnable block at all fails too (a
+# broken parser or marker would otherwise pass silently). The blocks read
+# the source tree only through those links and write only in the
+# temporary directory, which is removed afterwards.
 import argparse
 import concurrent.futures
 import os
