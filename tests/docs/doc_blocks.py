@@ -73,6 +73,12 @@ class Block:
     def where(self):
         return "%s:%d" % (self.path, self.line - 1)
 
+    def is_marked(self, kind, value=None):
+        """Whether the marker is <!-- kind: value ... --> (any value when
+        value is None), whatever its argument."""
+        return bool(self.marker) and self.marker[0] == kind \
+            and value in (None, self.marker[1])
+
 
 def parse(root, rel):
     """All fenced blocks of one markdown file."""
@@ -157,8 +163,7 @@ def check_quotes(root, blocks):
     file it names."""
     errors = []
     for b in blocks:
-        if not (b.lang in CPP and b.marker and b.marker[:2] == ("compile",
-                                                              "quote")):
+        if not (b.lang in CPP and b.is_marked("compile", "quote")):
             continue
         path = os.path.join(root, b.marker[2])
         if not b.marker[2] or not os.path.isfile(path):
@@ -189,7 +194,7 @@ def translation_units(root, blocks):
     units = []
     by_file = {}
     for b in blocks:
-        if b.lang in CPP and b.marker and b.marker[0] == "compile":
+        if b.lang in CPP and b.is_marked("compile"):
             by_file.setdefault(b.path, []).append(b)
     for rel, bs in by_file.items():
         stem = re.sub(r"[^A-Za-z0-9]", "_", rel)
@@ -284,7 +289,7 @@ def run_sh(args, blocks):
     results = []
     by_file = {}
     for b in blocks:
-        if b.lang in SHELL and b.marker and b.marker[:2] == ("run", "yes"):
+        if b.lang in SHELL and b.is_marked("run", "yes"):
             by_file.setdefault(b.path, []).append(b)
     if not by_file:
         # The docs have runnable blocks: none found means the parser or
