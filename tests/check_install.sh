@@ -28,8 +28,7 @@ cmake --build "$tmp/cmake" -j 2 >/dev/null
 for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
 # The sharded generation, where MPI was found: two ranks.
 if [ -x "$tmp/cmake/example_sharded" ]; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun --oversubscribe -np 2 "$tmp/cmake/example_sharded"
+    "$src/tests/mpirun.sh" mpirun -np 2 "$tmp/cmake/example_sharded"
 fi
 
 echo "--- pkg-config"
@@ -50,9 +49,8 @@ done
 # found MPI too.
 if [ -x "$tmp/cmake/example_sharded" ] && command -v mpicxx >/dev/null; then
     pc_build mpicxx sharded
-    LD_LIBRARY_PATH=$libdir OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun --oversubscribe -np 2 -x LD_LIBRARY_PATH "$tmp/pc_sharded"
+    LD_LIBRARY_PATH=$libdir "$src/tests/mpirun.sh" mpirun -np 2 \
+        -x LD_LIBRARY_PATH "$tmp/pc_sharded"
 fi
 
 if [ $python = yes ]; then

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,15 +18,10 @@ namespace rndnn {
 namespace test {
 namespace {
 
-// mpirun as this machine runs it: more ranks than cores, and as root where
-// the tests run as root.
-// Under AddressSanitizer, LeakSanitizer is told of Open MPI's own
-// allocations that live until exit (tests/lsan.supp).
+// mpirun as the tests run it (tests/mpirun.sh: more ranks than cores, as
+// root, a session directory of its own, LeakSanitizer's suppressions).
 std::string mpirun(int k) {
-    return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-           "ASAN_OPTIONS=fast_unwind_on_malloc=0 "
-           "LSAN_OPTIONS=suppressions=" RNDNN_LSAN_SUPP " " RNDNN_MPIEXEC
-           " --oversubscribe -np "
+    return "\"" RNDNN_MPIRUN_SH "\" \"" RNDNN_MPIEXEC "\" -np "
             + std::to_string(k) + " ";
 }
 
@@ -256,6 +252,22 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
         EXPECT_EQ(files(), before);
         EXPECT_EQ(read_file(dir_ / "keep.npy"), "old");
     }
+}
+
+// tests/mpirun.sh gives each mpirun a session directory of its own, inside
+// a TMPDIR that is not /tmp and is gone afterwards, so that mpiruns
+// started at once (ctest -j) never share /tmp/ompi.HOST.UID.
+TEST_F(Cli, MpirunHasItsOwnSessionDirectory) {
+    const result_t r = sh(mpirun(1)
+            + "sh -c 'echo \"$TMPDIR\"; ls -d \"$TMPDIR\"/ompi.*'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string tmpdir, session;
+    std::getline(lines, tmpdir);
+    ASSERT_TRUE(std::getline(lines, session)) << r.out;
+    EXPECT_NE(fs::path(tmpdir), fs::temp_directory_path());
+    EXPECT_EQ(fs::path(session).parent_path(), fs::path(tmpdir)) << r.out;
+    EXPECT_FALSE(fs::exists(tmpdir)) << tmpdir;
 }
 
 } // namespace
