@@ -32,12 +32,25 @@ enum class keep_rule_t {
     onednn,
 };
 
+// How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
+enum class bitsliced_eval_t {
+    // lazy where the engine addresses its words by counter and b is at
+    // least jit_lazy_min_bits (rng/jit/jit_rng_dist.hpp), else eager.
+    automatic,
+    // Every word of every group (the tests' oracle for lazy).
+    eager,
+    // Level by level from the most significant bit, a row of groups at a
+    // time, drawing no word that no element of the row needs.
+    lazy,
+};
+
 // A problem that passed validation (rng.cpp): every value is in range.
 struct rng_conf_t {
     rng_alg alg = rng_alg::philox4x32_10;
     dist_t dist = dist_t::bits;
     keep_rule_t keep = keep_rule_t::threshold32; // bernoulli
     int bits = 1; // bitsliced b
+    bitsliced_eval_t eval = bitsliced_eval_t::automatic; // JIT bitsliced
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;

@@ -25,7 +25,7 @@ jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
         fail(status::runtime_error,
                 cat(jit_impl_name(isa), ": no engine emitter for alg=",
                         alg2str(conf_.alg)));
-    dist_ = make_jit_dist(*this, frame_, conf_, why);
+    dist_ = make_jit_dist(*this, frame_, conf_, *engine_, why);
     if (!dist_)
         fail(status::runtime_error,
                 cat(jit_impl_name(isa), ": no distribution emitter for ",
@@ -58,10 +58,13 @@ void jit_rng_generator_t::generate() {
     mov(f.dst, ptr[f.args + offsetof(jit_rng_call_t, dst)]);
     mov(f.units, ptr[f.args + offsetof(jit_rng_call_t, units)]);
     engine_->emit_init();
+    dist_->emit_init();
     emit_consumer_init();
     Xbyak::Label unit;
     L(unit);
-    if (dist_->words_are_output()) {
+    if (dist_->draws_words()) {
+        dist_->emit_unit();
+    } else if (dist_->words_are_output()) {
         emit_words(f.dst, dist_->unit_words());
     } else {
         lea(rax, ptr[rsp + f.words_off]);

@@ -222,6 +222,213 @@ private:
     }
 };
 
+// --- Bernoulli bitsliced(b) to bit, lazily ---------------------------------
+// jit_bitsliced_t's bits from fewer words. A row of G groups (the engine's
+// lazy_vectors() vectors of 32-bit lanes, a group a lane) compares
+// U < level from the most significant bit, four levels a block (one
+// engine block a lane: its four words), with level's bits as 0/~0 L_j:
+//   L_j = ~0: lt |= eq & ~w;  eq &= w      L_j = 0: eq &= ~w
+// and stops after the block where no element of the row is undecided
+// (eq == 0 everywhere), or where level has no 1 bit left (lazy_blocks):
+// an element still undecided then is a 0. Levels j >= b (the last block
+// of a b that is not a multiple of 4) are never compared. With b % 4 == 0
+// a lane's four levels are the words of one block; else group n's start
+// at word r = n * b % 4 of a block and run into the next, so the row keeps
+// the last block drawn (P) beside the next (N) and lane_r picks each
+// lane's word. The output is jit_bitsliced_t's, unit for unit.
+class jit_bitsliced_lazy_t : public jit_bitsliced_t {
+public:
+    jit_bitsliced_lazy_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, jit_engine_t &engine)
+        : jit_bitsliced_t(h, f, conf), engine_(engine) {}
+
+    bool draws_words() const override { return true; }
+
+    void emit_init() override {
+        h_.mov(h_.rax, h_.ptr[f_.args + offsetof(jit_rng_call_t, first)]);
+        h_.mov(h_.ptr[h_.rsp + base_off], h_.rax);
+    }
+
+    void emit_unit() override {
+        const int b = conf_.bits, vlen = h_.vlen();
+        const int nv = engine_.lazy_vectors(), groups = nv * (vlen / 4);
+        const Reg64 row_base = h_.r8, cbase = h_.r9, rows = h_.r10,
+                    out = h_.rdx;
+        const Reg32 nblocks = h_.ecx;
+        h_.mov(row_base, h_.ptr[h_.rsp + base_off]);
+        h_.mov(out, f_.dst);
+        h_.mov(rows, jit_unit_groups / groups);
+        h_.mov(nblocks, C(lazy_blocks));
+        Label row;
+        h_.L(row);
+        Label done;
+        for (int v = 0; v < nv; ++v) { // lt = 0, eq = ~0
+            const Xmm z = h_.vmm(0), ones = h_.vmm(1);
+            h_.uni_vpxor(z, z, z);
+            h_.uni_vpcmpeqd(ones, z, z);
+            h_.uni_store(slot(lt_off, v), z);
+            h_.uni_store(slot(eq_off, v), ones);
+        }
+        const int max_blocks = (b + 3) / 4;
+        for (int jb = 0; jb < max_blocks; ++jb) {
+            h_.cmp(nblocks, jb);
+            h_.jbe(done, h_.T_NEAR);
+            if (shifted() && jb == 0) draw(row_base, cbase, 0, area(0));
+            draw(row_base, cbase, jb + (shifted() ? 1 : 0), area(jb + 1));
+            emit_levels(jb);
+            if (jb + 1 < max_blocks) emit_exit_if_decided(done);
+        }
+        h_.L(done);
+        for (int v = 0; v < nv; ++v) {
+            const Xmm lt = h_.vmm(0);
+            h_.uni_load(lt, slot(lt_off, v));
+            h_.uni_vpor(lt, lt, C(full));
+            h_.uni_store(h_.ptr[out + v * vlen], lt);
+        }
+        h_.add(out, groups * 4);
+        h_.add(row_base, groups * b / 4);
+        h_.dec(rows);
+        h_.jnz(row, h_.T_NEAR);
+        h_.mov(h_.ptr[h_.rsp + base_off], row_base);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double p, jit_rng_consts_t &c) const override {
+        jit_bitsliced_t::fill_consts(p, c);
+        const int b = conf_.bits;
+        const uint64_t level = bitsliced_level(p, b);
+        uint32_t blocks = 0;
+        if (level != 0 && !(level >> b)) {
+            int last = b - 1; // the level's last 1 bit, as a level j
+            while (!((level >> (b - 1 - last)) & 1u))
+                --last;
+            blocks = static_cast<uint32_t>(last / 4 + 1);
+        }
+        c.lazy_blocks = blocks;
+        for (int r = 0; r < 4; ++r)
+            for (int l = 0; l < 16; ++l)
+                c.lane_r[r].d[l] = l * b % 4 == r ? ~0u : 0u;
+    }
+
+private:
+    // Stack slots, in the words' area (unused here): two areas of a row's
+    // words, the row's lt and eq vectors, and the next unit's block.
+    static constexpr int area_bytes = 2 * 4 * 64;
+    static constexpr int lt_off = jit_rng_frame_t::words_off + 2 * area_bytes;
+    static constexpr int eq_off = lt_off + 2 * 64;
+    static constexpr int base_off = eq_off + 2 * 64;
+    static_assert(base_off + 8 <= jit_rng_frame_t::max_words * 4,
+            "the lazy slots fit the words' area");
+
+    bool shifted() const { return conf_.bits % 4 != 0; }
+    int area(int k) const {
+        return jit_rng_frame_t::words_off + (k % 2) * area_bytes;
+    }
+    Address slot(int off, int v) const {
+        return h_.ptr[h_.rsp + off + v * h_.vlen()];
+    }
+    // Word i of vector v in the area at off.
+    Address word(int off, int v, int i) const {
+        return h_.ptr[h_.rsp + off + (4 * v + i) * h_.vlen()];
+    }
+
+    // The row's blocks row_base + k into the area at off.
+    void draw(const Reg64 &row_base, const Reg64 &cbase, int k, int off) {
+        h_.lea(cbase, h_.ptr[row_base + k]);
+        engine_.emit_lazy_blocks(cbase, h_.rsp + off);
+    }
+
+    // x = level 4 * jb + m's word of vector v's lanes.
+    void emit_word(const Xmm &x, int jb, int v, int m) {
+        const int n = area(jb + 1); // the block drawn last
+        if (!shifted()) {
+            h_.uni_load(x, word(n, v, m));
+            return;
+        }
+        const int p = area(jb); // the one before
+        const Xmm src = h_.vmm(0), mask = h_.vmm(1), t = h_.vmm(2),
+                  sel = h_.vmm(3);
+        h_.uni_load(x, word(p, v, m));
+        for (int r = 1; r < 4; ++r) {
+            if (!has_lanes_at(r)) continue;
+            const int i = r + m;
+            h_.uni_load(src, i < 4 ? word(p, v, i) : word(n, v, i - 4));
+            h_.uni_load(mask, h_.ptr[f_.consts + RNDNN_JIT_CONST(lane_r)
+                                      + r * 64]);
+            h_.uni_select(sel, mask, src, x, t);
+            h_.uni_mov(x, sel);
+        }
+    }
+    bool has_lanes_at(int r) const {
+        for (int l = 0; l < 4; ++l)
+            if (l * conf_.bits % 4 == r) return true;
+        return false;
+    }
+
+    // The levels of block jb, on lt and eq in vmm 8 + v and 10 + v.
+    void emit_levels(int jb) {
+        const int nv = engine_.lazy_vectors();
+        for (int v = 0; v < nv; ++v) {
+            h_.uni_load(h_.vmm(8 + v), slot(lt_off, v));
+            h_.uni_load(h_.vmm(10 + v), slot(eq_off, v));
+        }
+        const Xmm t = h_.vmm(14);
+        for (int m = 0; m < 4 && 4 * jb + m < conf_.bits; ++m) {
+            const int j = 4 * jb + m;
+            for (int v = 0; v < nv; ++v)
+                emit_word(h_.vmm(12 + v), jb, v, m);
+            Label zero, next;
+            h_.cmp(h_.dword[f_.consts + RNDNN_JIT_CONST(level_bit) + 4 * j],
+                    0);
+            h_.je(zero);
+            for (int v = 0; v < nv; ++v) {
+                const Xmm lt = h_.vmm(8 + v), eq = h_.vmm(10 + v),
+                          x = h_.vmm(12 + v);
+                if (h_.is_avx512()) {
+                    h_.vpternlogd(lt, eq, x, 0xF4); // lt | (eq & ~x)
+                } else {
+                    h_.uni_vpandn(t, x, eq);
+                    h_.uni_vpor(lt, lt, t);
+                }
+                h_.uni_vpand(eq, eq, x);
+            }
+            h_.jmp(next);
+            h_.L(zero);
+            for (int v = 0; v < nv; ++v) {
+                const Xmm eq = h_.vmm(10 + v), x = h_.vmm(12 + v);
+                h_.uni_vpandn(t, x, eq);
+                h_.uni_mov(eq, t);
+            }
+            h_.L(next);
+        }
+        for (int v = 0; v < nv; ++v) {
+            h_.uni_store(slot(lt_off, v), h_.vmm(8 + v));
+            h_.uni_store(slot(eq_off, v), h_.vmm(10 + v));
+        }
+    }
+
+    // Jumps to done when eq (vmm 10 + v) is 0 in every lane.
+    void emit_exit_if_decided(const Label &done) {
+        const int nv = engine_.lazy_vectors();
+        Xmm any = h_.vmm(10);
+        if (nv == 2) {
+            any = h_.vmm(14);
+            h_.uni_vpor(any, h_.vmm(10), h_.vmm(11));
+        }
+        if (h_.is_avx512()) {
+            h_.vptestmd(h_.k1, any, any);
+            h_.kortestw(h_.k1, h_.k1);
+        } else if (h_.is_sse()) {
+            h_.ptest(any, any);
+        } else {
+            h_.vptest(any, any);
+        }
+        h_.jz(done, h_.T_NEAR);
+    }
+
+    jit_engine_t &engine_;
+};
+
 // --- Uniform to f32 or bf16 (FMA: avx2 and up) -----------------------------
 // u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
 // even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite).
@@ -471,12 +678,29 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     return false;
 }
 
+bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine) {
+    if (conf.dist != dist_t::bernoulli || conf.keep != keep_rule_t::bitsliced
+            || engine.lazy_vectors() == 0)
+        return false;
+    switch (conf.eval) {
+        case bitsliced_eval_t::automatic:
+            return conf.bits >= jit_lazy_min_bits;
+        case bitsliced_eval_t::eager: return false;
+        case bitsliced_eval_t::lazy: return true;
+    }
+    return false;
+}
+
 std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
-        const jit_rng_frame_t &f, const rng_conf_t &conf, std::string &why) {
+        const jit_rng_frame_t &f, const rng_conf_t &conf,
+        jit_engine_t &engine, std::string &why) {
     if (!jit_dist_supported(conf, h.isa(), why)) return nullptr;
     switch (conf.dist) {
         case dist_t::bits: return std::make_unique<jit_bits_t>(h, f, conf);
         case dist_t::bernoulli:
+            if (jit_bitsliced_lazy(conf, engine))
+                return std::make_unique<jit_bitsliced_lazy_t>(
+                        h, f, conf, engine);
             if (conf.keep == keep_rule_t::bitsliced)
                 return std::make_unique<jit_bitsliced_t>(h, f, conf);
             return std::make_unique<jit_threshold_t>(

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rng/jit/jit_rng_common.hpp"
+#include "rng/jit/jit_rng_engine.hpp"
 #include "rng/rng_impl.hpp"
 
 namespace rndnn {
@@ -26,6 +27,12 @@ public:
     virtual int unit_elems() const { return jit_unit_words; }
     // True if the engine should write the words straight to dst.
     virtual bool words_are_output() const { return false; }
+    // True if emit_unit() draws the words it needs itself (lazy
+    // bitsliced); then jit_rng_call_t::first is the block index (word
+    // index / 4) of the first unit's first word.
+    virtual bool draws_words() const { return false; }
+    // Code run once per call, after the engine's.
+    virtual void emit_init() {}
     // Code for one unit: words at [rsp + words_off], output at [f.dst].
     virtual void emit_unit() = 0;
     // Per execution (p may be a runtime value).
@@ -37,10 +44,19 @@ protected:
     const rng_conf_t &conf_;
 };
 
-// Returns the emitter for conf's distribution and dst type, or nullptr and
-// why not.
+// bitsliced(b) is lazy (bitsliced_eval_t::automatic) from this b on:
+// below it, drawing a whole block of four words per group and level block
+// costs more than the b words of the eager code (docs/jit.md).
+constexpr int jit_lazy_min_bits = 8;
+
+// Whether conf's bitsliced(b) runs lazily with this engine.
+bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine);
+
+// Returns the emitter for conf's distribution and dst type, drawing from
+// engine where it draws its own words, or nullptr and why not.
 std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
-        const jit_rng_frame_t &f, const rng_conf_t &conf, std::string &why);
+        const jit_rng_frame_t &f, const rng_conf_t &conf,
+        jit_engine_t &engine, std::string &why);
 
 // Whether make_jit_dist() would return an emitter at tier isa, and why not.
 bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why);

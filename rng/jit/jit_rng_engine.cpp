@@ -37,13 +37,7 @@ public:
         // The counter lanes of the first pair, kept in the engine's slot.
         const Xmm v = h_.vmm(0);
         h_.mov(h_.rax, h_.ptr[f_.args + offsetof(jit_rng_call_t, first)]);
-        if (h_.is_sse()) {
-            h_.movq(v, h_.rax);
-            h_.punpcklqdq(v, v);
-        } else {
-            h_.vmovq(Xmm(0), h_.rax);
-            h_.vpbroadcastq(v, Xmm(0));
-        }
+        h_.uni_broadcast_q(v, h_.rax);
         h_.uni_vpaddq(v, v, h_.ptr[f_.consts + RNDNN_JIT_CONST(lane_ctr)]);
         h_.uni_store(h_.ptr[h_.rsp + f_.engine_off], v);
     }
@@ -62,30 +56,7 @@ public:
             h_.uni_vpaddq(ctr, ctr, step);
         }
         h_.uni_store(h_.ptr[h_.rsp + f_.engine_off], ctr);
-
-        for (int r = 0; r < 10; ++r) {
-            const Address k0 = key(r, 0), k1 = key(r, 1);
-            const Address m0 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul)];
-            const Address m1 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul) + 64];
-            for (int j = 0; j < pairs; ++j) {
-                const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
-                h_.uni_vpmuludq(t0, a, m0);
-                h_.uni_vpmuludq(t1, b, m1);
-                h_.uni_vpsrlq(a, a, 32);
-                h_.uni_vpsrlq(b, b, 32);
-                h_.uni_vpshufd(t1, t1, 0xB1);
-                h_.uni_vpshufd(t0, t0, 0xB1);
-                if (h_.is_avx512()) { // a ^= t1 ^ k0 in one instruction
-                    h_.vpternlogd(a, t1, k0, 0x96);
-                    h_.vpternlogd(b, t0, k1, 0x96);
-                    continue;
-                }
-                h_.uni_vpxor(a, a, t1);
-                h_.uni_vpxor(a, a, k0);
-                h_.uni_vpxor(b, b, t0);
-                h_.uni_vpxor(b, b, k1);
-            }
-        }
+        emit_rounds(pairs);
         const int vlen = h_.vlen();
         for (int j = 0; j < pairs; ++j) {
             const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
@@ -93,6 +64,43 @@ public:
             h_.uni_vpunpckhqdq(t1, a, b);
             h_.uni_store(h_.ptr[out + (2 * j) * vlen], t0);
             h_.uni_store(h_.ptr[out + (2 * j + 1) * vlen], t1);
+        }
+    }
+
+    int lazy_vectors() const override { return n_pairs() / 2; }
+
+    // Pair 2v + p holds the blocks of vector v's lanes 2i + p (qword i), so
+    // that blending the pairs' halves gives each word of every lane in
+    // place: word 0 = even dwords of A(2v), A(2v + 1) << 32 in the odd ones.
+    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
+        const int pairs = n_pairs();
+        const Xmm base = h_.vmm(2 * pairs);
+        const Address fixed = h_.ptr[f_.consts + RNDNN_JIT_CONST(fixed)];
+        if (onednn_) h_.shl(cbase, 2); // the counter counts words
+        h_.uni_broadcast_q(base, cbase);
+        for (int j = 0; j < pairs; ++j) {
+            const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
+            const Xmm ctr = onednn_ ? b : a;
+            h_.uni_vpaddq(ctr, base,
+                    h_.ptr[f_.consts + RNDNN_JIT_CONST(lazy_ctr) + j * 64]);
+            h_.uni_load(onednn_ ? a : b, fixed);
+        }
+        emit_rounds(pairs);
+        if (h_.is_avx512())
+            h_.kmovw(h_.k6, h_.ptr[f_.consts + RNDNN_JIT_CONST(odd_lanes)]);
+        const int vlen = h_.vlen();
+        const Xmm t = h_.vmm(14), x = h_.vmm(15);
+        for (int v = 0; v < pairs / 2; ++v) {
+            for (int half = 0; half < 2; ++half) { // A: words 0, 1; B: 2, 3
+                const Xmm p0 = h_.vmm(4 * v + half), p1 = h_.vmm(4 * v + 2 + half);
+                const int w = 2 * half;
+                h_.uni_vpsllq(t, p1, 32);
+                blend_odd(x, p0, t);
+                h_.uni_store(h_.ptr[out + (4 * v + w) * vlen], x);
+                h_.uni_vpsrlq(t, p0, 32);
+                blend_odd(x, t, p1);
+                h_.uni_store(h_.ptr[out + (4 * v + w + 1) * vlen], x);
+            }
         }
     }
 
@@ -119,6 +127,13 @@ public:
             c.lane_ctr.set_q(l, ctr * scale);
             c.pair_step.set_q(l, static_cast<uint64_t>(q()) * scale);
         }
+        if (lazy_b_ == 0) return;
+        const int lanes = h_.vlen() / 4;
+        for (int j = 0; j < n_pairs(); ++j)
+            for (int i = 0; i < q(); ++i)
+                c.lazy_ctr[j].set_q(i,
+                        lazy_offset((j / 2) * lanes + 2 * i + j % 2) * scale);
+        c.odd_lanes = 0xAAAAu;
     }
 
     uint64_t first_of(uint64_t i) const override {
@@ -134,6 +149,47 @@ private:
 
     Address key(int r, int half) const {
         return h_.ptr[f_.consts + RNDNN_JIT_CONST(key) + (2 * r + half) * 64];
+    }
+
+    // The ten rounds on the register pairs (vmm 2j, 2j + 1), interleaved;
+    // vmm 14 and 15 are clobbered.
+    void emit_rounds(int pairs) {
+        const Xmm t0 = h_.vmm(14), t1 = h_.vmm(15);
+        for (int r = 0; r < 10; ++r) {
+            const Address k0 = key(r, 0), k1 = key(r, 1);
+            const Address m0 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul)];
+            const Address m1 = h_.ptr[f_.consts + RNDNN_JIT_CONST(mul) + 64];
+            for (int j = 0; j < pairs; ++j) {
+                const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
+                h_.uni_vpmuludq(t0, a, m0);
+                h_.uni_vpmuludq(t1, b, m1);
+                h_.uni_vpsrlq(a, a, 32);
+                h_.uni_vpsrlq(b, b, 32);
+                h_.uni_vpshufd(t1, t1, 0xB1);
+                h_.uni_vpshufd(t0, t0, 0xB1);
+                if (h_.is_avx512()) { // a ^= t1 ^ k0 in one instruction
+                    h_.vpternlogd(a, t1, k0, 0x96);
+                    h_.vpternlogd(b, t0, k1, 0x96);
+                    continue;
+                }
+                h_.uni_vpxor(a, a, t1);
+                h_.uni_vpxor(a, a, k0);
+                h_.uni_vpxor(b, b, t0);
+                h_.uni_vpxor(b, b, k1);
+            }
+        }
+    }
+
+    // d = a with the odd dwords of b (k6 holds them at zmm).
+    void blend_odd(const Xmm &d, const Xmm &a, const Xmm &b) {
+        if (h_.is_sse()) {
+            h_.uni_mov(d, a);
+            h_.pblendw(d, b, 0xCC);
+        } else if (h_.is_avx512()) {
+            h_.vpblendmd(d | h_.k6, a, b);
+        } else {
+            h_.vpblendd(Ymm(d.getIdx()), Ymm(a.getIdx()), Ymm(b.getIdx()), 0xAA);
+        }
     }
 
     bool onednn_;
@@ -265,6 +321,31 @@ protected:
         h_.uni_store(hi_at, u);
     }
 
+    // lo, hi = the blocks cbase + lazy_ctr[v] of vector v's lanes (the
+    // lazy blocks, jit_engine_t), carrying into the high half where the low
+    // half wraps. w, t, u are clobbered.
+    void emit_lazy_counters(const Reg64 &cbase, int v, const Xmm &lo,
+            const Xmm &hi, const Xmm &w, const Xmm &t) {
+        const Address off
+                = h_.ptr[f_.consts + RNDNN_JIT_CONST(lazy_ctr) + v * 64];
+        h_.uni_broadcast_q(w, cbase);
+        h_.uni_vpshufd(lo, w, 0x00);
+        h_.uni_vpshufd(hi, w, 0x55);
+        h_.uni_vpaddd(lo, lo, off);
+        h_.uni_vpxor(t, lo, C(sign_bit));
+        h_.uni_load(w, off);
+        h_.uni_vpxor(w, w, C(sign_bit));
+        h_.uni_vpcmpgtd(w, w, t); // ~0 where lo + off wrapped
+        h_.uni_vpsubd(hi, hi, w);
+    }
+
+    void fill_lazy_consts(jit_rng_consts_t &c) const {
+        if (lazy_b_ == 0) return;
+        for (int v = 0; v < lazy_vectors(); ++v)
+            for (int l = 0; l < lanes(); ++l)
+                c.lazy_ctr[v].d[l] = lazy_offset(v * lanes() + l);
+    }
+
     // Stores x0..x3 (word w of L blocks each) as the blocks' words in index
     // order at out + k * vlen: a 4x4 transpose within 128-bit parts
     // (soa_lane_block). t, u are clobbered.
@@ -303,27 +384,30 @@ public:
         const int sets = n_sets();
         const Xmm t = h_.vmm(4 * sets), u = h_.vmm(4 * sets + 1);
         for (int s = 0; s < sets; ++s) {
-            // X0, X1 = counter + key.
             emit_next_blocks(x(s, 0), x(s, 1), x(s, 2), t, u);
-            h_.uni_vpaddd(x(s, 0), x(s, 0), inject(0, 0));
-            h_.uni_vpaddd(x(s, 1), x(s, 1), inject(0, 1));
-            h_.uni_load(x(s, 2), inject(0, 2));
-            h_.uni_load(x(s, 3), inject(0, 3));
+            emit_key(s);
         }
-        for (int r = 0; r < 20; ++r) {
-            const int *rot = threefry4x32_rot[r % 8];
-            const int b = r % 2 == 0 ? 1 : 3, d = r % 2 == 0 ? 3 : 1;
-            for (int s = 0; s < sets; ++s) {
-                mix(x(s, 0), x(s, b), rot[0], s % 2 ? u : t);
-                mix(x(s, 2), x(s, d), rot[1], s % 2 ? u : t);
-                if (r % 4 == 3)
-                    for (int i = 0; i < 4; ++i)
-                        h_.uni_vpaddd(x(s, i), x(s, i), inject((r + 1) / 4, i));
-            }
-        }
+        emit_rounds();
         for (int s = 0; s < sets; ++s)
             emit_store_blocks(out, 4 * s * vlen, x(s, 0), x(s, 1), x(s, 2),
                     x(s, 3), t, u);
+    }
+
+    int lazy_vectors() const override { return n_sets(); }
+
+    // Set s computes vector s's lanes; their words are already in place.
+    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
+        const int vlen = h_.vlen();
+        const int sets = n_sets();
+        const Xmm t = h_.vmm(4 * sets);
+        for (int s = 0; s < sets; ++s) {
+            emit_lazy_counters(cbase, s, x(s, 0), x(s, 1), x(s, 2), t);
+            emit_key(s);
+        }
+        emit_rounds();
+        for (int s = 0; s < sets; ++s)
+            for (int i = 0; i < 4; ++i)
+                h_.uni_store(h_.ptr[out + (4 * s + i) * vlen], x(s, i));
     }
 
     void fill_consts(uint64_t seed, uint64_t stream,
@@ -341,9 +425,36 @@ public:
         c.inject[0][2].fill(static_cast<uint32_t>(stream) + ks[2]);
         c.inject[0][3].fill(static_cast<uint32_t>(stream >> 32) + ks[3]);
         fill_counter_consts(c);
+        fill_lazy_consts(c);
     }
 
 private:
+    // X0, X1 (set s's counters' halves) += the key; X2, X3 = the stream
+    // plus the key.
+    void emit_key(int s) {
+        h_.uni_vpaddd(x(s, 0), x(s, 0), inject(0, 0));
+        h_.uni_vpaddd(x(s, 1), x(s, 1), inject(0, 1));
+        h_.uni_load(x(s, 2), inject(0, 2));
+        h_.uni_load(x(s, 3), inject(0, 3));
+    }
+
+    // The 20 rounds and key injections on every set, interleaved.
+    void emit_rounds() {
+        const int sets = n_sets();
+        const Xmm t = h_.vmm(4 * sets), u = h_.vmm(4 * sets + 1);
+        for (int r = 0; r < 20; ++r) {
+            const int *rot = threefry4x32_rot[r % 8];
+            const int b = r % 2 == 0 ? 1 : 3, d = r % 2 == 0 ? 3 : 1;
+            for (int s = 0; s < sets; ++s) {
+                mix(x(s, 0), x(s, b), rot[0], s % 2 ? u : t);
+                mix(x(s, 2), x(s, d), rot[1], s % 2 ? u : t);
+                if (r % 4 == 3)
+                    for (int i = 0; i < 4; ++i)
+                        h_.uni_vpaddd(x(s, i), x(s, i), inject((r + 1) / 4, i));
+            }
+        }
+    }
+
     // Sets of four registers a batch runs interleaved (a batch must fit a
     // unit).
     int n_sets() const { return h_.is_avx512() ? 1 : 2; }
@@ -378,6 +489,37 @@ public:
         const Xmm t = h_.vmm(12), u = h_.vmm(13);
         // c0, c1 = the blocks' index.
         emit_next_blocks(c(0), c(1), c(2), t, u);
+        emit_network();
+        emit_store_blocks(out, 0, a(0), a(1), a(2), a(3), t, u);
+    }
+
+    int lazy_vectors() const override { return 1; }
+
+    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
+        emit_lazy_counters(cbase, 0, c(0), c(1), c(2), h_.vmm(12));
+        emit_network();
+        for (int i = 0; i < 4; ++i)
+            h_.uni_store(h_.ptr[out + i * h_.vlen()], a(i));
+    }
+
+    void fill_consts(uint64_t seed, uint64_t stream,
+            jit_rng_consts_t &c) const override {
+        uint32_t k[8];
+        multfly_initkey(reinterpret_cast<const uint8_t *>(name_.data()),
+                name_.size(), seed, stream, k);
+        for (int i = 0; i < 8; ++i)
+            c.multfly_key[i].fill(k[i]);
+        c.multfly_mul[0].fill(multfly_mul_b);
+        c.multfly_mul[1].fill(multfly_mul_c);
+        fill_counter_consts(c);
+        fill_lazy_consts(c);
+    }
+
+private:
+    // From the blocks' index in c0, c1: out_i = a_i + b_(i^3) in a0..a3,
+    // a word of the L blocks each. vmm 0..12 are clobbered.
+    void emit_network() {
+        const Xmm t = h_.vmm(12);
         h_.uni_vpxor(c(2), c(2), c(2)); // ctr
         h_.uni_vpxor(c(3), c(3), c(3)); // funct: 32-bit output
         for (int i = 0; i < 4; ++i) {
@@ -394,22 +536,8 @@ public:
             step(a(i), b(i), c(i), t);
         for (int i = 0; i < 4; ++i)
             h_.uni_vpaddd(a(i), a(i), b(i ^ 3));
-        emit_store_blocks(out, 0, a(0), a(1), a(2), a(3), t, u);
     }
 
-    void fill_consts(uint64_t seed, uint64_t stream,
-            jit_rng_consts_t &c) const override {
-        uint32_t k[8];
-        multfly_initkey(reinterpret_cast<const uint8_t *>(name_.data()),
-                name_.size(), seed, stream, k);
-        for (int i = 0; i < 8; ++i)
-            c.multfly_key[i].fill(k[i]);
-        c.multfly_mul[0].fill(multfly_mul_b);
-        c.multfly_mul[1].fill(multfly_mul_c);
-        fill_counter_consts(c);
-    }
-
-private:
     Xmm a(int i) const { return h_.vmm(i); }
     Xmm b(int i) const { return h_.vmm(4 + i); }
     Xmm c(int i) const { return h_.vmm(8 + i); }
@@ -440,9 +568,8 @@ private:
 
 #undef C
 
-} // namespace
-
-std::unique_ptr<jit_engine_t> make_jit_engine(
+// The engine of conf.alg; nullptr for mt19937.
+std::unique_ptr<jit_engine_t> make_engine(
         const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
     switch (conf.alg) {
         case rng_alg::philox4x32_10:
@@ -457,6 +584,17 @@ std::unique_ptr<jit_engine_t> make_jit_engine(
         case rng_alg::mt19937: break;
     }
     return nullptr;
+}
+
+} // namespace
+
+std::unique_ptr<jit_engine_t> make_jit_engine(
+        const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
+    auto e = make_engine(conf, h, f);
+    if (e && conf.dist == dist_t::bernoulli
+            && conf.keep == keep_rule_t::bitsliced)
+        e->set_lazy_bits(conf.bits);
+    return e;
 }
 
 } // namespace impl

@@ -131,6 +131,7 @@ public:
             jit_rng_call_t &call) const;
     // jit_rng_call_t::first of a call whose first unit is global unit u.
     uint64_t first_of_unit(uint64_t u) const {
+        if (gen_.dist().draws_words()) return u * unit_words_ / 4;
         return gen_.engine().first_of(u * unit_words_);
     }
 

@@ -307,6 +307,16 @@ public:
             vpbroadcastd(d, a);
         }
     }
+    // d = the 64-bit r in every qword lane.
+    void uni_broadcast_q(const Xmm &d, const Xbyak::Reg64 &r) {
+        if (is_sse()) {
+            movq(d, r);
+            punpcklqdq(d, d);
+        } else {
+            vmovq(Xmm(d.getIdx()), r);
+            vpbroadcastq(d, Xmm(d.getIdx()));
+        }
+    }
     void uni_vbroadcastss(const Xmm &d, const Address &a) {
         if (is_sse()) {
             movss(d, a);
