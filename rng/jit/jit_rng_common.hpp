@@ -66,15 +66,17 @@ struct jit_rng_consts_t {
     jit_vec_t byte_one; // 0x01 in every byte
     uint32_t level_bit[32]; // bitsliced: bit j of the level (MSB first), 0/~0
     // Lazy bitsliced (jit_rng_dist.cpp): the level blocks to evaluate (4
-    // levels each, up to the level's last 1 bit), the lanes whose first
-    // word sits at position r of its block (lane_r[r], 0/~0; r = 1..3), the
-    // engines' block offsets of the lanes of a row (lazy_ctr: philox, per
-    // register pair, qword lanes; threefry and multfly, per vector, dword
-    // lanes), and philox's k mask of odd dwords.
+    // levels each, up to the level's last 1 bit); the lanes whose group
+    // starts at word r of its first block (lane_r[r], 0/~0, r = 1..3); the
+    // block offsets of a row's lanes from the row's first block (lazy_ctr,
+    // a vector of dwords per lane vector); b / 4 and 0, 1, ..., 31 in dword
+    // lanes (the deferred groups' offsets and indices); philox's k mask of
+    // odd dwords.
     uint32_t lazy_blocks;
     uint32_t odd_lanes;
     jit_vec_t lane_r[4];
-    jit_vec_t lazy_ctr[4];
+    jit_vec_t lazy_ctr[2];
+    jit_vec_t lazy_mul, lazy_iota[2];
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

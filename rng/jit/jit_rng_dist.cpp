@@ -230,12 +230,18 @@ private:
 //   L_j = ~0: lt |= eq & ~w;  eq &= w      L_j = 0: eq &= ~w
 // and stops after the block where no element of the row is undecided
 // (eq == 0 everywhere), or where level has no 1 bit left (lazy_blocks):
-// an element still undecided then is a 0. Levels j >= b (the last block
-// of a b that is not a multiple of 4) are never compared. With b % 4 == 0
-// a lane's four levels are the words of one block; else group n's start
-// at word r = n * b % 4 of a block and run into the next, so the row keeps
-// the last block drawn (P) beside the next (N) and lane_r picks each
-// lane's word. The output is jit_bitsliced_t's, unit for unit.
+// an element still undecided then is a 0. Levels j >= b (in the last block
+// of a b that is not a multiple of 4) are never compared.
+//
+// With b % 4 == 0 a lane's four levels are the words of one block, and
+// after two blocks (eight levels) the row's groups that still have an
+// undecided element (about 12%, whatever p is) are deferred: their index,
+// lt and eq go to a queue, which the end of the unit runs G at a time
+// from the third block on, so that a row never draws a third block for
+// one group. Otherwise group n starts at word r = n * b % 4 of a block and
+// runs into the next, so the row keeps the last block drawn (P) beside the
+// next (N), lane_r picks each lane's word, and nothing is deferred. The
+// output is jit_bitsliced_t's, unit for unit.
 class jit_bitsliced_lazy_t : public jit_bitsliced_t {
 public:
     jit_bitsliced_lazy_t(jit_generator_t &h, const jit_rng_frame_t &f,
@@ -251,44 +257,52 @@ public:
 
     void emit_unit() override {
         const int b = conf_.bits, vlen = h_.vlen();
-        const int nv = engine_.lazy_vectors(), groups = nv * (vlen / 4);
-        const Reg64 row_base = h_.r8, cbase = h_.r9, rows = h_.r10,
-                    out = h_.rdx;
-        const Reg32 nblocks = h_.ecx;
         h_.mov(row_base, h_.ptr[h_.rsp + base_off]);
         h_.mov(out, f_.dst);
-        h_.mov(rows, jit_unit_groups / groups);
+        h_.mov(rows, jit_unit_groups / groups());
         h_.mov(nblocks, C(lazy_blocks));
+        if (deferring()) {
+            h_.xor_(queued, queued);
+            h_.xor_(row_group, row_group);
+        }
         Label row;
         h_.L(row);
         Label done;
-        for (int v = 0; v < nv; ++v) { // lt = 0, eq = ~0
+        for (int v = 0; v < nv(); ++v) { // lt = 0, eq = ~0
             const Xmm z = h_.vmm(0), ones = h_.vmm(1);
             h_.uni_vpxor(z, z, z);
             h_.uni_vpcmpeqd(ones, z, z);
             h_.uni_store(slot(lt_off, v), z);
             h_.uni_store(slot(eq_off, v), ones);
         }
-        const int max_blocks = (b + 3) / 4;
-        for (int jb = 0; jb < max_blocks; ++jb) {
+        const RegExp offsets = f_.consts + RNDNN_JIT_CONST(lazy_ctr);
+        const int row_blocks = deferring() ? deferred_from : max_blocks();
+        for (int jb = 0; jb < row_blocks; ++jb) {
             h_.cmp(nblocks, jb);
             h_.jbe(done, h_.T_NEAR);
-            if (shifted() && jb == 0) draw(row_base, cbase, 0, area(0));
-            draw(row_base, cbase, jb + (shifted() ? 1 : 0), area(jb + 1));
-            emit_levels(jb);
-            if (jb + 1 < max_blocks) emit_exit_if_decided(done);
+            if (shifted() && jb == 0)
+                draw(nv(), row_base, 0, offsets, area(0));
+            draw(nv(), row_base, jb + (shifted() ? 1 : 0), offsets,
+                    area(jb + 1));
+            emit_levels(nv(), jb);
+            if (jb + 1 < row_blocks) emit_exit_if_decided(nv(), done);
         }
         h_.L(done);
-        for (int v = 0; v < nv; ++v) {
+        for (int v = 0; v < nv(); ++v) {
             const Xmm lt = h_.vmm(0);
             h_.uni_load(lt, slot(lt_off, v));
             h_.uni_vpor(lt, lt, C(full));
             h_.uni_store(h_.ptr[out + v * vlen], lt);
         }
-        h_.add(out, groups * 4);
-        h_.add(row_base, groups * b / 4);
+        if (deferring()) {
+            emit_defer();
+            h_.add(row_group, groups());
+        }
+        h_.add(out, groups() * 4);
+        h_.add(row_base, groups() * b / 4);
         h_.dec(rows);
         h_.jnz(row, h_.T_NEAR);
+        if (deferring()) emit_queue();
         h_.mov(h_.ptr[h_.rsp + base_off], row_base);
         h_.add(f_.dst, unit_bytes());
     }
@@ -305,22 +319,56 @@ public:
             blocks = static_cast<uint32_t>(last / 4 + 1);
         }
         c.lazy_blocks = blocks;
-        for (int r = 0; r < 4; ++r)
-            for (int l = 0; l < 16; ++l)
+        const int lanes = h_.vlen() / 4;
+        for (int l = 0; l < 16; ++l) {
+            for (int r = 0; r < 4; ++r)
                 c.lane_r[r].d[l] = l * b % 4 == r ? ~0u : 0u;
+            for (int v = 0; v < 2; ++v)
+                c.lazy_ctr[v].d[l] = static_cast<uint32_t>(
+                        (v * lanes + l) * b / 4);
+            for (int v = 0; v < 2; ++v)
+                c.lazy_iota[v].d[l] = static_cast<uint32_t>(16 * v + l);
+        }
+        c.lazy_mul.fill(static_cast<uint32_t>(b / 4));
     }
 
 private:
+    // The groups undecided after this many blocks are deferred.
+    static constexpr int deferred_from = 2;
     // Stack slots, in the words' area (unused here): two areas of a row's
-    // words, the row's lt and eq vectors, and the next unit's block.
+    // words, the row's lt and eq vectors and its lanes' block offsets, the
+    // next unit's block, and the queue of deferred groups (their index in
+    // the unit, lt and eq, with a row's room of slack).
     static constexpr int area_bytes = 2 * 4 * 64;
     static constexpr int lt_off = jit_rng_frame_t::words_off + 2 * area_bytes;
     static constexpr int eq_off = lt_off + 2 * 64;
-    static constexpr int base_off = eq_off + 2 * 64;
-    static_assert(base_off + 8 <= jit_rng_frame_t::max_words * 4,
+    static constexpr int offsets_off = eq_off + 2 * 64;
+    static constexpr int base_off = offsets_off + 2 * 64;
+    static constexpr int queue_len = jit_unit_groups + 32;
+    static constexpr int qn_off = base_off + 64;
+    static constexpr int qlt_off = qn_off + 4 * queue_len;
+    static constexpr int qeq_off = qlt_off + 4 * queue_len;
+    static_assert(qeq_off + 4 * queue_len <= jit_rng_frame_t::max_words * 4,
             "the lazy slots fit the words' area");
 
+    // Registers: the first block of the row (then of the next unit), the
+    // engine's block, rows left (then the queue's next entry), the row's
+    // output, level blocks to evaluate, groups queued, the row's first
+    // group in the unit, and a temporary (batch_cnt's: no batches here).
+    const Reg64 row_base = h_.r8, cbase = h_.r9, rows = h_.r10, out = h_.rdx,
+                queued = h_.r11, row_group = h_.rsi, tmp = h_.rbx;
+    const Reg32 nblocks = h_.ecx;
+
+    // Vectors of a row, and of a chunk of the queue (which holds about
+    // 7.5 groups a unit: 16 lanes suffice).
+    int nv() const { return engine_.lazy_vectors(); }
+    int nq() const { return std::min(nv(), std::max(1, 64 / h_.vlen())); }
+    int groups() const { return nv() * h_.vlen() / 4; }
+    int max_blocks() const { return (conf_.bits + 3) / 4; }
     bool shifted() const { return conf_.bits % 4 != 0; }
+    bool deferring() const {
+        return !shifted() && max_blocks() > deferred_from;
+    }
     int area(int k) const {
         return jit_rng_frame_t::words_off + (k % 2) * area_bytes;
     }
@@ -332,10 +380,12 @@ private:
         return h_.ptr[h_.rsp + off + (4 * v + i) * h_.vlen()];
     }
 
-    // The row's blocks row_base + k into the area at off.
-    void draw(const Reg64 &row_base, const Reg64 &cbase, int k, int off) {
-        h_.lea(cbase, h_.ptr[row_base + k]);
-        engine_.emit_lazy_blocks(cbase, h_.rsp + off);
+    // The blocks first + k + [offsets] of nvec vectors' lanes into the
+    // area at off.
+    void draw(int nvec, const Reg64 &first, int k, const RegExp &offsets,
+            int off) {
+        h_.lea(cbase, h_.ptr[first + k]);
+        engine_.emit_lazy_blocks(nvec, cbase, offsets, h_.rsp + off);
     }
 
     // x = level 4 * jb + m's word of vector v's lanes.
@@ -365,23 +415,23 @@ private:
         return false;
     }
 
-    // The levels of block jb, on lt and eq in vmm 8 + v and 10 + v.
-    void emit_levels(int jb) {
-        const int nv = engine_.lazy_vectors();
-        for (int v = 0; v < nv; ++v) {
+    // The levels of block jb on nvec vectors' lt and eq slots (in vmm
+    // 8 + v and 10 + v meanwhile).
+    void emit_levels(int nvec, int jb) {
+        for (int v = 0; v < nvec; ++v) {
             h_.uni_load(h_.vmm(8 + v), slot(lt_off, v));
             h_.uni_load(h_.vmm(10 + v), slot(eq_off, v));
         }
         const Xmm t = h_.vmm(14);
         for (int m = 0; m < 4 && 4 * jb + m < conf_.bits; ++m) {
             const int j = 4 * jb + m;
-            for (int v = 0; v < nv; ++v)
+            for (int v = 0; v < nvec; ++v)
                 emit_word(h_.vmm(12 + v), jb, v, m);
             Label zero, next;
             h_.cmp(h_.dword[f_.consts + RNDNN_JIT_CONST(level_bit) + 4 * j],
                     0);
             h_.je(zero);
-            for (int v = 0; v < nv; ++v) {
+            for (int v = 0; v < nvec; ++v) {
                 const Xmm lt = h_.vmm(8 + v), eq = h_.vmm(10 + v),
                           x = h_.vmm(12 + v);
                 if (h_.is_avx512()) {
@@ -394,24 +444,23 @@ private:
             }
             h_.jmp(next);
             h_.L(zero);
-            for (int v = 0; v < nv; ++v) {
+            for (int v = 0; v < nvec; ++v) {
                 const Xmm eq = h_.vmm(10 + v), x = h_.vmm(12 + v);
                 h_.uni_vpandn(t, x, eq);
                 h_.uni_mov(eq, t);
             }
             h_.L(next);
         }
-        for (int v = 0; v < nv; ++v) {
+        for (int v = 0; v < nvec; ++v) {
             h_.uni_store(slot(lt_off, v), h_.vmm(8 + v));
             h_.uni_store(slot(eq_off, v), h_.vmm(10 + v));
         }
     }
 
-    // Jumps to done when eq (vmm 10 + v) is 0 in every lane.
-    void emit_exit_if_decided(const Label &done) {
-        const int nv = engine_.lazy_vectors();
+    // Jumps to done when eq (vmm 10 + v, v < nvec) is 0 in every lane.
+    void emit_exit_if_decided(int nvec, const Label &done) {
         Xmm any = h_.vmm(10);
-        if (nv == 2) {
+        if (nvec == 2) {
             any = h_.vmm(14);
             h_.uni_vpor(any, h_.vmm(10), h_.vmm(11));
         }
@@ -424,6 +473,104 @@ private:
             h_.vptest(any, any);
         }
         h_.jz(done, h_.T_NEAR);
+    }
+
+    // Appends the row's groups with an undecided element to the queue:
+    // every lane is written at the queue's end, which then moves past the
+    // undecided ones (vpcompressd at zmm; branch-free scalar code below).
+    void emit_defer() {
+        if (h_.is_avx512()) {
+            for (int v = 0; v < nv(); ++v) {
+                const Zmm lt(0), eq(1), n(2);
+                h_.vmovdqu32(eq, slot(eq_off, v));
+                h_.vptestmd(h_.k1, eq, eq);
+                h_.vpcompressd(eq | h_.k1 | h_.T_z, eq);
+                h_.vmovdqu32(lt, slot(lt_off, v));
+                h_.vpcompressd(lt | h_.k1 | h_.T_z, lt);
+                h_.vpbroadcastd(n, row_group.cvt32());
+                h_.vpaddd(n, n,
+                        h_.ptr[f_.consts + RNDNN_JIT_CONST(lazy_iota)
+                                + v * 64]);
+                h_.vpcompressd(n | h_.k1 | h_.T_z, n);
+                h_.vmovdqu32(h_.ptr[h_.rsp + queued * 4 + qeq_off], eq);
+                h_.vmovdqu32(h_.ptr[h_.rsp + queued * 4 + qlt_off], lt);
+                h_.vmovdqu32(h_.ptr[h_.rsp + queued * 4 + qn_off], n);
+                h_.kmovw(h_.eax, h_.k1);
+                h_.popcnt(h_.eax, h_.eax);
+                h_.add(queued, h_.rax);
+            }
+            return;
+        }
+        for (int k = 0; k < groups(); ++k) {
+            h_.mov(h_.eax, h_.ptr[h_.rsp + eq_off + 4 * k]);
+            h_.mov(tmp.cvt32(), h_.ptr[h_.rsp + lt_off + 4 * k]);
+            h_.mov(h_.ptr[h_.rsp + queued * 4 + qeq_off], h_.eax);
+            h_.mov(h_.ptr[h_.rsp + queued * 4 + qlt_off], tmp.cvt32());
+            h_.lea(tmp.cvt32(), h_.ptr[row_group + k]);
+            h_.mov(h_.ptr[h_.rsp + queued * 4 + qn_off], tmp.cvt32());
+            h_.cmp(h_.eax, 1);
+            h_.sbb(queued, -1); // + 1 unless eq == 0
+        }
+    }
+
+    // Runs the queue, nq() vectors at a time, from block deferred_from on, at
+    // the unit's blocks (row_base - 16 b, before it moves to the next
+    // unit), then writes its groups' decisions over the row's.
+    void emit_queue() {
+        const int b = conf_.bits, vlen = h_.vlen();
+        const int unit_blocks = jit_unit_groups * b / 4;
+        const Reg64 next = rows; // the rows are done
+        Label end, chunk, scatter;
+        h_.cmp(nblocks, deferred_from);
+        h_.jbe(end, h_.T_NEAR);
+        h_.test(queued, queued);
+        h_.jz(end, h_.T_NEAR);
+        // Entries past the end are decided (eq = 0).
+        const Xmm z = h_.vmm(0);
+        h_.uni_vpxor(z, z, z);
+        for (int v = 0; v < nq(); ++v)
+            h_.uni_store(h_.ptr[h_.rsp + queued * 4 + qeq_off + v * vlen], z);
+        h_.xor_(next, next);
+        h_.L(chunk);
+        Label done;
+        for (int v = 0; v < nq(); ++v) {
+            const Xmm x = h_.vmm(0);
+            h_.uni_load(x, h_.ptr[h_.rsp + next * 4 + qn_off + v * vlen]);
+            h_.uni_vpmulld(x, x, C(lazy_mul));
+            h_.uni_store(slot(offsets_off, v), x);
+            h_.uni_load(x, h_.ptr[h_.rsp + next * 4 + qlt_off + v * vlen]);
+            h_.uni_store(slot(lt_off, v), x);
+            h_.uni_load(x, h_.ptr[h_.rsp + next * 4 + qeq_off + v * vlen]);
+            h_.uni_store(slot(eq_off, v), x);
+        }
+        for (int jb = deferred_from; jb < max_blocks(); ++jb) {
+            if (jb > deferred_from) {
+                h_.cmp(nblocks, jb);
+                h_.jbe(done, h_.T_NEAR);
+            }
+            draw(nq(), row_base, jb - unit_blocks, h_.rsp + offsets_off,
+                    area(jb + 1));
+            emit_levels(nq(), jb);
+            if (jb + 1 < max_blocks()) emit_exit_if_decided(nq(), done);
+        }
+        h_.L(done);
+        for (int v = 0; v < nq(); ++v) {
+            const Xmm x = h_.vmm(0);
+            h_.uni_load(x, slot(lt_off, v));
+            h_.uni_store(h_.ptr[h_.rsp + next * 4 + qlt_off + v * vlen], x);
+        }
+        h_.add(next, nq() * vlen / 4);
+        h_.cmp(next, queued);
+        h_.jb(chunk, h_.T_NEAR);
+        h_.xor_(next, next);
+        h_.L(scatter);
+        h_.mov(h_.eax, h_.ptr[h_.rsp + next * 4 + qn_off]);
+        h_.mov(tmp.cvt32(), h_.ptr[h_.rsp + next * 4 + qlt_off]);
+        h_.mov(h_.ptr[f_.dst + h_.rax * 4], tmp.cvt32());
+        h_.inc(next);
+        h_.cmp(next, queued);
+        h_.jb(scatter);
+        h_.L(end);
     }
 
     jit_engine_t &engine_;
@@ -684,7 +831,7 @@ bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine) {
         return false;
     switch (conf.eval) {
         case bitsliced_eval_t::automatic:
-            return conf.bits >= jit_lazy_min_bits;
+            return conf.bits % 4 == 0 || conf.bits >= jit_lazy_min_bits;
         case bitsliced_eval_t::eager: return false;
         case bitsliced_eval_t::lazy: return true;
     }

@@ -44,9 +44,11 @@ protected:
     const rng_conf_t &conf_;
 };
 
-// bitsliced(b) is lazy (bitsliced_eval_t::automatic) from this b on:
-// below it, drawing a whole block of four words per group and level block
-// costs more than the b words of the eager code (docs/jit.md).
+// bitsliced(b) is lazy (bitsliced_eval_t::automatic) for b a multiple of 4
+// and from this b on. Other b below it are eager: their groups start
+// inside an engine block, so lazy code draws two blocks of four words a
+// group before it can decide anything, more than the b words the eager
+// code draws (docs/jit.md gives the measurements).
 constexpr int jit_lazy_min_bits = 8;
 
 // Whether conf's bitsliced(b) runs lazily with this engine.

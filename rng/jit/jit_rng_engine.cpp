@@ -67,22 +67,28 @@ public:
         }
     }
 
-    int lazy_vectors() const override { return n_pairs() / 2; }
+    // Four pairs even at zmm (where a batch has two): more independent
+    // multiplies in flight.
+    int lazy_vectors() const override { return 2; }
 
     // Pair 2v + p holds the blocks of vector v's lanes 2i + p (qword i), so
     // that blending the pairs' halves gives each word of every lane in
     // place: word 0 = even dwords of A(2v), A(2v + 1) << 32 in the odd ones.
-    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
-        const int pairs = n_pairs();
-        const Xmm base = h_.vmm(2 * pairs);
+    void emit_lazy_blocks(int nvec, const Reg64 &cbase, const RegExp &offsets,
+            const RegExp &out) override {
+        const int pairs = 2 * nvec;
+        const Xmm base = h_.vmm(8);
         const Address fixed = h_.ptr[f_.consts + RNDNN_JIT_CONST(fixed)];
-        if (onednn_) h_.shl(cbase, 2); // the counter counts words
         h_.uni_broadcast_q(base, cbase);
         for (int j = 0; j < pairs; ++j) {
             const Xmm a = h_.vmm(2 * j), b = h_.vmm(2 * j + 1);
             const Xmm ctr = onednn_ ? b : a;
-            h_.uni_vpaddq(ctr, base,
-                    h_.ptr[f_.consts + RNDNN_JIT_CONST(lazy_ctr) + j * 64]);
+            // The offsets of lanes 2i + j % 2 as qwords.
+            h_.uni_load(ctr, h_.ptr[offsets + (j / 2) * h_.vlen()]);
+            if (j % 2 == 0) h_.uni_vpsllq(ctr, ctr, 32);
+            h_.uni_vpsrlq(ctr, ctr, 32);
+            h_.uni_vpaddq(ctr, ctr, base);
+            if (onednn_) h_.uni_vpsllq(ctr, ctr, 2); // the counter counts words
             h_.uni_load(onednn_ ? a : b, fixed);
         }
         emit_rounds(pairs);
@@ -127,12 +133,6 @@ public:
             c.lane_ctr.set_q(l, ctr * scale);
             c.pair_step.set_q(l, static_cast<uint64_t>(q()) * scale);
         }
-        if (lazy_b_ == 0) return;
-        const int lanes = h_.vlen() / 4;
-        for (int j = 0; j < n_pairs(); ++j)
-            for (int i = 0; i < q(); ++i)
-                c.lazy_ctr[j].set_q(i,
-                        lazy_offset((j / 2) * lanes + 2 * i + j % 2) * scale);
         c.odd_lanes = 0xAAAAu;
     }
 
@@ -321,13 +321,11 @@ protected:
         h_.uni_store(hi_at, u);
     }
 
-    // lo, hi = the blocks cbase + lazy_ctr[v] of vector v's lanes (the
-    // lazy blocks, jit_engine_t), carrying into the high half where the low
-    // half wraps. w, t, u are clobbered.
-    void emit_lazy_counters(const Reg64 &cbase, int v, const Xmm &lo,
-            const Xmm &hi, const Xmm &w, const Xmm &t) {
-        const Address off
-                = h_.ptr[f_.consts + RNDNN_JIT_CONST(lazy_ctr) + v * 64];
+    // lo, hi = the blocks cbase + [off] of a vector's lanes (the lazy
+    // blocks, jit_engine_t), carrying into the high half where the low half
+    // wraps. w and t are clobbered.
+    void emit_lazy_counters(const Reg64 &cbase, const Address &off,
+            const Xmm &lo, const Xmm &hi, const Xmm &w, const Xmm &t) {
         h_.uni_broadcast_q(w, cbase);
         h_.uni_vpshufd(lo, w, 0x00);
         h_.uni_vpshufd(hi, w, 0x55);
@@ -337,13 +335,6 @@ protected:
         h_.uni_vpxor(w, w, C(sign_bit));
         h_.uni_vpcmpgtd(w, w, t); // ~0 where lo + off wrapped
         h_.uni_vpsubd(hi, hi, w);
-    }
-
-    void fill_lazy_consts(jit_rng_consts_t &c) const {
-        if (lazy_b_ == 0) return;
-        for (int v = 0; v < lazy_vectors(); ++v)
-            for (int l = 0; l < lanes(); ++l)
-                c.lazy_ctr[v].d[l] = lazy_offset(v * lanes() + l);
     }
 
     // Stores x0..x3 (word w of L blocks each) as the blocks' words in index
@@ -387,7 +378,7 @@ public:
             emit_next_blocks(x(s, 0), x(s, 1), x(s, 2), t, u);
             emit_key(s);
         }
-        emit_rounds();
+        emit_rounds(sets);
         for (int s = 0; s < sets; ++s)
             emit_store_blocks(out, 4 * s * vlen, x(s, 0), x(s, 1), x(s, 2),
                     x(s, 3), t, u);
@@ -396,16 +387,17 @@ public:
     int lazy_vectors() const override { return n_sets(); }
 
     // Set s computes vector s's lanes; their words are already in place.
-    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
+    void emit_lazy_blocks(int nvec, const Reg64 &cbase, const RegExp &offsets,
+            const RegExp &out) override {
         const int vlen = h_.vlen();
-        const int sets = n_sets();
-        const Xmm t = h_.vmm(4 * sets);
-        for (int s = 0; s < sets; ++s) {
-            emit_lazy_counters(cbase, s, x(s, 0), x(s, 1), x(s, 2), t);
+        const Xmm t = h_.vmm(4 * n_sets());
+        for (int s = 0; s < nvec; ++s) {
+            emit_lazy_counters(cbase, h_.ptr[offsets + s * vlen], x(s, 0),
+                    x(s, 1), x(s, 2), t);
             emit_key(s);
         }
-        emit_rounds();
-        for (int s = 0; s < sets; ++s)
+        emit_rounds(nvec);
+        for (int s = 0; s < nvec; ++s)
             for (int i = 0; i < 4; ++i)
                 h_.uni_store(h_.ptr[out + (4 * s + i) * vlen], x(s, i));
     }
@@ -425,7 +417,6 @@ public:
         c.inject[0][2].fill(static_cast<uint32_t>(stream) + ks[2]);
         c.inject[0][3].fill(static_cast<uint32_t>(stream >> 32) + ks[3]);
         fill_counter_consts(c);
-        fill_lazy_consts(c);
     }
 
 private:
@@ -438,10 +429,10 @@ private:
         h_.uni_load(x(s, 3), inject(0, 3));
     }
 
-    // The 20 rounds and key injections on every set, interleaved.
-    void emit_rounds() {
-        const int sets = n_sets();
-        const Xmm t = h_.vmm(4 * sets), u = h_.vmm(4 * sets + 1);
+    // The 20 rounds and key injections on the first `sets` sets,
+    // interleaved.
+    void emit_rounds(int sets) {
+        const Xmm t = h_.vmm(4 * n_sets()), u = h_.vmm(4 * n_sets() + 1);
         for (int r = 0; r < 20; ++r) {
             const int *rot = threefry4x32_rot[r % 8];
             const int b = r % 2 == 0 ? 1 : 3, d = r % 2 == 0 ? 3 : 1;
@@ -495,8 +486,10 @@ public:
 
     int lazy_vectors() const override { return 1; }
 
-    void emit_lazy_blocks(const Reg64 &cbase, const RegExp &out) override {
-        emit_lazy_counters(cbase, 0, c(0), c(1), c(2), h_.vmm(12));
+    void emit_lazy_blocks(int, const Reg64 &cbase, const RegExp &offsets,
+            const RegExp &out) override {
+        emit_lazy_counters(
+                cbase, h_.ptr[offsets], c(0), c(1), c(2), h_.vmm(12));
         emit_network();
         for (int i = 0; i < 4; ++i)
             h_.uni_store(h_.ptr[out + i * h_.vlen()], a(i));
@@ -512,7 +505,6 @@ public:
         c.multfly_mul[0].fill(multfly_mul_b);
         c.multfly_mul[1].fill(multfly_mul_c);
         fill_counter_consts(c);
-        fill_lazy_consts(c);
     }
 
 private:
@@ -568,8 +560,9 @@ private:
 
 #undef C
 
-// The engine of conf.alg; nullptr for mt19937.
-std::unique_ptr<jit_engine_t> make_engine(
+} // namespace
+
+std::unique_ptr<jit_engine_t> make_jit_engine(
         const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
     switch (conf.alg) {
         case rng_alg::philox4x32_10:
@@ -584,17 +577,6 @@ std::unique_ptr<jit_engine_t> make_engine(
         case rng_alg::mt19937: break;
     }
     return nullptr;
-}
-
-} // namespace
-
-std::unique_ptr<jit_engine_t> make_jit_engine(
-        const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
-    auto e = make_engine(conf, h, f);
-    if (e && conf.dist == dist_t::bernoulli
-            && conf.keep == keep_rule_t::bitsliced)
-        e->set_lazy_bits(conf.bits);
-    return e;
 }
 
 } // namespace impl

@@ -37,29 +37,21 @@ public:
 
     // --- Words addressed by lane, for lazy bitsliced(b) -----------------
     // Engines whose words are addressed by counter (philox, threefry,
-    // multfly) compute, for R = lazy_vectors() vectors of lanes, the four
-    // words of one block each: lane l of vector v gets the words
-    // W(4c), ..., W(4c + 3) of block c = cbase + floor(n * b / 4), n = v *
-    // (vlen / 4) + l its group in the row, b = lazy_bits(). 0: the engine
-    // cannot (mcg31m1 is sequential).
+    // multfly) compute, for up to R = lazy_vectors() vectors of 32-bit
+    // lanes at once, the four words of one block a lane: lane l of vector v
+    // gets the words W(4c), ..., W(4c + 3) of block c = cbase + off, off
+    // lane l of the dwords at [offsets + v * vlen]. 0: the engine cannot
+    // (mcg31m1 is sequential).
     virtual int lazy_vectors() const { return 0; }
-    // Writes word i of vector v to [out + (4 * v + i) * vlen]; cbase (a
-    // block index) is clobbered, and so are the vector registers and k6.
-    virtual void emit_lazy_blocks(const Xbyak::Reg64 &, const Xbyak::RegExp &) {}
-    // The b of the block offsets above (0: no lazy code), set before the
-    // code is generated.
-    void set_lazy_bits(int b) { lazy_b_ = b; }
-    int lazy_bits() const { return lazy_b_; }
+    // For nvec <= lazy_vectors() vectors, writes word i of vector v to
+    // [out + (4 * v + i) * vlen]. The vector registers and k6 are
+    // clobbered; cbase (a block index) is kept.
+    virtual void emit_lazy_blocks(int, const Xbyak::Reg64 &,
+            const Xbyak::RegExp &, const Xbyak::RegExp &) {}
 
 protected:
-    // floor(n * b / 4): the block of group n's first word, from the row's.
-    uint32_t lazy_offset(int n) const {
-        return static_cast<uint32_t>(n * lazy_b_ / 4);
-    }
-
     jit_generator_t &h_;
     const jit_rng_frame_t &f_;
-    int lazy_b_ = 0;
 };
 
 // philox4x32_10 in the cuRAND or the oneDNN counter layout,
