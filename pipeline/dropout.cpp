@@ -149,16 +149,19 @@ void check_desc(dropout_conf_t &c) {
     if (!d.runtime_rate && !(d.rate >= 0.0 && d.rate <= 1.0))
         fail(status::invalid_arguments,
                 cat("rate=", d.rate, " is outside [0, 1]"));
+    // onednn_compat keeps oneDNN's one word an element.
+    const bernoulli_method method
+            = d.onednn_compat && d.method == bernoulli_method::automatic
+            ? bernoulli_method::threshold32
+            : d.method;
     if (d.onednn_compat
             && (d.alg != rng_alg::philox4x32_10_onednn
-                    || d.method != bernoulli_method::threshold32))
+                    || method != bernoulli_method::threshold32))
         fail(status::invalid_arguments,
                 cat("onednn_compat needs alg=philox4x32_10_onednn and method "
                     "threshold32, got alg=",
                         alg2str(d.alg), " method=",
-                        d.method == bernoulli_method::threshold32
-                                ? "threshold32"
-                                : "bitsliced"));
+                        impl::bernoulli_method2str(method)));
 
     // The RNG problem, validated by the RNG's own checks.
     rng::desc rd;
@@ -188,7 +191,7 @@ void check_desc(dropout_conf_t &c) {
     po.append_bernoulli(d.runtime_rate
                     ? 0.5
                     : impl::rate_values(d.rate, d.onednn_compat).p,
-            d.method, d.bits);
+            method, d.bits);
     primitive_attr rattr = c.attr;
     rattr.set_post_ops(po);
     c.noise_rng = impl::make_rng_conf(rd, rattr);

@@ -109,6 +109,13 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
 // (diff_dst as src -> diff_src as dst, the mask read if given, else
 // recomputed); src and dst may be one array. The GIL is released while
 // the primitive runs.
+// The method named as rndnn/__init__.py's _method() names it.
+rndnn::bernoulli_method to_method(const std::string &method) {
+    if (method == "bitsliced") return rndnn::bernoulli_method::bitsliced;
+    if (method == "threshold32") return rndnn::bernoulli_method::threshold32;
+    return rndnn::bernoulli_method::automatic;
+}
+
 void dropout(py::array src, py::array dst, std::optional<py::array> mask,
         const std::vector<std::int64_t> &shape, const std::string &dtype,
         const std::vector<std::int64_t> &noise_shape,
@@ -125,8 +132,7 @@ void dropout(py::array src, py::array dst, std::optional<py::array> mask,
         d.mask = dense(noise_shape.empty() ? shape : noise_shape, mask_dtype);
     d.rate = rate;
     d.alg = rndnn::str2alg(alg);
-    d.method = method == "bitsliced" ? rndnn::bernoulli_method::bitsliced
-                                     : rndnn::bernoulli_method::threshold32;
+    d.method = to_method(method);
     d.bits = bits;
     d.name = name;
     d.with_offset = true;
@@ -175,11 +181,7 @@ PYBIND11_MODULE(_rndnn, m) {
                     const std::string &name) {
                 rndnn::post_ops po;
                 if (dist == "bernoulli")
-                    po.append_bernoulli(params.at(0),
-                            method == "bitsliced"
-                                    ? rndnn::bernoulli_method::bitsliced
-                                    : rndnn::bernoulli_method::threshold32,
-                            bits);
+                    po.append_bernoulli(params.at(0), to_method(method), bits);
                 else if (dist == "uniform")
                     po.append_uniform(static_cast<float>(params.at(0)),
                             static_cast<float>(params.at(1)));

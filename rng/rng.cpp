@@ -89,6 +89,25 @@ void check_dst_type(impl::dist_t dist, data_type t) {
 
 namespace impl {
 
+void resolve_bernoulli_method(
+        rng_alg alg, bernoulli_method &method, int &bits) {
+    if (method != bernoulli_method::automatic) return;
+    const bool by_counter
+            = alg != rng_alg::mcg31m1 && alg != rng_alg::mt19937;
+    method = by_counter ? bernoulli_method::bitsliced
+                        : bernoulli_method::threshold32;
+    bits = by_counter ? 32 : 1;
+}
+
+const char *bernoulli_method2str(bernoulli_method method) {
+    switch (method) {
+        case bernoulli_method::threshold32: return "threshold32";
+        case bernoulli_method::bitsliced: return "bitsliced";
+        case bernoulli_method::automatic: return "automatic";
+    }
+    return "unknown";
+}
+
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     impl::rng_conf_t c;
     c.alg = d.alg;
@@ -121,22 +140,25 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     if (po.len() == 1) {
         const post_ops::entry &e = po.get(0);
         switch (e.k) {
-            case post_ops::kind::bernoulli:
+            case post_ops::kind::bernoulli: {
                 impl::check_enum(e.method, "bernoulli method",
                         "bernoulli_method");
+                bernoulli_method method = e.method;
+                int bits = e.bits;
+                impl::resolve_bernoulli_method(d.alg, method, bits);
                 c.dist = impl::dist_t::bernoulli;
                 c.p = e.p;
-                c.keep = e.method == bernoulli_method::bitsliced
+                c.keep = method == bernoulli_method::bitsliced
                         ? impl::keep_rule_t::bitsliced
                         : impl::keep_rule_t::threshold32;
-                c.bits = e.method == bernoulli_method::bitsliced ? e.bits : 1;
+                c.bits = method == bernoulli_method::bitsliced ? bits : 1;
                 if (!d.runtime_p && !p_ok(e.p))
                     fail(status::invalid_arguments,
                             cat("bernoulli p=", e.p, " is outside [0, 1]"));
-                if (e.method == bernoulli_method::bitsliced) {
-                    if (e.bits < 1 || e.bits > 32)
+                if (method == bernoulli_method::bitsliced) {
+                    if (bits < 1 || bits > 32)
                         fail(status::invalid_arguments,
-                                cat("bitsliced b=", e.bits,
+                                cat("bitsliced b=", bits,
                                         " is outside [1, 32]"));
                     if (d.alg == rng_alg::mcg31m1)
                         fail(status::invalid_arguments,
@@ -144,6 +166,7 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                 "mcg31m1 has 31 (use threshold32)");
                 }
                 break;
+            }
             case post_ops::kind::uniform:
                 c.dist = impl::dist_t::uniform;
                 c.a = e.a;

@@ -46,7 +46,8 @@ bool is_enumerator(rng_alg v) {
 bool is_enumerator(bernoulli_method v) {
     switch (v) {
         case bernoulli_method::threshold32:
-        case bernoulli_method::bitsliced: return true;
+        case bernoulli_method::bitsliced:
+        case bernoulli_method::automatic: return true;
     }
     return false;
 }

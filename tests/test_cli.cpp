@@ -86,6 +86,30 @@ std::vector<gen_case_t> gen_cases() {
                     "18446744073709551615"},
             p);
 
+    // The default method (auto) against the library's default, named and
+    // not: bitsliced:32 for philox4x32_10, threshold32 for mt19937.
+    const struct {
+        const char *alg, *default_name, *auto_name;
+    } defaults[] = {{"philox4x32_10", "bernoulli default philox4x32_10",
+                            "bernoulli auto philox4x32_10"},
+            {"mt19937", "bernoulli default mt19937", "bernoulli auto mt19937"}};
+    for (const auto &c : defaults) {
+        p = {};
+        p.alg = rndnn::str2alg(c.alg);
+        p.shape = {4099};
+        p.dt = data_type::bit;
+        p.seed = 5;
+        p.ops.append_bernoulli(0.7);
+        add(c.default_name,
+                {"--dist", "bernoulli", "--p", "0.7", "--shape", "4099",
+                        "--seed", "5", "--alg", c.alg},
+                p, {513});
+        add(c.auto_name,
+                {"--dist", "bernoulli", "--p", "0.7", "--method", "auto",
+                        "--shape", "4099", "--seed", "5", "--alg", c.alg},
+                p, {513});
+    }
+
     // 1001 elements: the last byte of the mask has 7 unused bits, zero.
     for (const char *method : {"threshold32", "bitsliced:4"}) {
         const bool sliced = std::strcmp(method, "bitsliced:4") == 0;
@@ -390,7 +414,7 @@ TEST_F(Cli, VerboseLinesForCreationAndExecution) {
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string &out = r.out;
     const std::string problem
-            = "alg=philox4x32_10,dist=bernoulli:p=0.5:threshold32,dst=bit:64";
+            = "alg=philox4x32_10,dist=bernoulli:p=0.5:bitsliced:32,dst=bit:64";
     EXPECT_NE(out.find("rndnn_verbose,create,ref:any," + problem + ","),
             std::string::npos)
             << out;
@@ -512,6 +536,7 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
             {{"--dist", "bernoulli", "--method", "bitsliced:x"},
                     "bitsliced:x"},
             {{"--dist", "bernoulli", "--method", "fast"}, "fast"},
+            {{"--dist", "bernoulli", "--method", "fast"}, "auto, threshold32"},
             {{"--dist", "bernoulli", "--method", "bitsliced:4", "--alg",
                      "mcg31m1"},
                     "mcg31m1"},

@@ -30,7 +30,7 @@ struct problem_t {
     rndnn::dims noise_shape;
     data_type mask_dt = data_type::undef; // undef: no mask
     rndnn::rng_alg alg = rndnn::rng_alg::philox4x32_10;
-    rndnn::bernoulli_method method = rndnn::bernoulli_method::threshold32;
+    rndnn::bernoulli_method method = rndnn::bernoulli_method::automatic;
     int bits = 1;
     bool onednn_compat = false;
     std::string name;

@@ -219,7 +219,8 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
     switch (c.combo.kind) {
         case dist_kind::bits: break;
         case dist_kind::threshold32:
-            po.append_bernoulli(c.runtime_p ? 0.875 : c.p);
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
+                    bernoulli_method::threshold32);
             break;
         case dist_kind::bitsliced:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
@@ -915,7 +916,7 @@ const char *const gen_bernoulli
         = "gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 --offset 5 "
           "--stream 7 --threads 2 --out m.bin";
 const char *const bernoulli_problem
-        = "alg=philox4x32_10,dist=bernoulli:p=0.3:threshold32,dst=bit:3x1000,";
+        = "alg=philox4x32_10,dist=bernoulli:p=0.3:bitsliced:32,dst=bit:3x1000,";
 
 TEST_F(JitCli, MaxCpuIsaNoneSelectsReference) {
     const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=none",

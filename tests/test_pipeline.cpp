@@ -817,10 +817,15 @@ TEST(Dropout, OneDNNCompatMatchesOneDNNsMask) {
     p.mask_dt = data_type::u8;
     tensor_t src(data_md(p));
     fill_values(src, 3);
+    // threshold32 named, or the default method: onednn_compat keeps
+    // oneDNN's word an element.
+    for (bernoulli_method method :
+            {bernoulli_method::threshold32, bernoulli_method::automatic})
     for (dropout_plan plan : {dropout_plan::chain, dropout_plan::any})
         for (cpu_isa isa : {cpu_isa::none, cpu_isa::all}) {
             p.plan = plan;
             p.isa = isa;
+            p.method = method;
             dropout::desc d = make_desc(p, prop_kind::forward_training);
             d.onednn_compat = true;
             dropout prim {dropout::primitive_desc(d, isa_attr(isa))};
@@ -844,6 +849,10 @@ TEST(Dropout, OneDNNCompatMatchesOneDNNsMask) {
     d.onednn_compat = true;
     d.alg = rng_alg::philox4x32_10;
     EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "philox4x32_10_onednn");
+    d.alg = rng_alg::philox4x32_10_onednn;
+    d.method = bernoulli_method::bitsliced;
+    d.bits = 32;
+    EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "method=bitsliced");
 }
 
 TEST(Dropout, BadProblemsNameTheValue) {

@@ -127,6 +127,37 @@ TEST(RngSemantics, Bitsliced) {
     }
 }
 
+TEST(RngSemantics, DefaultMethodIsBitsliced32WhereWordsAreAddressed) {
+    // append_bernoulli(p) and bernoulli_method::automatic: bitsliced(32)
+    // where words are addressed by counter, threshold32 for mcg31m1 and
+    // mt19937; either way every p is exact to 2^-32.
+    const run_args_t r {11, 5, 0, 2};
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::mcg31m1,
+                 rng_alg::mt19937, rng_alg::multfly}) {
+        const bool sliced
+                = alg != rng_alg::mcg31m1 && alg != rng_alg::mt19937;
+        const rng::desc d = make_desc(alg, {4099}, dt::bit);
+        post_ops po;
+        po.append_bernoulli(0.7);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        const auto got = run(d, attr, r);
+        EXPECT_EQ(got,
+                run(d, bernoulli_attr(0.7, bernoulli_method::automatic, 9), r))
+                << alg2str(alg);
+        const auto want = sliced
+                ? run(d, bernoulli_attr(0.7, bernoulli_method::bitsliced, 32),
+                        r)
+                : run(d, bernoulli_attr(0.7, bernoulli_method::threshold32), r);
+        EXPECT_EQ(got, want) << alg2str(alg);
+        EXPECT_NE(rng::primitive_desc(d, attr).info().find(
+                          sliced ? ":bitsliced:32," : ":threshold32,"),
+                std::string::npos)
+                << rng::primitive_desc(d, attr).info();
+    }
+}
+
 TEST(RngSemantics, BernoulliDstTypesAgree) {
     const auto attr = bernoulli_attr(0.3);
     const run_args_t r {1, 13, 0, 1};

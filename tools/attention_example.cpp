@@ -166,10 +166,11 @@ int main(int argc, char **argv) {
         opt("seq", rndnn_cli::text("512"), "sequence length, >= 1");
         opt("head-dim", rndnn_cli::text("64"), "head dimension, >= 1");
         opt("rate", rndnn_cli::text("0.1"), "dropout rate, in [0, 1]");
-        opt("method", rndnn_cli::text("threshold32"),
-                "Bernoulli method: threshold32 (one word an element, keep "
-                "probability exact to 2^-32) or bitsliced:B (B words per 32 "
-                "elements, keep probability rounded to a multiple of 2^-B)");
+        opt("method", rndnn_cli::text("auto"),
+                "Bernoulli method: auto (bitsliced:32, about a quarter of a "
+                "word an element), threshold32 (one word an element; both "
+                "keep with probability exact to 2^-32) or bitsliced:B (keep "
+                "probability rounded to a multiple of 2^-B)");
         opt("dtype", rndnn_cli::text("f32"), "f32 or bf16");
         opt("masks", rndnn_cli::text("bit,u8,recompute"),
                 "mask modes to compare: bit, u8, recompute, comma-separated");

@@ -270,7 +270,10 @@ void check_offset_range(const stream_options_t &so, std::int64_t n) {
 void parse_method(
         const std::string &text, rndnn::bernoulli_method &method, int &bits) {
     const std::string sliced = "bitsliced:";
-    if (text == "threshold32") {
+    if (text == "auto") {
+        method = rndnn::bernoulli_method::automatic;
+        bits = 1;
+    } else if (text == "threshold32") {
         method = rndnn::bernoulli_method::threshold32;
         bits = 1;
     } else if (text.compare(0, sliced.size(), sliced) == 0) {
@@ -279,7 +282,8 @@ void parse_method(
                 "--method '" + text + "': B", text.substr(sliced.size()));
     } else {
         throw usage_error("unknown --method '" + text
-                + "' (expected threshold32 or bitsliced:B, 1 <= B <= 32)");
+                + "' (expected auto, threshold32 or bitsliced:B, 1 <= B <= "
+                  "32)");
     }
 }
 

@@ -130,7 +130,7 @@ stream_options_t parse_stream_options(const po::variables_map &vm);
 // @throws usage_error naming --offset.
 void check_offset_range(const stream_options_t &so, std::int64_t n);
 
-// --method threshold32 | bitsliced:B. The range of B is the library's to
+// --method auto | threshold32 | bitsliced:B. The range of B is the library's to
 // check, so that its message is the one users see.
 // @throws usage_error naming the text if it is neither.
 void parse_method(

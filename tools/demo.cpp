@@ -48,9 +48,10 @@ void mask_demo(const std::string &dir, rndnn::dim_t n) {
     const double p = 0.9; // keep probability, i.e. dropout rate 0.1
     std::cout << "mask.npy: Bernoulli(" << p << ") keep mask, 1 bit each\n";
     rndnn::post_ops ops;
-    // threshold32 keeps with probability ceil(p * 2^32) / 2^32, as close to
-    // 0.9 as 32 bits get; bitsliced:B would round p to a multiple of 2^-B.
-    ops.append_bernoulli(p, rndnn::bernoulli_method::threshold32);
+    // The default method keeps with probability round(p * 2^32) / 2^32, as
+    // close to 0.9 as 32 bits get (bitsliced:32, about a quarter of a word
+    // an element); bitsliced:B would round p to a multiple of 2^-B.
+    ops.append_bernoulli(p);
     const rndnn::memory::desc md({n}, rndnn::data_type::bit);
     const rndnn::memory mask = generate(md, ops, 0);
     save(mask, dir + "/mask.npy");

@@ -77,16 +77,18 @@ void add_dropout_problem_options(po::options_description &desc,
     opt("onednn-compat",
             (own + "oneDNN's dropout: keep iff W > (2^32 - 1) * rate, f32 scale; "
             "needs --alg philox4x32_10_onednn (then the default) and "
-            "threshold32")
+            "--method auto or threshold32")
                     .c_str());
     opt("plan", text("any"),
             (own + "any, fused (one pass; an error where it does not apply) or "
             "chain (RNG, multiply, scale); never changes the output")
                     .c_str());
     if (!bench) {
-        opt("method", text("threshold32"),
-                "keep mask: threshold32, or bitsliced:B with 1 <= B <= 32 (1 "
-                "- rate rounded to a multiple of 2^-B)");
+        opt("method", text("auto"),
+                "keep mask: auto (bitsliced:32 where the algorithm allows, "
+                "else threshold32: 1 - rate exact to 2^-32 either way), "
+                "threshold32, or bitsliced:B with 1 <= B <= 32 (1 - rate "
+                "rounded to a multiple of 2^-B)");
         add_stream_options(desc, "mask element");
         // bench takes them from the rng problem's options. With them,
         // --noise-shape and --axes refer to the global tensor.

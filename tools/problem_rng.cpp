@@ -49,8 +49,10 @@ void add_rng_problem_options(po::options_description &desc) {
     opt("dist", text("bits"),
             "distribution: bits, bernoulli, uniform, normal");
     opt("p", text("0.5"), "bernoulli: probability of a 1, in [0, 1]");
-    opt("method", text("threshold32"),
-            "bernoulli: threshold32, or bitsliced:B with 1 <= B <= 32");
+    opt("method", text("auto"),
+            "bernoulli: auto (bitsliced:32 where the algorithm allows, else "
+            "threshold32: exact to 2^-32 either way), threshold32, or "
+            "bitsliced:B with 1 <= B <= 32");
     opt("a", text("0"), "uniform: lower end (included)");
     opt("b", text("1"), "uniform: upper end (reached only by rounding)");
     opt("mean", text("0"), "normal: mean");
@@ -76,7 +78,7 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     switch (dist) {
         case dist_t::bits: break;
         case dist_t::bernoulli: {
-            auto method = rndnn::bernoulli_method::threshold32;
+            auto method = rndnn::bernoulli_method::automatic;
             int bits = 1;
             parse_method(vm["method"].as<string>(), method, bits);
             ops.append_bernoulli(

@@ -11,12 +11,19 @@
 
 namespace rndnn {
 
-/// How a Bernoulli decision is drawn from words.
+/// How a Bernoulli decision is drawn from words (docs/semantics.md).
 enum class bernoulli_method {
     /// 1 iff W < ceil(p * 2^32) (mcg31m1: W < p * m); one word an element.
     threshold32,
     /// p rounded to a multiple of 2^-b; 32 elements share b words.
     bitsliced,
+    /// The default: the fastest method whose p is exact to 2^-32 for the
+    /// algorithm. bitsliced with b = 32 where words are addressed by counter
+    /// (philox4x32_10, philox4x32_10_onednn, threefry4x32_20, multfly: the
+    /// JIT kernels draw about a quarter of a word an element); threshold32
+    /// for mcg31m1 (31-bit words) and mt19937 (sequential), and for
+    /// dropout's onednn_compat. The bits given with it are ignored.
+    automatic,
 };
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
@@ -28,7 +35,7 @@ public:
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
-        bernoulli_method method = bernoulli_method::threshold32;
+        bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
         float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
         float mean = 0.f, stddev = 1.f; ///< normal
@@ -39,7 +46,7 @@ public:
     /// Bernoulli(p): 1 with probability @p p. Checked at primitive
     /// creation: p in [0, 1] (unless given at execution), bits in [1, 32].
     void append_bernoulli(double p,
-            bernoulli_method method = bernoulli_method::threshold32,
+            bernoulli_method method = bernoulli_method::automatic,
             int bits = 1);
     /// Uniform on [a, b], b only by rounding (docs/semantics.md): dst =
     /// fma(u, b - a, a) in f32, u in [0, 1), rounded once more to bf16/f16.

@@ -75,13 +75,14 @@ public:
         bool runtime_rate = false;
 
         /// The RNG: algorithm and Bernoulli method (bitsliced rounds
-        /// 1 - r to a multiple of 2^-bits).
+        /// 1 - r to a multiple of 2^-bits; automatic is bitsliced(32) or,
+        /// for mcg31m1, mt19937 and onednn_compat, threshold32).
         rng_alg alg = rng_alg::philox4x32_10;
-        bernoulli_method method = bernoulli_method::threshold32;
+        bernoulli_method method = bernoulli_method::automatic;
         int bits = 1;
         std::string name; ///< multfly's key name
         /// oneDNN's dropout attribute: needs philox4x32_10_onednn and
-        /// threshold32. The rate is taken as f32 r; keep iff
+        /// threshold32 (or automatic, which then is threshold32). The rate is taken as f32 r; keep iff
         /// W > (2^32 - 1) * r in double; scale = 1.f / (1.f - r) in f32.
         bool onednn_compat = false;
 
@@ -122,7 +123,8 @@ public:
         ///     shape or whose type is not bit or u8, a mask in
         ///     forward_inference, src and dst that differ in dims or type,
         ///     a data type other than f32, bf16, f16, onednn_compat without
-        ///     philox4x32_10_onednn and threshold32, or any RNG error.
+        ///     philox4x32_10_onednn and threshold32 (or automatic), or any
+        ///     RNG error.
         /// @throws error (unimplemented) if plan is fused and the fused
         ///     kernel does not apply; the message says why.
         primitive_desc(const desc &adesc,

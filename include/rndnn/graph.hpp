@@ -114,7 +114,7 @@ struct dropout_params {
     /// Each dim equals the data's or is 1; empty: the data's dims.
     dims noise_shape;
     rng_alg alg = rng_alg::philox4x32_10;
-    bernoulli_method method = bernoulli_method::threshold32;
+    bernoulli_method method = bernoulli_method::automatic;
     int bits = 1; ///< bitsliced: in [1, 32]
     /// A window (docs/distributed.md), as rndnn::dropout's: the node's data
     /// is the block at `origin` of a tensor of dims `global_dims`, its mask

@@ -81,15 +81,17 @@ def _mask_shape(shape, dtype):
 
 def _method(method):
     kind, _, bits = method.partition(":")
-    if kind not in ("threshold32", "bitsliced") or (bits and kind != "bitsliced"):
-        raise Error(f"unknown method '{method}': threshold32 or bitsliced:B")
+    if (kind not in ("auto", "threshold32", "bitsliced")
+            or (bits and kind != "bitsliced")):
+        raise Error(f"unknown method '{method}': auto, threshold32 or "
+                    "bitsliced:B")
     try:
         return kind, int(bits or 1)
     except ValueError:
         raise Error(f"bad bit count in method '{method}'") from None
 
 
-def _run(shape, dtype, default, dist, params, *, method="threshold32", alg,
+def _run(shape, dtype, default, dist, params, *, method="auto", alg,
          seed, offset, stream, name, out):
     shape = _shape(shape)
     if dtype is not None and dtype not in _NUMPY:
@@ -120,12 +122,13 @@ def bits(shape, *, alg="philox4x32_10", seed=0, offset=0, stream=0,
                 offset=offset, stream=stream, name=name, out=out)
 
 
-def bernoulli(shape, p=0.5, *, dtype=None, method="threshold32",
+def bernoulli(shape, p=0.5, *, dtype=None, method="auto",
               alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
               out=None):
     """1 with probability p. dtype "bit" (the default) gives packed uint8
-    (see unpackbits), else "u8", "s32" or "f32". method: "threshold32" or
-    "bitsliced:B"."""
+    (see unpackbits), else "u8", "s32" or "f32". method: "auto" (the
+    default: bitsliced:32 where alg allows, else threshold32; p exact to
+    2^-32 either way), "threshold32" or "bitsliced:B"."""
     return _run(shape, dtype, "bit", "bernoulli", [p], method=method,
                 alg=alg, seed=seed, offset=offset, stream=stream, name=name,
                 out=out)
@@ -171,7 +174,7 @@ def _dropout(src, rate, backward, mask, mask_dtype, *, seed, offset, stream,
 
 
 def dropout(x, rate, *, seed=0, offset=0, stream=0, mask="bit",
-            noise_shape=None, alg="philox4x32_10", method="threshold32",
+            noise_shape=None, alg="philox4x32_10", method="auto",
             name=None, out=None):
     """Dropout forward in training: y = keep ? x / (1 - rate) : 0, the keep
     mask bernoulli(1 - rate) of the RNG at (seed, stream, offset + i).
@@ -198,7 +201,7 @@ def dropout(x, rate, *, seed=0, offset=0, stream=0, mask="bit",
 
 def dropout_backward(dy, rate, *, mask=None, seed=0, offset=0, stream=0,
                      noise_shape=None, alg="philox4x32_10",
-                     method="threshold32", name=None, out=None):
+                     method="auto", name=None, out=None):
     """Dropout backward: dx = keep ? dy / (1 - rate) : 0.
 
     mask: the mask dropout returned ("bit": packed, or "u8": of the noise
