@@ -53,12 +53,34 @@ public:
     }
 
 private:
-    // The data pointers live in the consumer's stack slot across units.
-    Xbyak::Address src_slot() const {
-        return ptr[rsp + jit_rng_frame_t::consumer_off];
+    // A unit's data is applied one unit late, while the next unit's mask is
+    // drawn: in the steps that the distribution offers (lazy bitsliced:
+    // between engine blocks, so that the loads and stores overlap with the
+    // arithmetic), and what the steps left at the unit's end; the last
+    // unit's at the call's end. The consumer's slots: the next unit's data
+    // (src, dst), the pending unit's data, the next of its groups' mask
+    // words (in a copy of its mask), whether a unit is pending, and two
+    // registers a step keeps.
+    Xbyak::Address slot(int k) const {
+        return qword[rsp + jit_rng_frame_t::consumer_off + 8 * k];
     }
-    Xbyak::Address dst_slot() const {
-        return ptr[rsp + jit_rng_frame_t::consumer_off + 8];
+    Xbyak::Address src_slot() const { return slot(0); }
+    Xbyak::Address dst_slot() const { return slot(1); }
+    Xbyak::Address pending_src() const { return slot(2); }
+    Xbyak::Address pending_dst() const { return slot(3); }
+    Xbyak::Address pending_mask() const { return slot(4); }
+    Xbyak::Address pending() const { return slot(5); }
+    // The pending unit's mask, and its end.
+    Xbyak::RegExp mask_copy(int off = 0) const {
+        return rsp + jit_rng_frame_t::consumer_unit_off + off;
+    }
+    Xbyak::RegExp linear() const {
+        return frame().consts
+                + static_cast<int>(offsetof(jit_fused_consts_t, linear));
+    }
+    int unit_data() const {
+        return dist().unit_elems() / jit_apply_emitter_t::group_elems
+                * apply_.group_bytes();
     }
 
     void emit_consumer_init() override {
@@ -67,48 +89,94 @@ private:
         mov(src_slot(), rax);
         mov(rax, ptr[args + offsetof(jit_fused_call_t, dst)]);
         mov(dst_slot(), rax);
+        mov(pending(), 0);
     }
 
+    // `groups` groups of the pending unit, unrolled; rcx and rdx are kept
+    // in slots 6 and 7 meanwhile (the distribution's code holds values in
+    // them).
+    void emit_consume_step(int groups) override {
+        const int gb = apply_.group_bytes();
+        Xbyak::Label skip;
+        cmp(pending(), 0);
+        je(skip, T_NEAR);
+        mov(slot(6), rcx);
+        mov(slot(7), rdx);
+        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx;
+        mov(src, pending_src());
+        mov(dst, pending_dst());
+        mov(mask, pending_mask());
+        apply_.emit_load_consts(); // the engine used the registers
+        for (int g = 0; g < groups; ++g)
+            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
+                    linear());
+        add(src, groups * gb);
+        add(dst, groups * gb);
+        add(mask, groups * 4);
+        mov(pending_src(), src);
+        mov(pending_dst(), dst);
+        mov(pending_mask(), mask);
+        mov(rcx, slot(6));
+        mov(rdx, slot(7));
+        L(skip);
+    }
+
+    // The pending unit's groups that the steps left, two at a time (a
+    // unit has an even number of groups; the steps take G / 2 each).
+    void emit_finish_pending() {
+        const int gb = apply_.group_bytes();
+        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, end = r8;
+        Xbyak::Label done, iter;
+        cmp(pending(), 0);
+        je(done, T_NEAR);
+        mov(src, pending_src());
+        mov(dst, pending_dst());
+        mov(mask, pending_mask());
+        lea(end, ptr[mask_copy(dist().unit_bytes())]);
+        apply_.emit_load_consts();
+        L(iter);
+        cmp(mask, end);
+        jae(done, T_NEAR);
+        for (int g = 0; g < 2; ++g)
+            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
+                    linear());
+        add(src, 2 * gb);
+        add(dst, 2 * gb);
+        add(mask, 2 * 4);
+        jmp(iter, T_NEAR);
+        L(done);
+    }
+
+    // The unit left before this one is finished; this one becomes pending,
+    // with a copy of its mask (the mask output may be a slot that the next
+    // unit overwrites).
     void emit_consume_unit() override {
         const jit_rng_frame_t &f = frame();
         const int unit_bytes = dist().unit_bytes();
-        const int groups
-                = dist().unit_elems() / jit_apply_emitter_t::group_elems;
-        const int gb = apply_.group_bytes();
-        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, cnt = r8;
-        const Xbyak::RegExp linear = f.consts
-                + static_cast<int>(offsetof(jit_fused_consts_t, linear));
-        mov(src, src_slot());
-        mov(dst, dst_slot());
-        lea(mask, ptr[f.dst - unit_bytes]);
-        apply_.emit_load_consts(); // the engine used the registers
-        // A loop over the unit's groups when it has many (bitsliced: 64).
-        const int per_iter = std::min(groups, max_groups_per_iter);
-        const int iters = groups / per_iter;
-        Xbyak::Label iter;
-        if (iters > 1) {
-            mov(cnt, iters);
-            L(iter);
+        emit_finish_pending();
+        for (int off = 0; off < unit_bytes; off += 8) {
+            mov(rax, ptr[f.dst - unit_bytes + off]);
+            mov(ptr[mask_copy(off)], rax);
         }
-        for (int g = 0; g < per_iter; ++g)
-            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
-                    linear);
-        add(src, per_iter * gb);
-        add(dst, per_iter * gb);
-        if (iters > 1) {
-            add(mask, per_iter * 4);
-            dec(cnt);
-            jnz(iter, T_NEAR);
-        }
-        mov(src_slot(), src);
-        mov(dst_slot(), dst);
+        lea(rax, ptr[mask_copy()]);
+        mov(pending_mask(), rax);
+        mov(rax, src_slot());
+        mov(pending_src(), rax);
+        add(rax, unit_data());
+        mov(src_slot(), rax);
+        mov(rax, dst_slot());
+        mov(pending_dst(), rax);
+        add(rax, unit_data());
+        mov(dst_slot(), rax);
+        mov(pending(), 1);
         // Without a mask output every unit's bits go to the same slot.
         if (!write_mask_) sub(f.dst, unit_bytes);
     }
 
+    void emit_consumer_fini() override { emit_finish_pending(); }
+
     void emit_consumer_data() override { apply_.emit_table(); }
 
-    static constexpr int max_groups_per_iter = 2;
     jit_apply_emitter_t apply_;
     bool write_mask_;
 };

@@ -60,6 +60,7 @@ void jit_rng_generator_t::generate() {
     engine_->emit_init();
     dist_->emit_init();
     emit_consumer_init();
+    dist_->set_step([this](int groups) { emit_consume_step(groups); });
     Xbyak::Label unit;
     L(unit);
     if (dist_->draws_words()) {
@@ -74,6 +75,7 @@ void jit_rng_generator_t::generate() {
     emit_consume_unit();
     dec(f.units);
     jnz(unit, T_NEAR);
+    emit_consumer_fini();
     postamble();
 }
 

@@ -242,6 +242,10 @@ private:
 // runs into the next, so the row keeps the last block drawn (P) beside the
 // next (N), lane_r picks each lane's word, and nothing is deferred. The
 // output is jit_bitsliced_t's, unit for unit.
+//
+// Each row offers two consumer steps of G / 2 groups (jit_dist_t), at its
+// start and after its first block, so that a consumer's memory traffic
+// overlaps with the engine's arithmetic.
 class jit_bitsliced_lazy_t : public jit_bitsliced_t {
 public:
     jit_bitsliced_lazy_t(jit_generator_t &h, const jit_rng_frame_t &f,
@@ -268,6 +272,7 @@ public:
         Label row;
         h_.L(row);
         Label done;
+        emit_step(groups() / 2);
         for (int v = 0; v < nv(); ++v) { // lt = 0, eq = ~0
             const Xmm z = h_.vmm(0), ones = h_.vmm(1);
             h_.uni_vpxor(z, z, z);
@@ -285,6 +290,7 @@ public:
             draw(nv(), row_base, jb + (shifted() ? 1 : 0), offsets,
                     area(jb + 1));
             emit_levels(nv(), jb);
+            if (jb == 0) emit_step(groups() / 2);
             if (jb + 1 < row_blocks) emit_exit_if_decided(nv(), done);
         }
         h_.L(done);
@@ -457,13 +463,11 @@ private:
         }
     }
 
-    // Jumps to done when eq (vmm 10 + v, v < nvec) is 0 in every lane.
+    // Jumps to done when the eq slots of nvec vectors are 0 in every lane.
     void emit_exit_if_decided(int nvec, const Label &done) {
-        Xmm any = h_.vmm(10);
-        if (nvec == 2) {
-            any = h_.vmm(14);
-            h_.uni_vpor(any, h_.vmm(10), h_.vmm(11));
-        }
+        const Xmm any = h_.vmm(0);
+        h_.uni_load(any, slot(eq_off, 0));
+        if (nvec == 2) h_.uni_vpor(any, any, slot(eq_off, 1));
         if (h_.is_avx512()) {
             h_.vptestmd(h_.k1, any, any);
             h_.kortestw(h_.k1, h_.k1);

@@ -3,6 +3,7 @@
 #ifndef RNDNN_RNG_JIT_JIT_RNG_DIST_HPP
 #define RNDNN_RNG_JIT_JIT_RNG_DIST_HPP
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,11 +38,24 @@ public:
     virtual void emit_unit() = 0;
     // Per execution (p may be a runtime value).
     virtual void fill_consts(double p, jit_rng_consts_t &c) const = 0;
+    // The code of step(n), which the generator sets, goes where it may
+    // overlap with the dist's own: emit_unit() calls it with n that add up
+    // to at most one unit's groups of 32 elements, where the vector
+    // registers hold nothing it needs (jit_rng_generator_t's consumer
+    // steps).
+    void set_step(std::function<void(int)> step) { step_ = std::move(step); }
 
 protected:
+    void emit_step(int groups) {
+        if (step_) step_(groups);
+    }
+
     jit_generator_t &h_;
     const jit_rng_frame_t &f_;
     const rng_conf_t &conf_;
+
+private:
+    std::function<void(int)> step_;
 };
 
 // bitsliced(b) is lazy (bitsliced_eval_t::automatic) for b a multiple of 4

@@ -62,6 +62,14 @@ protected:
     // After each unit: the unit's dist output is the dist().unit_bytes()
     // bytes before [f.dst].
     virtual void emit_consume_unit() {}
+    // Inside a unit's code, where the distribution offers it (lazy
+    // bitsliced, between engine blocks): work on `groups` groups of 32
+    // elements that an earlier unit left, so that it overlaps with the
+    // engine's. This code may use rax, the vector registers and k1-k5, and
+    // must keep every other register.
+    virtual void emit_consume_step(int groups) { (void)groups; }
+    // Once per call, after the last unit.
+    virtual void emit_consumer_fini() {}
     // After the function's code: data the consumer's code reads, e.g.
     // constant tables addressed relative to rip.
     virtual void emit_consumer_data() {}
