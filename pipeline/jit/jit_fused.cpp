@@ -214,7 +214,7 @@ private:
         const uint64_t ue = static_cast<uint64_t>(drv_.unit_elems());
         const uint64_t g0 = rr.offset, g1 = g0 + gen_.conf().nelems;
         alignas(64) uint64_t state[jit_max_state_bytes / 8];
-        alignas(64) unsigned char mask[jit_rng_scratch_elems / 8];
+        alignas(64) unsigned char mask[u8_chunk_elems / 8];
         alignas(64) unsigned char data[max_unit_elems * 4];
         alignas(64) uint8_t flags[jit_rng_scratch_elems];
         const auto *src = static_cast<const unsigned char *>(run.src);
@@ -232,7 +232,9 @@ private:
             if (gs == u * ue && std::min(g1, u1 * ue) - gs >= ue) {
                 uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;
                 if (write_mask_ && !mask_direct)
-                    k = std::min<uint64_t>(k, drv_.scratch_units());
+                    k = std::min<uint64_t>(k,
+                            mask_u8_ ? std::max<uint64_t>(1, u8_chunk_elems / ue)
+                                     : drv_.scratch_units());
                 call.rng.dst = mask_direct ? drv_.dst_at(rr, gs) : mask;
                 call.rng.units = k;
                 call.src = src + at(gs);
@@ -293,6 +295,12 @@ private:
 
     // Elements of the largest unit (bitsliced).
     static constexpr int max_unit_elems = jit_unit_groups * 32;
+    // Elements of a call whose u8 mask goes through the mask scratch: the
+    // more units a call has, the fewer calls (and each call ends by
+    // applying its last unit: jit_fused_generator_t).
+    static constexpr int u8_chunk_elems = 16 * max_unit_elems;
+    static_assert(u8_chunk_elems >= jit_rng_scratch_elems,
+            "the mask scratch holds the bit path's units too");
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
     bool write_mask_, mask_u8_;
