@@ -446,6 +446,45 @@ TEST(Dropout, ForwardOverMethodsAlgsThreadsAndLayouts) {
     check_forward(p, "reference kernels");
 }
 
+// A u8 mask of at least 16 MiB is written non-temporally from its first
+// 16-byte boundary on (pipeline/jit/jit_fused.cpp): the chain's bytes, with
+// a mask offset (8 bytes) that leaves a head before that boundary, with two
+// threads.
+TEST(Dropout, LargeU8MaskStreamsTheSameBytes) {
+    const dim_t n = (dim_t(1) << 24) + 37;
+    const memory::desc md({n}, data_type::f32);
+    const memory::desc mmd({n}, data_type::u8, {1}, 8);
+    memory x(md);
+    auto *xs = static_cast<float *>(x.get_data_handle());
+    for (dim_t i = 0; i < n; ++i)
+        xs[i] = static_cast<float>(i % 1013) - 500.f;
+    std::vector<uint8_t> masks[2];
+    for (dropout_plan plan : {dropout_plan::chain, dropout_plan::any}) {
+        dropout::desc d;
+        d.src = d.dst = md;
+        d.mask = mmd;
+        d.rate = 0.3;
+        d.with_offset = true;
+        d.plan = plan;
+        dropout prim {dropout::primitive_desc(d)};
+        memory y(md), mask(mmd);
+        prim.execute(stream(2),
+                {{RNDNN_ARG_SRC, x}, {RNDNN_ARG_DST, y},
+                        {RNDNN_ARG_MASK, mask},
+                        {RNDNN_ARG_SEED, memory::scalar(int64_t(4))},
+                        {RNDNN_ARG_OFFSET, memory::scalar(int64_t(32))}});
+        const auto *m = static_cast<const uint8_t *>(mask.get_data_handle());
+        masks[plan == dropout_plan::any].assign(m + 8, m + 8 + n);
+        if (plan == dropout_plan::any) {
+            EXPECT_EQ(std::string(prim.get_primitive_desc().impl_name())
+                              .rfind("fused:", 0),
+                    0u)
+                    << prim.get_primitive_desc().impl_name();
+        }
+    }
+    EXPECT_TRUE(masks[0] == masks[1]);
+}
+
 // f32 data of at least 16 MiB goes through the fused kernel's
 // non-temporal function where it is 64-byte aligned (memories that rndnn
 // allocates are): the chain's bits, with two threads, in place or not.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <emmintrin.h>
+
 #include "pipeline/fused.hpp"
 #include "pipeline/jit/jit_apply_emitter.hpp"
 #include "rng/jit/jit_rng_generator.hpp"
@@ -190,6 +192,8 @@ public:
         , mask_u8_(conf.write_mask
                   && conf.mask.get_data_type() == data_type::u8)
         , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
+        , u8_nt_(mask_u8_
+                  && static_cast<double>(conf.rng.nelems) >= nt_min_bytes)
         , esize_(dt_bits(conf.dt) / 8) {}
 
     void execute(const fused_run_t &run) const override {
@@ -277,6 +281,28 @@ private:
         uint64_t b = gs - scratch_g, k = 0;
         for (; k < cnt && b % 8; ++k, ++b)
             out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
+        // A large mask goes around the caches (16 bytes a store), as large
+        // f32 data does, from the first 16-byte boundary that 8-byte steps
+        // reach (none where the bytes start off an 8-byte boundary).
+        const bool nt = u8_nt_;
+        for (; k + 8 <= cnt && (!nt || reinterpret_cast<uintptr_t>(out + k) % 16);
+                k += 8, b += 8) {
+            const uint64_t bytes = expand_bits(scratch[b / 8]);
+            std::memcpy(out + k, &bytes, 8);
+        }
+        if (nt) {
+            for (; k + 16 <= cnt; k += 16, b += 16) {
+                const auto lo = static_cast<long long>(
+                        expand_bits(scratch[b / 8]));
+                const auto hi = static_cast<long long>(
+                        expand_bits(scratch[b / 8 + 1]));
+                _mm_stream_si128(reinterpret_cast<__m128i *>(out + k),
+                        _mm_set_epi64x(hi, lo));
+            }
+            // Ordered before the caller (another thread, after the join)
+            // reads the mask.
+            _mm_sfence();
+        }
         for (; k + 8 <= cnt; k += 8, b += 8) {
             const uint64_t bytes = expand_bits(scratch[b / 8]);
             std::memcpy(out + k, &bytes, 8);
@@ -305,6 +331,7 @@ private:
     jit_rng_driver_t drv_;
     bool write_mask_, mask_u8_;
     uint64_t u8_offset0_; // the u8 mask's first element, when mask_u8_
+    bool u8_nt_; // a u8 mask large enough for non-temporal stores
     uint64_t esize_;
 };
 
