@@ -446,6 +446,27 @@ TEST(Dropout, ForwardOverMethodsAlgsThreadsAndLayouts) {
     check_forward(p, "reference kernels");
 }
 
+// The data and the forward problem of the large-tensor tests below:
+// values in [-500, 512], rate 0.3, an offset argument.
+memory large_data(const memory::desc &md) {
+    memory x(md);
+    auto *xs = static_cast<float *>(x.get_data_handle());
+    for (dim_t i = 0; i < md.nelems(); ++i)
+        xs[i] = static_cast<float>(i % 1013) - 500.f;
+    return x;
+}
+
+dropout::desc large_desc(const memory::desc &md, const memory::desc &mmd,
+        dropout_plan plan) {
+    dropout::desc d;
+    d.src = d.dst = md;
+    d.mask = mmd;
+    d.rate = 0.3;
+    d.with_offset = true;
+    d.plan = plan;
+    return d;
+}
+
 // A u8 mask of at least 16 MiB is written non-temporally from its first
 // 16-byte boundary on (pipeline/jit/jit_fused.cpp): the chain's bytes, with
 // a mask offset (8 bytes) that leaves a head before that boundary, with two
@@ -454,19 +475,10 @@ TEST(Dropout, LargeU8MaskStreamsTheSameBytes) {
     const dim_t n = (dim_t(1) << 24) + 37;
     const memory::desc md({n}, data_type::f32);
     const memory::desc mmd({n}, data_type::u8, {1}, 8);
-    memory x(md);
-    auto *xs = static_cast<float *>(x.get_data_handle());
-    for (dim_t i = 0; i < n; ++i)
-        xs[i] = static_cast<float>(i % 1013) - 500.f;
+    const memory x = large_data(md);
     std::vector<uint8_t> masks[2];
     for (dropout_plan plan : {dropout_plan::chain, dropout_plan::any}) {
-        dropout::desc d;
-        d.src = d.dst = md;
-        d.mask = mmd;
-        d.rate = 0.3;
-        d.with_offset = true;
-        d.plan = plan;
-        dropout prim {dropout::primitive_desc(d)};
+        dropout prim {dropout::primitive_desc(large_desc(md, mmd, plan))};
         memory y(md), mask(mmd);
         prim.execute(stream(2),
                 {{RNDNN_ARG_SRC, x}, {RNDNN_ARG_DST, y},
@@ -491,18 +503,10 @@ TEST(Dropout, LargeU8MaskStreamsTheSameBytes) {
 TEST(Dropout, LargeDataStreamsTheSameBits) {
     const memory::desc md({1, (dim_t(1) << 22) + 37}, data_type::f32);
     const memory::desc mmd(md.get_dims(), data_type::bit);
-    memory x(md), chain_y(md), chain_m(mmd);
-    auto *xs = static_cast<float *>(x.get_data_handle());
-    for (dim_t i = 0; i < md.nelems(); ++i)
-        xs[i] = static_cast<float>(i % 1013) - 500.f;
+    memory x = large_data(md), chain_y(md), chain_m(mmd);
+    const auto *xs = static_cast<const float *>(x.get_data_handle());
     auto run = [&](dropout_plan plan, memory &src, memory &dst, memory &mask) {
-        dropout::desc d;
-        d.src = d.dst = md;
-        d.mask = mmd;
-        d.rate = 0.3;
-        d.with_offset = true;
-        d.plan = plan;
-        dropout prim {dropout::primitive_desc(d)};
+        dropout prim {dropout::primitive_desc(large_desc(md, mmd, plan))};
         prim.execute(stream(2),
                 {{RNDNN_ARG_SRC, src}, {RNDNN_ARG_DST, dst},
                         {RNDNN_ARG_MASK, mask},
