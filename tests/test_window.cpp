@@ -26,14 +26,22 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     std::vector<dist_case_t> v;
     post_ops none;
     v.push_back({"bits", data_type::u32, none});
+    // The default method (bitsliced:32, lazy in the JIT kernels, where the
+    // algorithm allows; else threshold32), and each method named.
+    post_ops def;
+    def.append_bernoulli(0.3);
+    v.push_back({"default bit", data_type::bit, def});
+    v.push_back({"default u8", data_type::u8, def});
     post_ops t32;
-    t32.append_bernoulli(0.3);
+    t32.append_bernoulli(0.3, bernoulli_method::threshold32);
     v.push_back({"threshold32 bit", data_type::bit, t32});
-    v.push_back({"threshold32 u8", data_type::u8, t32});
     if (alg != rng_alg::mcg31m1) {
         post_ops bs;
         bs.append_bernoulli(0.625, bernoulli_method::bitsliced, 3);
         v.push_back({"bitsliced:3 bit", data_type::bit, bs});
+        post_ops bs13;
+        bs13.append_bernoulli(0.3, bernoulli_method::bitsliced, 13);
+        v.push_back({"bitsliced:13 bit", data_type::bit, bs13});
     }
     post_ops uni;
     uni.append_uniform(-2.f, 3.f);
