@@ -92,7 +92,8 @@ struct jit_rng_consts_t {
 // The kernel's arguments.
 struct jit_rng_call_t {
     void *dst; // the first unit's output, dense
-    uint64_t first; // philox: counter of the first unit's first word block
+    uint64_t first; // philox: counter of the first unit's first word block;
+    // lazy bitsliced: that word's index / 4 (jit_dist_t::draws_words)
     uint64_t units; // >= 1
     const jit_rng_consts_t *consts;
     void *state; // threefry, mcg31m1, multfly: lane states, read and advanced
