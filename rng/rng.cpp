@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
@@ -83,6 +84,30 @@ void check_dst_type(impl::dist_t dist, data_type t) {
     fail(status::invalid_arguments,
             cat("dist=", dist2str(dist), " cannot write dst type ", dt2str(t),
                     " (supported: ", names, ")"));
+}
+
+// Refuses a uniform or normal post-op (named by `what` and its two
+// parameters) whose extreme values lo and hi (f32, as the kernels compute
+// them) are not finite, or round to infinity in dst's type.
+void check_fits(const char *what, float p0, float p1, float lo, float hi,
+        const memory::desc &dst) {
+    const data_type t = dst.get_data_type();
+    const auto finite = [t](float v) {
+        if (t == data_type::bf16)
+            v = impl::bf16_to_f32(impl::f32_to_bf16(v));
+        else if (t == data_type::f16)
+            v = impl::f16_to_f32(impl::f32_to_f16(v));
+        return std::isfinite(v);
+    };
+    for (float v : {lo, hi}) {
+        if (finite(v)) continue;
+        const bool uniform = what[0] == 'u';
+        fail(status::invalid_arguments,
+                cat(what, p0, uniform ? ", " : " stddev=", p1,
+                        uniform ? ")" : "", " gives values up to ", v,
+                        " in magnitude, which ", dt2str(t),
+                        " cannot hold (they would be infinite)"));
+    }
 }
 
 } // namespace
@@ -171,11 +196,20 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 c.dist = impl::dist_t::uniform;
                 c.a = e.a;
                 c.b = e.b;
-                if (!std::isfinite(e.a) || !std::isfinite(e.b) || e.a > e.b
-                        || !std::isfinite(e.b - e.a))
+                if (!std::isfinite(e.a) || !std::isfinite(e.b) || e.a > e.b)
                     fail(status::invalid_arguments,
                             cat("uniform range [", e.a, ", ", e.b,
                                     ") is not a finite range with a <= b"));
+                if (!std::isfinite(e.b - e.a))
+                    fail(status::invalid_arguments,
+                            cat("uniform range [", e.a, ", ", e.b,
+                                    "): its width b - a overflows f32"));
+                {
+                    // The values run from a to fma(1 - 2^-24, b - a, a).
+                    const float top = std::fma(
+                            1.f - 0x1p-24f, e.b - e.a, e.a);
+                    check_fits("uniform range [", e.a, e.b, e.a, top, c.dst);
+                }
                 break;
             case post_ops::kind::normal:
                 c.dist = impl::dist_t::normal;
@@ -186,6 +220,15 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                     fail(status::invalid_arguments,
                             cat("normal mean=", e.mean, " stddev=", e.stddev,
                                     " is not finite with stddev >= 0"));
+                {
+                    // z reaches +-r_max exactly (u1 = 2^-24, angle 0 or
+                    // pi), and |z| never passes it.
+                    const float r_max
+                            = std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
+                    check_fits("normal mean=", e.mean, e.stddev,
+                            e.mean + e.stddev * -r_max,
+                            e.mean + e.stddev * r_max, c.dst);
+                }
                 break;
             case post_ops::kind::linear:
                 fail(status::invalid_arguments,

@@ -455,11 +455,19 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             break;
         }
         case dist_kind::uniform: {
-            // Huge spans, an empty one, and one in the subnormals.
+            // Huge spans (up to the largest the dst type holds: creation
+            // refuses more), an empty one, and one in the subnormals.
+            const data_type dt = combo.dt;
+            const float top = dt == data_type::f16 ? 65519.f // below 65520
+                    : dt == data_type::bf16        ? 3.39e38f
+                                                   : 3.4e38f;
+            const float big = dt == data_type::f16 ? 6e4f : 1.5e38f;
+            const float wide = dt == data_type::f16 ? 3e4f : 1e30f;
+            const float mid = dt == data_type::f16 ? 1e3f : 1e6f;
             const std::vector<std::pair<float, float>> ab = {{0.f, 1.f},
-                    {-3.f, 5.5f}, {1e-3f, 1e-3f}, {-1.5e38f, 1.5e38f},
-                    {0.f, 3.4e38f}, {-1e30f, 1e30f}, {1e6f, 1e6f + 1.f},
-                    {0.f, 1e-38f}, {-2.f, -1.f}, {-7.25f, 1e-7f}};
+                    {-3.f, 5.5f}, {1e-3f, 1e-3f}, {-big, big}, {0.f, top},
+                    {-wide, wide}, {mid, mid + 1.f}, {0.f, 1e-38f},
+                    {-2.f, -1.f}, {-7.25f, 1e-7f}};
             const auto r = pick(g, ab);
             c.a = r.first;
             c.b = r.second;

@@ -557,6 +557,42 @@ TEST(RngErrors, CreationNamesTheBadValue) {
             rng::primitive_desc(make_desc(rng_alg::philox4x32_10, {4}, dt::f32),
                     normal_attr(0, -1)),
             "stddev=-1");
+    // Values that the dst type cannot hold are refused, not written as
+    // infinities; the extremes that fit are taken.
+    const auto desc_of = [](data_type t) {
+        return make_desc(rng_alg::philox4x32_10, {8}, t);
+    };
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               uniform_attr(-3e38f, 3e38f)),
+            "width b - a overflows f32");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f16), uniform_attr(0, 1e6f)),
+            "f16 cannot hold");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f16),
+                               uniform_attr(70000, 70000)),
+            "[70000, 70000)");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::bf16),
+                               uniform_attr(0, 3.4e38f)),
+            "bf16 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f16), normal_attr(0, 20000)),
+            "stddev=20000");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               normal_attr(3e38f, 1e38f)),
+            "f32 cannot hold");
+    for (const auto &ok : {std::make_pair(desc_of(dt::f16), uniform_attr(0, 65504)),
+                 std::make_pair(desc_of(dt::f16), uniform_attr(-65504, 65504)),
+                 std::make_pair(desc_of(dt::f16), normal_attr(0, 10000)),
+                 std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f))}) {
+        std::vector<uint16_t> out(8);
+        generate(ok.first, ok.second, out.data(), {1, 2, 3, 1});
+        for (uint16_t h : out) {
+            const float v = ok.first.dst.get_data_type() == dt::f16
+                    ? impl::f16_to_f32(h)
+                    : impl::bf16_to_f32(h);
+            EXPECT_TRUE(std::isfinite(v)) << v;
+        }
+    }
     post_ops two;
     two.append_uniform(0, 1);
     two.append_normal(0, 1);

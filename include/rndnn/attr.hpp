@@ -50,10 +50,12 @@ public:
             int bits = 1);
     /// Uniform on [a, b], b only by rounding (docs/semantics.md): dst =
     /// fma(u, b - a, a) in f32, u in [0, 1), rounded once more to bf16/f16.
-    /// Checked at creation: a, b and b - a finite, a <= b.
+    /// Checked at creation: a, b and b - a finite, a <= b, and both ends
+    /// of the values finite in the dst type (f16: below 65520).
     void append_uniform(float a, float b);
     /// Normal(mean, stddev) by Box-Muller. Checked at creation: finite,
-    /// stddev >= 0.
+    /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|) finite in
+    /// f32 and in the dst type.
     void append_normal(float mean, float stddev);
     /// Linear: x = fma(alpha, x, beta) in f32 (oneDNN's eltwise_linear,
     /// rounded once). Checked at creation: alpha and beta finite.

@@ -76,9 +76,10 @@ public:
         primitive_desc() = default;
         /// @throws error (invalid_arguments) naming the bad value: a dst
         ///     type the distribution cannot write, p outside [0, 1], b
-        ///     outside [1, 32], bitsliced with mcg31m1, a name longer than
-        ///     32 bytes or given to another algorithm, more than one
-        ///     post-op, a seed type other than s32/s64...
+        ///     outside [1, 32], bitsliced with mcg31m1, uniform or normal
+        ///     parameters whose values the dst type cannot hold, a name
+        ///     longer than 32 bytes or given to another algorithm, more
+        ///     than one post-op, a seed type other than s32/s64...
         /// @throws error (unimplemented) if no implementation applies.
         primitive_desc(const desc &adesc,
                 const primitive_attr &attr = primitive_attr());

@@ -114,3 +114,15 @@ def test_generator_pickles_and_copies():
         assert h == g and h is not g
         h.reserve(1)
         assert h != g
+
+
+def test_values_a_type_cannot_hold_are_refused():
+    # Never infinities: f16 holds up to 65504, bf16 up to about 3.39e38.
+    with pytest.raises(rndnn.Error, match="f16 cannot hold"):
+        rndnn.uniform((8,), 0.0, 1e6, dtype="f16")
+    with pytest.raises(rndnn.Error, match="f16 cannot hold"):
+        rndnn.normal((8,), 0.0, 20000.0, dtype="f16")
+    with pytest.raises(rndnn.Error, match="bf16 cannot hold"):
+        rndnn.uniform((8,), 0.0, 3.4e38, dtype="bf16")
+    h = rndnn.uniform((1000,), 0.0, 65504.0, dtype="f16")
+    assert np.isfinite(h).all()
