@@ -508,6 +508,13 @@ TEST_F(Cli, NoOrUnknownCommandIsUsageError) {
     EXPECT_NE(r.err.find("rndnn: unknown command 'generate'"),
             std::string::npos)
             << r.err;
+    // A control character in the name is escaped, as in every message.
+    r = run({"gen\x1b[2J"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("unknown command 'gen" + rndnn::escape("\x1b")),
+            std::string::npos)
+            << r.err;
 }
 
 // --- bad input: exit 2, the value named, no file ---------------------------

@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
             return c.main(argc - 1, argv + 1);
         });
     }
-    std::cerr << "rndnn: unknown command '" << name << "'\n";
+    std::cerr << "rndnn: unknown command '" << rndnn::escape(name) << "'\n";
     print_usage(std::cerr);
     return rndnn_cli::exit_usage;
 }
