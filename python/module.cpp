@@ -105,10 +105,6 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
     clear_unused_bits(data, d.dst);
 }
 
-// Dropout forward (src -> dst, the mask written if given) or backward
-// (diff_dst as src -> diff_src as dst, the mask read if given, else
-// recomputed); src and dst may be one array. The GIL is released while
-// the primitive runs.
 // The method named as rndnn/__init__.py's _method() names it.
 rndnn::bernoulli_method to_method(const std::string &method) {
     if (method == "bitsliced") return rndnn::bernoulli_method::bitsliced;
@@ -116,6 +112,10 @@ rndnn::bernoulli_method to_method(const std::string &method) {
     return rndnn::bernoulli_method::automatic;
 }
 
+// Dropout forward (src -> dst, the mask written if given) or backward
+// (diff_dst as src -> diff_src as dst, the mask read if given, else
+// recomputed); src and dst may be one array. The GIL is released while
+// the primitive runs.
 void dropout(py::array src, py::array dst, std::optional<py::array> mask,
         const std::vector<std::int64_t> &shape, const std::string &dtype,
         const std::vector<std::int64_t> &noise_shape,

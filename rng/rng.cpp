@@ -86,10 +86,10 @@ void check_dst_type(impl::dist_t dist, data_type t) {
                     " (supported: ", names, ")"));
 }
 
-// Refuses a uniform or normal post-op (named by `what` and its two
-// parameters) whose extreme values lo and hi (f32, as the kernels compute
-// them) are not finite, or round to infinity in dst's type.
-void check_fits(const char *what, float p0, float p1, float lo, float hi,
+// Refuses a uniform or normal post-op (`what`: it and its parameters, as
+// messages name them) whose extreme values lo and hi (f32, as the kernels
+// compute them) are not finite, or round to infinity in dst's type.
+void check_fits(const std::string &what, float lo, float hi,
         const memory::desc &dst) {
     const data_type t = dst.get_data_type();
     const auto finite = [t](float v) {
@@ -101,12 +101,9 @@ void check_fits(const char *what, float p0, float p1, float lo, float hi,
     };
     for (float v : {lo, hi}) {
         if (finite(v)) continue;
-        const bool uniform = what[0] == 'u';
         fail(status::invalid_arguments,
-                cat(what, p0, uniform ? ", " : " stddev=", p1,
-                        uniform ? ")" : "", " gives values up to ", v,
-                        " in magnitude, which ", dt2str(t),
-                        " cannot hold (they would be infinite)"));
+                cat(what, " gives values up to ", v, " in magnitude, which ",
+                        dt2str(t), " cannot hold (they would be infinite)"));
     }
 }
 
@@ -208,7 +205,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                     // The values run from a to fma(1 - 2^-24, b - a, a).
                     const float top = std::fma(
                             1.f - 0x1p-24f, e.b - e.a, e.a);
-                    check_fits("uniform range [", e.a, e.b, e.a, top, c.dst);
+                    check_fits(cat("uniform range [", e.a, ", ", e.b, ")"),
+                            e.a, top, c.dst);
                 }
                 break;
             case post_ops::kind::normal:
@@ -225,7 +223,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                     // pi), and |z| never passes it.
                     const float r_max
                             = std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
-                    check_fits("normal mean=", e.mean, e.stddev,
+                    check_fits(cat("normal mean=", e.mean, " stddev=",
+                                       e.stddev),
                             e.mean + e.stddev * -r_max,
                             e.mean + e.stddev * r_max, c.dst);
                 }

@@ -94,11 +94,23 @@ private:
         mov(pending(), 0);
     }
 
+    // `groups` groups at [src], [dst] with mask words at [mask], unrolled;
+    // the three registers move past them.
+    void emit_groups(const Xbyak::Reg64 &src, const Xbyak::Reg64 &dst,
+            const Xbyak::Reg64 &mask, int groups) {
+        const int gb = apply_.group_bytes();
+        for (int g = 0; g < groups; ++g)
+            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
+                    linear());
+        add(src, groups * gb);
+        add(dst, groups * gb);
+        add(mask, groups * 4);
+    }
+
     // `groups` groups of the pending unit, unrolled; rcx and rdx are kept
     // in slots 6 and 7 meanwhile (the distribution's code holds values in
     // them).
     void emit_consume_step(int groups) override {
-        const int gb = apply_.group_bytes();
         Xbyak::Label skip;
         cmp(pending(), 0);
         je(skip, T_NEAR);
@@ -109,12 +121,7 @@ private:
         mov(dst, pending_dst());
         mov(mask, pending_mask());
         apply_.emit_load_consts(); // the engine used the registers
-        for (int g = 0; g < groups; ++g)
-            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
-                    linear());
-        add(src, groups * gb);
-        add(dst, groups * gb);
-        add(mask, groups * 4);
+        emit_groups(src, dst, mask, groups);
         mov(pending_src(), src);
         mov(pending_dst(), dst);
         mov(pending_mask(), mask);
@@ -126,7 +133,6 @@ private:
     // The pending unit's groups that the steps left, two at a time (a
     // unit has an even number of groups; the steps take G / 2 each).
     void emit_finish_pending() {
-        const int gb = apply_.group_bytes();
         const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, end = r8;
         Xbyak::Label done, iter;
         cmp(pending(), 0);
@@ -139,12 +145,7 @@ private:
         L(iter);
         cmp(mask, end);
         jae(done, T_NEAR);
-        for (int g = 0; g < 2; ++g)
-            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
-                    linear());
-        add(src, 2 * gb);
-        add(dst, 2 * gb);
-        add(mask, 2 * 4);
+        emit_groups(src, dst, mask, 2);
         jmp(iter, T_NEAR);
         L(done);
     }
