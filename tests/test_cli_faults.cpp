@@ -156,6 +156,76 @@ stat -c %a y.npy new.npy)sh");
     EXPECT_EQ(r.out, "600\n640\n");
 }
 
+// As root, a replaced file keeps its owner and group and loses setuid and
+// setgid; a file without any write bit is refused, never replaced, and so
+// is a file that another user cannot write (docs/cli.md, "Reliability").
+TEST_F(CliFaults, ReplacingKeepsOwnerAndRefusesReadOnlyFiles) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to own files of others";
+    const result_t r = sh(R"sh(
+check() { eval "$1" || echo "FAIL: $1"; }
+echo old > other.npy && chown 12345:23456 other.npy && chmod 640 other.npy
+"$RNDNN" gen --shape 8 --out other.npy || echo "FAIL: other.npy"
+check '[ "$(stat -c %u:%g:%a other.npy)" = 12345:23456:640 ]'
+echo old > suid.npy && chmod 6755 suid.npy
+"$RNDNN" gen --shape 8 --out suid.npy || echo "FAIL: suid.npy"
+check '[ "$(stat -c %a suid.npy)" = 755 ]'
+echo old > ro.npy && chmod 444 ro.npy
+"$RNDNN" gen --shape 8 --out ro.npy 2> err.txt; rc=$?
+check '[ $rc = 1 ]'
+check 'grep -q "cannot write .ro.npy.: it is read-only for this user (mode 0444)" err.txt'
+check '[ "$(cat ro.npy)" = old ] && [ "$(stat -c %a ro.npy)" = 444 ]'
+# Another user, in a directory it may write, cannot replace root's 0644.
+chmod 711 . && mkdir shared && chmod 777 shared && echo old > shared/root.npy
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$RNDNN" gen --shape 8 --out shared/root.npy 2> err.txt; rc=$?
+check '[ $rc = 1 ] && grep -q "read-only for this user (mode 0644)" err.txt'
+check '[ "$(cat shared/root.npy)" = old ]'
+check '[ -z "$(ls -A shared | grep rndnn)" ]'
+echo done)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "done\n") << r.err;
+}
+
+// A signal that ends `gen --out` or an in-place `dropout` at any point
+// leaves no temporary file, with the file system's anonymous files and,
+// /proc hidden so that rndnn cannot link them, with named ones that the
+// signal handler removes; SIGKILL leaves none of the anonymous ones. The
+// target is the old file or the whole new one.
+TEST_F(CliFaults, SignalsLeaveNoTemporaryFile) {
+    in_namespace(R"sh(
+mkdir t && mount -t tmpfs -o size=3g tmpfs t && cd t || exit 1
+"$RNDNN" gen --dist normal --shape 33554432 --out x.npy --quiet || exit 1
+# 1 GiB of bits and an in-place dropout of 128 MiB: each takes long
+# enough to be stopped in the middle. The command replaces the subshell
+# that `&` starts, so that $! is its pid.
+run() {
+    case $1 in
+        gen) exec env --default-signal "$RNDNN" gen --dist bits --shape 268435456 \
+                --out big.bin --quiet ;;
+        dropout) exec env --default-signal "$RNDNN" dropout --in x.npy \
+                --out x.npy --rate 0.5 --quiet ;;
+    esac
+}
+stop() { # stop CMD SIGNAL
+    run "$1" & local pid=$!
+    sleep "0.$((RANDOM % 8 + 1))"
+    kill -"$2" $pid 2>/dev/null; wait $pid; local rc=$?
+    [ $rc = 0 ] || [ $rc = $((128 + $(kill -l "$2"))) ] \
+        || echo "FAIL: $1 stopped by $2 exited $rc"
+    [ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: $1 stopped by $2 left $(ls -A)"
+    [ ! -e big.bin ] || [ "$(stat -c %s big.bin)" = 1073741824 ] \
+        || echo "FAIL: big.bin has $(stat -c %s big.bin) bytes"
+    [ "$(stat -c %s x.npy)" = 134217856 ] || echo "FAIL: x.npy cut"
+}
+for sig in INT TERM HUP QUIT ALRM USR1 USR2 XCPU XFSZ KILL; do stop gen $sig; done
+stop dropout TERM
+stop dropout KILL
+mount -t tmpfs none /proc || exit 1
+for sig in INT TERM HUP QUIT ALRM USR1 USR2 XCPU XFSZ; do stop gen $sig; done
+stop dropout INT
+stop dropout HUP)sh");
+}
+
 // The temporary file's name is short: a 255-byte name still works, and
 // a link is written through to its (new) target.
 TEST_F(CliFaults, LongNamesAndLinks) {

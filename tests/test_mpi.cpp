@@ -20,10 +20,9 @@ namespace {
 
 // mpirun as the tests run it (tests/mpirun.sh: more ranks than cores, as
 // root, a session directory of its own, LeakSanitizer's suppressions).
-std::string mpirun(int k) {
-    return "\"" RNDNN_MPIRUN_SH "\" \"" RNDNN_MPIEXEC "\" -np "
-            + std::to_string(k) + " ";
-}
+#define MPIRUN_WORDS "\"" RNDNN_MPIRUN_SH "\" \"" RNDNN_MPIEXEC "\""
+const std::string mpirun_sh = MPIRUN_WORDS;
+std::string mpirun(int k) { return mpirun_sh + " -np " + std::to_string(k) + " "; }
 
 class Mpi : public Cli, public ::testing::WithParamInterface<int> {
 protected:
@@ -203,7 +202,23 @@ void expect_every_rank_says(const result_t &r, int k) {
 // no file is left, and a file the output would have replaced survives.
 TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
     std::ofstream(dir_ / "keep.npy") << "old";
+    // Ranks in different working directories: d1 and d2 hold different
+    // x.npy files.
+    ASSERT_EQ(sh("mkdir d1 d2 && \"$RNDNN\" gen --dist uniform --shape 8x8 "
+                 "--out d1/x.npy && \"$RNDNN\" gen --dist uniform --shape 4x4 "
+                 "--dtype f16 --out d2/x.npy")
+                      .status,
+            0);
     const std::vector<std::string> before = files();
+    const auto in_dirs = [&] {
+        std::vector<std::string> names;
+        for (const char *d : {"d1", "d2"})
+            for (const auto &e : fs::directory_iterator(dir_ / d))
+                names.push_back(e.path().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    const std::vector<std::string> before_in_dirs = in_dirs();
     struct case_t {
         int k; // ranks in all
         std::string line, named;
@@ -234,6 +249,22 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
                          "--rate 0.5",
                     "keep.npy"},
             {2, mpirun(2) + "\"$RNDNN\" stream --count 4", "rndnn stream"},
+            // Different subcommands wait in different collective calls:
+            // refused before either starts.
+            {2, mpirun(1) + "\"$RNDNN\" gen --shape 64 --out keep.npy : -np 1 "
+                         "\"$RNDNN\" verify",
+                    "at argument 1: 'verify', not 'gen'"},
+            // One command line, but a relative path names different files
+            // in the ranks' working directories.
+            {2, mpirun(1) + "--wdir d1 \"$RNDNN\" gen --shape 100000 --out "
+                         "a.bin : -np 1 --wdir d2 \"$RNDNN\" gen --shape 100000 "
+                         "--out a.bin",
+                    "every rank must name the same file"},
+            {2, mpirun(1) + "--wdir d1 \"$RNDNN\" dropout --in x.npy --out "
+                         "../y.npy --rate 0.5 : -np 1 --wdir d2 \"$RNDNN\" "
+                         "dropout --in x.npy --out ../y.npy --rate 0.5",
+                    "f16 of shape [4x4] in 160 bytes on rank 1, f32 of shape "
+                    "[8x8] in 384 bytes on rank 0"},
     };
     // The training example refuses a bad option on every rank.
     const result_t bad = sh(mpirun(2) + "\"" RNDNN_MPI_ATTENTION
@@ -246,12 +277,114 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
                 << bad.err;
     for (const case_t &c : cases) {
         SCOPED_TRACE(c.line);
-        const result_t r = sh(c.line);
+        // A hang is a failure too.
+        const result_t r = sh("timeout -k 5 120 " + c.line);
+        EXPECT_NE(r.status, 124) << "timed out";
         expect_every_rank_says(r, c.k);
         EXPECT_NE(r.err.find(c.named), std::string::npos) << r.err;
         EXPECT_EQ(files(), before);
+        EXPECT_EQ(in_dirs(), before_in_dirs);
         EXPECT_EQ(read_file(dir_ / "keep.npy"), "old");
     }
+}
+
+// Paths that differ as text but name one file, from different working
+// directories, are one output.
+TEST_F(Cli, MpiRelativePathsNamingOneFileWork) {
+    ASSERT_EQ(sh("mkdir d1 d2 && \"$RNDNN\" gen --shape 1000 --out want.npy")
+                      .status,
+            0);
+    const result_t r = sh(mpirun(1) + "--wdir d1 \"$RNDNN\" gen --shape 1000 "
+                                      "--out ../y.npy : -np 1 --wdir d2 "
+                                      "\"$RNDNN\" gen --shape 1000 --out ../y.npy");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(dir_ / "y.npy"), read_file(dir_ / "want.npy"));
+}
+
+// A script that runs @p script as root of a private user and mount
+// namespace (small tmpfs mounts of its own), with "${mpirun[@]}" the
+// tests' mpirun; @p script prints "FAIL: ..." for each failed check.
+std::string in_namespace(const std::string &script) {
+    return "export RNDNN\nunshare -rm bash -c " + quote(R"sh(set -u
+mpirun=()sh" MPIRUN_WORDS R"sh()
+expect_fails_on_every_rank() { # NP CMD...: exit status 1, every rank says why
+    local np=$1; shift
+    timeout -k 5 120 "${mpirun[@]}" -np "$np" "$@" > /dev/null 2> err.txt; local rc=$?
+    [ $rc != 0 ] && [ $rc != 124 ] || echo "FAIL: -np $np $* exited $rc"
+    for ((i = 0; i < np; ++i)); do
+        grep -q "rndnn: rank $i of $np: " err.txt \
+            || echo "FAIL: rank $i of $np said nothing: $(cat err.txt)"
+    done
+    grep -q "No space left on device" err.txt \
+        || echo "FAIL: -np $np $*: $(cat err.txt)"
+}
+)sh" + script + "\necho ok");
+}
+
+// What in_namespace()'s script printed: no failed check, and its end.
+void expect_namespace_ok(const result_t &r) {
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.out.find("ok"), std::string::npos) << r.out << r.err;
+}
+
+// A disk too small for the output fails every rank (Open MPI's MPI-IO
+// did not report the writes it lost, and left a file of the right size
+// with holes): the old file stays, and no temporary file is left.
+TEST_F(Cli, MpiFullDiskFailsEveryRankAndKeepsTheOldFile) {
+    if (sh("unshare -rm true").status != 0)
+        GTEST_SKIP() << "unshare -rm: no user namespaces here";
+    const result_t r = sh(in_namespace(R"sh(
+mkdir small && mount -t tmpfs -o size=512k tmpfs small || exit 1
+head -c 1000 /dev/urandom > small/old.bin && cp small/old.bin want.bin
+"$RNDNN" gen --dist uniform --shape 1000000 --out x.npy || exit 1
+for np in 1 3; do
+    expect_fails_on_every_rank $np "$RNDNN" gen --shape 1000000 --out small/old.bin
+    expect_fails_on_every_rank $np "$RNDNN" dropout --in x.npy \
+        --out small/old.bin --rate 0.5
+    expect_fails_on_every_rank $np "$RNDNN" dropout --in x.npy --out y.npy \
+        --mask-out small/m.npy --mask-dtype u8 --rate 0.5
+    cmp -s small/old.bin want.bin || echo "FAIL: -np $np: old.bin changed"
+    [ "$(ls -A small)" = old.bin ] || echo "FAIL: -np $np left $(ls -A small)"
+    [ ! -e y.npy ] || echo "FAIL: -np $np: y.npy written without its mask"
+done)sh"));
+    expect_namespace_ok(r);
+}
+
+// Signals sent to mpirun or to one rank in the middle of a large output
+// leave no temporary file: rank 0 removes the one they share when it is
+// signalled, and mpirun signals it when another rank dies.
+TEST_F(Cli, MpiSignalsLeaveNoTemporaryFile) {
+    if (sh("unshare -rm true").status != 0)
+        GTEST_SKIP() << "unshare -rm: no user namespaces here";
+    const result_t r = sh(in_namespace(R"sh(
+mkdir t && mount -t tmpfs -o size=3g tmpfs t && cd t || exit 1
+out=$PWD/big.bin
+rank_pid() { # the pid of rank $1 of the job writing $out
+    local p
+    for p in $(pgrep -f -- "--out $out"); do
+        grep -qz "^OMPI_COMM_WORLD_RANK=$1\$" /proc/$p/environ 2>/dev/null \
+            && echo $p
+    done
+}
+for target in mpirun 0 1; do
+    for sig in TERM INT; do
+        [ $target != mpirun ] && [ $sig = INT ] && continue
+        "${mpirun[@]}" -np 2 "$RNDNN" gen --dist bits --shape 268435456 --out "$out" \
+            --quiet > /dev/null 2>&1 & pid=$!
+        sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+        if [ $target = mpirun ]; then
+            kill -$sig $pid
+        else
+            kill -$sig $(rank_pid $target) 2>/dev/null
+        fi
+        wait $pid
+        [ -z "$(ls -A | grep rndnn)" ] \
+            || echo "FAIL: $sig to $target left $(ls -A)"
+        rm -f big.bin
+    done
+done)sh"));
+    expect_namespace_ok(r);
 }
 
 // tests/mpirun.sh gives each mpirun a session directory of its own, inside

@@ -350,7 +350,6 @@ int dropout_main(int argc, char **argv) {
         a.out = out;
     });
     if (help) return exit_ok;
-    job.check_same_command(argc, argv);
 
     // The inputs' headers, then the whole problem: the library checks the
     // rate, the noise shape against the data and the RNG, and the mask
@@ -390,7 +389,8 @@ int dropout_main(int argc, char **argv) {
     });
 
     // Both files are complete before either replaces its name.
-    sharded_output y("--out", a.out, rndnn::npy::header(x.header().md()));
+    sharded_output y("--out", a.out, rndnn::npy::header(x.header().md()),
+            static_cast<std::int64_t>(x.header().md().get_size()));
     std::optional<sharded_output> mask_file;
     if (!a.mask_out.empty()) {
         // A bit mask's file is its packed bytes (u8 of shape ceil(n/8)).
@@ -404,7 +404,8 @@ int dropout_main(int argc, char **argv) {
                                         x.header().shape.empty()
                                                 ? rndnn::dims {}
                                                 : md.get_dims(),
-                                        data_type::u8)));
+                                        data_type::u8)),
+                static_cast<std::int64_t>(md.get_size()));
     }
     // The progress of both passes: the bytes of --out, then of --mask-out.
     const piece_options_t &o = a.pieces;

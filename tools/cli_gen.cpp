@@ -141,11 +141,11 @@ int gen_main(int argc, char **argv) {
         rndnn::rng::primitive_desc(a.problem.desc, a.problem.attr);
     });
     if (help) return exit_ok;
-    job.check_same_command(argc, argv);
 
     const rndnn::memory::desc &md = a.problem.desc.dst;
     // Opened first: a path that cannot be written fails before the work.
-    sharded_output out("--out", a.out, a.npy ? rndnn::npy::header(md) : "");
+    sharded_output out("--out", a.out, a.npy ? rndnn::npy::header(md) : "",
+            static_cast<std::int64_t>(md.get_size()));
     piece_generator gen(a.problem);
     const piece_options_t &o = a.pieces;
     progress_t progress("rndnn gen",

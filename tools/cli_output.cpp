@@ -1,15 +1,22 @@
 // Output files of the rndnn tools (cli_output.hpp).
 #include "cli_output.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <streambuf>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +38,7 @@ public:
         if (fd_ > STDOUT_FILENO) ::close(fd_);
     }
     int error() const { return error_; }
+    int fd() const { return fd_; }
     // Flushes and closes; false (and error() set) on failure.
     bool close() {
         bool ok = drain();
@@ -89,11 +97,11 @@ private:
 
 namespace {
 
-std::string quoted(const std::string &path) { return "'" + path + "'"; }
+std::string quote_path(const std::string &path) { return "'" + path + "'"; }
 
 [[noreturn]] void fail_io(const std::string &what, const std::string &path,
         int err) {
-    throw io_error(what + " " + quoted(path) + ": " + std::strerror(err));
+    throw io_error(what + " " + quote_path(path) + ": " + std::strerror(err));
 }
 
 // @p path with every symbolic link on its last component followed, as
@@ -119,7 +127,106 @@ std::string dir_of(const std::string &file) {
     return parent.empty() ? "." : parent.string();
 }
 
+// The directory that holds @p target (links followed), absolute and
+// without links. @throws io_error naming @p path if it does not resolve.
+std::string real_dir_of(const std::string &path, const std::string &target) {
+    char *real = ::realpath(dir_of(target).c_str(), nullptr);
+    if (!real) fail_io("cannot create a file beside", path, errno);
+    std::string dir = real;
+    std::free(real);
+    return dir;
+}
+
+// The temporary files of this process that a signal must not leave
+// behind: fixed slots that the handler reads without allocating
+// (async-signal-safe). Only the main thread registers files.
+struct temp_slot_t {
+    volatile std::sig_atomic_t used;
+    char path[PATH_MAX];
+};
+temp_slot_t temp_slots[8];
+
+// The signals whose default action ends the process and that a user or a
+// launcher sends to stop a command (kill, Ctrl-C, a closed terminal,
+// timeout, mpirun tearing a job down, a file size limit).
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
+        SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
+
+extern "C" void remove_temps_and_die(int sig) {
+    const int saved = errno;
+    for (const temp_slot_t &s : temp_slots)
+        if (s.used) ::unlink(s.path);
+    errno = saved;
+    // The handler was reset (SA_RESETHAND) and the signal is blocked until
+    // it returns: then the default action ends the process, and the parent
+    // sees it killed by this signal.
+    ::raise(sig);
+}
+
+// Installs the handler once, for each signal that still has its default
+// action: one that is ignored (nohup) or handled by someone else stays so.
+void install_cleanup_handlers() {
+    static const bool installed = [] {
+        for (const int sig : cleanup_signals) {
+            struct sigaction old;
+            if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL
+                    || (old.sa_flags & SA_SIGINFO))
+                continue;
+            struct sigaction sa {};
+            sa.sa_handler = remove_temps_and_die;
+            sigemptyset(&sa.sa_mask);
+            sa.sa_flags = SA_RESETHAND;
+            ::sigaction(sig, &sa, nullptr);
+        }
+        return true;
+    }();
+    (void)installed;
+}
+
+// Registers @p path for removal on a signal. @returns its slot.
+int register_temp(const std::string &path) {
+    install_cleanup_handlers();
+    for (int i = 0; i < static_cast<int>(std::size(temp_slots)); ++i) {
+        temp_slot_t &s = temp_slots[i];
+        if (s.used) continue;
+        if (path.size() >= sizeof(s.path))
+            fail_io("cannot create a file beside", path, ENAMETOOLONG);
+        std::memcpy(s.path, path.c_str(), path.size() + 1);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        s.used = 1;
+        return i;
+    }
+    throw std::logic_error("output_file: more temporary files at once than "
+                           "the signal handler has slots for");
+}
+
+void unregister_temp(int slot) {
+    if (slot >= 0) temp_slots[slot].used = 0;
+}
+
+// A name for a temporary file in @p dir: ".rndnn-" and 6 random letters.
+std::string temp_name(const std::string &dir) {
+    static const char letters[]
+            = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static std::minstd_rand gen(std::random_device {}());
+    std::string name = dir + "/.rndnn-";
+    for (int i = 0; i < 6; ++i)
+        name += letters[gen() % (sizeof(letters) - 1)];
+    return name;
+}
+
+// Whether an anonymous file can be given a name at the end: linkat()
+// reaches it through /proc/self/fd.
+bool can_link_anonymous() { return ::access("/proc/self/fd", X_OK) == 0; }
+
 } // namespace
+
+std::string resolved_path(const std::string &path) {
+    if (path == "-") return path;
+    const std::string target = follow_links(path);
+    return real_dir_of(path, target) + "/"
+            + fs::path(target).filename().string();
+}
 
 output_file::output_file(const std::string &path) : path_(path) {
     int fd = -1;
@@ -130,42 +237,94 @@ output_file::output_file(const std::string &path) : path_(path) {
         struct stat st;
         const bool exists = ::stat(target_.c_str(), &st) == 0;
         if (exists && S_ISDIR(st.st_mode))
-            throw io_error("cannot write " + quoted(path)
+            throw io_error("cannot write " + quote_path(path)
                     + ": it is a directory");
         if (exists && !S_ISREG(st.st_mode)) {
             // A device or a FIFO: written in place, never replaced.
             fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
             if (fd < 0) fail_io("cannot open", path, errno);
         } else {
-            std::string tmpl = dir_of(target_) + "/.rndnn-XXXXXX";
-            fd = ::mkstemp(tmpl.data());
-            if (fd < 0) fail_io("cannot create a file beside", path, errno);
-            tmp_ = tmpl;
-            // mkstemp creates the file 0600: give it the mode of the file
-            // it replaces, or the one an ordinary create would (0666 less
-            // the umask).
-            mode_t mode;
-            if (exists) {
-                mode = st.st_mode & 07777;
-            } else {
-                const mode_t mask = ::umask(0);
-                ::umask(mask);
-                mode = 0666 & ~mask;
-            }
-            if (::fchmod(fd, mode) != 0) {
-                const int err = errno;
-                ::close(fd);
-                std::remove(tmp_.c_str());
-                fail_io("cannot set the mode of", tmp_, err);
-            }
+            fd = create_temp(exists ? &st : nullptr);
         }
     }
     buf_ = std::make_unique<fd_buf>(fd);
     os_ = std::make_unique<std::ostream>(buf_.get());
 }
 
+int output_file::create_temp(const struct stat *old) {
+    // A file the caller could not write in place is not replaced either
+    // (root writes anything: there, a file without any write bit). A
+    // read-only file system fails below, with its own reason.
+    if (old
+            && ((::faccessat(AT_FDCWD, target_.c_str(), W_OK, AT_EACCESS) != 0
+                        && errno == EACCES)
+                    || (::geteuid() == 0 && !(old->st_mode & 0222)))) {
+        char mode[8];
+        std::snprintf(mode, sizeof(mode), "%04o",
+                static_cast<unsigned>(old->st_mode & 07777));
+        throw io_error("cannot write " + quote_path(path_)
+                + ": it is read-only for this user (mode " + mode
+                + "); make it writable or remove it first");
+    }
+    dir_ = real_dir_of(path_, target_);
+    // The mode of the file it replaces without setuid, setgid and sticky
+    // bits, or the one an ordinary create would have (0666 less the umask).
+    mode_t mode;
+    if (old) {
+        mode = old->st_mode & 0777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    // Anonymous where the file system allows it: nothing to remove if the
+    // process dies, even by SIGKILL. Otherwise a named file that the
+    // signal handler removes.
+    int fd = can_link_anonymous()
+            ? ::open(dir_.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600)
+            : -1;
+    if (fd < 0) {
+        // No signal between the file's creation and its registration.
+        sigset_t block, was;
+        sigemptyset(&block);
+        for (const int sig : cleanup_signals)
+            sigaddset(&block, sig);
+        ::pthread_sigmask(SIG_BLOCK, &block, &was);
+        std::string tmpl = dir_ + "/.rndnn-XXXXXX";
+        fd = ::mkstemp(tmpl.data());
+        const int err = errno;
+        if (fd >= 0) {
+            tmp_ = tmpl;
+            slot_ = register_temp(tmp_);
+        }
+        ::pthread_sigmask(SIG_SETMASK, &was, nullptr);
+        if (fd < 0) fail_io("cannot create a file beside", path_, err);
+    }
+    // The owner and group of the file it replaces, where the caller may
+    // give them (root: both; others: a group they are in), then the mode
+    // (chown clears setuid bits: after it).
+    if (old && (old->st_uid != ::geteuid() || old->st_gid != ::getegid())
+            && ::fchown(fd, old->st_uid, old->st_gid) != 0)
+        (void)::fchown(fd, static_cast<uid_t>(-1), old->st_gid);
+    if (::fchmod(fd, mode) != 0) {
+        const int err = errno;
+        ::close(fd);
+        drop_temp();
+        fail_io("cannot set the mode of a file beside", path_, err);
+    }
+    return fd;
+}
+
+void output_file::drop_temp() {
+    if (tmp_.empty()) return;
+    std::remove(tmp_.c_str());
+    unregister_temp(slot_);
+    slot_ = -1;
+    tmp_.clear();
+}
+
 output_file::~output_file() {
-    if (!tmp_.empty() && !committed_) std::remove(tmp_.c_str());
+    if (!committed_) drop_temp();
 }
 
 void output_file::check() {
@@ -195,18 +354,61 @@ void output_file::write(const void *data, std::size_t n) {
     check();
 }
 
+void output_file::reserve(std::int64_t bytes) {
+    os_->flush();
+    check();
+    if (dir_.empty() || bytes <= 0) return;
+    const int rc = ::fallocate(buf_->fd(), 0, 0, static_cast<off_t>(bytes));
+    // A file system without fallocate: the size is checked at the end.
+    if (rc != 0 && errno != EOPNOTSUPP) fail_io("cannot write", path_, errno);
+}
+
 void output_file::finish() {
     if (finished_) return;
     os_->flush();
+    check();
+    if (!dir_.empty() && tmp_.empty()) {
+        // The anonymous file gets its temporary name now, while its
+        // descriptor is open: linkat() fails with EEXIST on a taken name.
+        const std::string fd_path = "/proc/self/fd/" + std::to_string(buf_->fd());
+        for (int tries = 0;; ++tries) {
+            std::string name = temp_name(dir_);
+            // Registered first: a signal between the link and the
+            // registration would leave the file.
+            slot_ = register_temp(name);
+            if (::linkat(AT_FDCWD, fd_path.c_str(), AT_FDCWD, name.c_str(),
+                        AT_SYMLINK_FOLLOW)
+                    == 0) {
+                tmp_ = name;
+                break;
+            }
+            const int err = errno;
+            unregister_temp(slot_);
+            slot_ = -1;
+            if (err != EEXIST || tries == 100)
+                fail_io("cannot write", path_, err);
+        }
+    }
     buf_->close();
     check();
     finished_ = true;
+}
+
+void output_file::check_size(std::int64_t bytes) const {
+    struct stat st;
+    if (::stat(tmp_.c_str(), &st) != 0) fail_io("cannot write", path_, errno);
+    if (st.st_size != bytes)
+        throw io_error("cannot write " + quote_path(path_) + ": the file holds "
+                + std::to_string(st.st_size) + " bytes, not the "
+                + std::to_string(bytes) + " written");
 }
 
 void output_file::commit() {
     finish();
     if (!tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0)
         fail_io("cannot write", path_, errno);
+    unregister_temp(slot_);
+    slot_ = -1;
     committed_ = true;
 }
 
@@ -258,9 +460,9 @@ void check_distinct(
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (keys[i] && keys[j] && *keys[i] == *keys[j])
-                throw usage_error(files[j].first + " " + quoted(files[j].second)
+                throw usage_error(files[j].first + " " + quote_path(files[j].second)
                         + " and " + files[i].first + " name the same file "
-                        + quoted(files[i].second));
+                        + quote_path(files[i].second));
 }
 
 void flush_stdout() {

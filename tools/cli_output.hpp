@@ -3,10 +3,19 @@
 //
 // The rules (docs/cli.md, "Reliability"):
 // - A path that does not exist, or names a regular file, is written to a
-//   temporary file beside it (".rndnn-XXXXXX" in the same directory, so a
-//   255-byte file name still works) and renamed over it only once the
-//   whole output is written: a failed run leaves nothing, and a replaced
-//   file keeps its mode.
+//   temporary file beside it and renamed over it only once the whole
+//   output is written: a failed run leaves nothing. The temporary file is
+//   anonymous (O_TMPFILE) until it is complete, then linked as
+//   ".rndnn-XXXXXX" in the same directory (a short name, so that a
+//   255-byte file name still works) until the rename; where the file
+//   system has no anonymous files it is named from the start. A signal
+//   that ends the process (INT, TERM, HUP, QUIT, ALRM, USR1, USR2, XCPU,
+//   XFSZ) removes a named one first; SIGKILL leaves nothing of an
+//   anonymous one.
+// - A replaced file keeps its permission bits (not setuid, setgid or
+//   sticky) and, where the caller may give them, its owner and group. A
+//   file the caller could not write in place (root: one without any write
+//   bit) is refused, not replaced.
 // - A symbolic link is followed: its target is written that way.
 // - A path that exists and is no regular file (a device such as /dev/null
 //   or /dev/full, a FIFO) is opened and written in place: never replaced.
@@ -15,12 +24,15 @@
 #ifndef RNDNN_TOOLS_CLI_OUTPUT_HPP
 #define RNDNN_TOOLS_CLI_OUTPUT_HPP
 
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "rndnn/rndnn.hpp"
 
@@ -38,8 +50,9 @@ class fd_buf;
 class output_file {
 public:
     // Opens @p path as the rules above say.
-    // @throws io_error naming @p path if it is a directory, its links
-    //     cannot be followed, or it cannot be opened or created.
+    // @throws io_error naming @p path if it is a directory, a read-only
+    //     file, its links cannot be followed, or it cannot be opened or
+    //     created.
     explicit output_file(const std::string &path);
     // Removes the temporary file unless commit() renamed it.
     ~output_file();
@@ -55,28 +68,53 @@ public:
     void write(const rndnn::memory &mem, bool npy);
     // Writes @p n bytes at @p data. @throws as write().
     void write(const void *data, std::size_t n);
-    // Flushes and closes; the output stays temporary. @throws as write().
+    // Allocates the file's first @p bytes on disk (fallocate), so that a
+    // full disk fails here and not in writes that another process makes
+    // (MPI-IO). Nothing for stdout, special files and file systems without
+    // fallocate. @throws as write().
+    void reserve(std::int64_t bytes);
+    // Flushes, names the temporary file and closes it; the output stays
+    // temporary. @throws as write().
     void finish();
+    // After finish(): @throws io_error naming the path unless the
+    // temporary file holds exactly @p bytes.
+    void check_size(std::int64_t bytes) const;
     // finish()es if not done yet, then renames the temporary file into
     // place (nothing to do for stdout and special files).
     // @throws io_error naming the path.
     void commit();
-    // The temporary file that commit() renames into place; empty for
-    // stdout and special files, which are written in place.
+    // After finish(): the temporary file that commit() renames into place,
+    // an absolute path; empty for stdout and special files, which are
+    // written in place.
     const std::string &temp_path() const { return tmp_; }
+    // Whether the output is written in place: stdout or a special file.
+    bool is_special() const { return dir_.empty(); }
 
 private:
     // Throws the error that the last write recorded, if any.
     void check();
+    // Creates the temporary file that will replace @p old (nullptr: a new
+    // file). @returns its descriptor.
+    int create_temp(const struct stat *old);
+    // Removes the named temporary file, if any.
+    void drop_temp();
 
     std::string path_; // as given, for messages
     std::string target_; // the file renamed over: links followed
-    std::string tmp_; // empty unless written atomically
+    std::string dir_; // its directory, absolute; empty unless atomic
+    std::string tmp_; // the temporary file's name, once it has one
+    int slot_ = -1; // tmp_'s slot in the signal handler's list
     std::unique_ptr<fd_buf> buf_;
     std::unique_ptr<std::ostream> os_;
     bool finished_ = false;
     bool committed_ = false;
 };
+
+// @p path ("-" stays "-") as an absolute path whose directory has no
+// symbolic links, its own links followed: the file that output_file
+// writes, named the same wherever the process runs.
+// @throws io_error naming @p path if its directory does not resolve.
+std::string resolved_path(const std::string &path);
 
 // Commits several outputs of one run: every one is finished (written out
 // and checked) before the first is renamed, so a failed write leaves none

@@ -4,6 +4,9 @@
 #include <climits>
 #include <cstdlib>
 #include <exception>
+#include <vector>
+
+#include "rndnn/rndnn.hpp"
 
 #include "cli_common.hpp"
 
@@ -201,16 +204,43 @@ void job_t::agree(const std::function<void()> &local) {
     });
 }
 
+void job_t::check_same(const std::string &mine,
+        const std::function<std::string(const std::string &first)> &differs) {
+    const std::string first = broadcast(mine);
+    agree([&] {
+        if (mine != first) throw usage_error(differs(first));
+    });
+}
+
 void job_t::check_same_command(int argc, char **argv) {
     std::string mine;
     for (int i = 0; i < argc; ++i)
         mine += std::string(argv[i]) + '\0';
-    const std::string first = broadcast(mine);
-    agree([&] {
-        if (mine != first)
-            throw usage_error("rank " + std::to_string(rank_)
-                    + "'s command line differs from rank 0's: every rank "
-                      "must run the same command");
+    check_same(mine, [&](const std::string &first) {
+        // The first argument that differs, or the one that only one has.
+        std::vector<std::string> theirs;
+        for (size_t at = 0; at < first.size();) {
+            const size_t end = first.find('\0', at);
+            theirs.push_back(first.substr(at, end - at));
+            at = end + 1;
+        }
+        int i = 0;
+        while (i < argc && static_cast<size_t>(i) < theirs.size()
+                && theirs[static_cast<size_t>(i)] == argv[i])
+            ++i;
+        const auto arg = [](const std::string &a) {
+            return "'" + rndnn::escape(a) + "'";
+        };
+        const std::string what = i < argc
+                ? arg(argv[i])
+                        + (static_cast<size_t>(i) < theirs.size()
+                                        ? ", not " + arg(theirs[static_cast<size_t>(i)])
+                                        : std::string(", which rank 0 has not"))
+                : "nothing, not " + arg(theirs[static_cast<size_t>(i)]);
+        return "rank " + std::to_string(rank_)
+                + "'s command line differs from rank 0's at argument "
+                + std::to_string(i) + ": " + what
+                + ": every rank must run the same command";
     });
 }
 

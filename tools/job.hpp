@@ -44,9 +44,18 @@ public:
     bool agree_any(const std::function<bool()> &local);
     void agree(const std::function<void()> &local);
 
-    // Checks that every rank runs the same command line: mpirun can start
-    // different ones (MPMD), which would cut different tensors.
+    // Checks that every rank has rank 0's @p mine: a file's resolved
+    // path, what an input's header says. @p differs makes the message of
+    // a rank whose value differs from rank 0's (its argument).
     // @throws usage_error on the ranks that differ, peer_failed elsewhere.
+    void check_same(const std::string &mine,
+            const std::function<std::string(const std::string &first)>
+                    &differs);
+
+    // Checks that every rank runs the same command line: mpirun can start
+    // different ones (MPMD), which would cut different tensors or wait in
+    // different collective calls. main() calls it first.
+    // @throws as check_same().
     void check_same_command(int argc, char **argv);
 
     // @returns @p text as rank 0 has it, on every rank.

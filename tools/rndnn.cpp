@@ -50,9 +50,13 @@ int main(int argc, char **argv) {
     // process, so that every command ends the same way (run_guarded).
     std::signal(SIGPIPE, SIG_IGN);
     // MPI starts here where mpirun started this process (job.hpp).
+    // Then the ranks agree that they run one command line before any of
+    // them starts a subcommand, whose collective calls would not match
+    // another's.
     std::optional<rndnn_cli::job_scope> job;
     const int status = rndnn_cli::run_guarded("rndnn", [&] {
         job.emplace(argc, argv);
+        rndnn_cli::job_t::get().check_same_command(argc, argv);
         return rndnn_cli::exit_ok;
     });
     if (status != rndnn_cli::exit_ok) return status;

@@ -34,6 +34,23 @@ sharded_input::sharded_input(const std::string &flag, const std::string &path)
         data_start_ = static_cast<std::int64_t>(is_->tellg());
     });
     if (job.distributed()) {
+        // Ranks that read different files (a relative path in different
+        // working directories) would cut different tensors: they agree on
+        // what the file holds before any reads its data.
+        struct stat st;
+        const std::int64_t file_bytes = ::stat(path.c_str(), &st) == 0
+                ? static_cast<std::int64_t>(st.st_size)
+                : -1;
+        std::string shape;
+        for (const rndnn::dim_t d : header_.shape)
+            shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        const std::string mine = std::string(rndnn::dt2str(header_.dt)) + " of shape ["
+                + shape + "] in " + std::to_string(file_bytes) + " bytes";
+        job.check_same(mine, [&](const std::string &first) {
+            return flag + " '" + path + "' holds " + mine + " on rank "
+                    + std::to_string(job.rank()) + ", " + first
+                    + " on rank 0: every rank must read the same file";
+        });
         is_.reset();
         mpi_ = std::make_unique<mpi_file_t>(flag, path, false);
     }
@@ -84,22 +101,37 @@ void append_box_ranges(const rndnn::dims &global, const box_t &box,
 }
 
 sharded_output::sharded_output(const std::string &flag,
-        const std::string &path, const std::string &header)
-    : flag_(flag), header_bytes_(static_cast<std::int64_t>(header.size())) {
+        const std::string &path, const std::string &header,
+        std::int64_t data_bytes)
+    : flag_(flag)
+    , header_bytes_(static_cast<std::int64_t>(header.size()))
+    , file_bytes_(header_bytes_ + data_bytes) {
     job_t &job = job_t::get();
     if (!job.distributed()) {
         file_.emplace(path);
         file_->write(header.data(), header.size());
         return;
     }
+    // The ranks agree on the file before one is created: a relative path
+    // in different working directories names different files.
+    std::string resolved;
+    job.agree([&] { resolved = resolved_path(path); });
+    job.check_same(resolved, [&](const std::string &first) {
+        return flag + " '" + path + "' is '" + resolved + "' on rank "
+                + std::to_string(job.rank()) + ", '" + first
+                + "' on rank 0: every rank must name the same file";
+    });
+    // Rank 0 creates it whole: MPI-IO may not report a write that the
+    // disk had no room for, and allocated bytes cannot run out.
     job.agree([&] {
         if (job.rank() != 0) return;
         file_.emplace(path);
-        if (file_->temp_path().empty())
+        file_->write(header.data(), header.size());
+        if (file_->is_special())
             throw io_error("cannot write " + flag + " '" + path
                     + "' under mpirun: the ranks write a regular file (a new "
                       "one or one they replace), not stdout or a device");
-        file_->write(header.data(), header.size());
+        file_->reserve(file_bytes_);
         file_->finish();
     });
     const std::string tmp = job.broadcast(file_ ? file_->temp_path() : "");
@@ -140,7 +172,15 @@ void sharded_output::commit() { commit_all({this}); }
 void commit_all(const std::vector<sharded_output *> &files) {
     for (sharded_output *f : files)
         f->finish();
-    job_t::get().agree([&] {
+    job_t &job = job_t::get();
+    // Under mpirun every write was checked on its rank; the size of the
+    // whole file is checked before any replaces its name.
+    if (job.distributed())
+        job.agree([&] {
+            for (sharded_output *f : files)
+                if (f->file_) f->file_->check_size(f->file_bytes_);
+        });
+    job.agree([&] {
         for (sharded_output *f : files)
             if (f->file_) f->file_->commit();
     });

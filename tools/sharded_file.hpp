@@ -21,10 +21,13 @@ namespace rndnn_cli {
 // A .npy input: every rank reads the header, then its own byte ranges.
 class sharded_input {
 public:
-    // Opens @p path (@p flag names it, "--in") and reads its header.
+    // Opens @p path (@p flag names it, "--in") and reads its header. Under
+    // mpirun the ranks then agree on the type, the shape and the file's
+    // size.
     // @throws io_error if it cannot be opened or is a directory;
     //     rndnn::error (invalid_arguments) with the flag and path prefixed
-    //     if it is no valid .npy file; as job_t::agree().
+    //     if it is no valid .npy file; usage_error where ranks read
+    //     different files; as job_t::agree().
     sharded_input(const std::string &flag, const std::string &path);
     ~sharded_input();
     const rndnn::npy::header_t &header() const { return header_; }
@@ -48,12 +51,16 @@ private:
 class sharded_output {
 public:
     // Opens @p path (@p flag names it in messages, "--out") as output_file
-    // does, and writes @p header (the .npy header, or nothing). Under
-    // mpirun rank 0 creates the temporary file and writes the header, then
-    // every rank opens it: the path must be a regular file or a new one.
-    // @throws as output_file and job_t::agree().
+    // does, and writes @p header (the .npy header, or nothing); @p
+    // data_bytes will follow it. Under mpirun the ranks first agree that
+    // @p path names one file (resolved_path), then rank 0 creates the
+    // temporary file, writes the header and allocates the data's bytes,
+    // and every rank opens it: the path must be a regular file or a new
+    // one.
+    // @throws as output_file and job_t::agree(); usage_error where the
+    //     ranks' paths name different files.
     sharded_output(const std::string &flag, const std::string &path,
-            const std::string &header);
+            const std::string &header, std::int64_t data_bytes);
 
     // Writes this rank's @p ranges (offsets from the end of the header,
     // ascending) from @p buf, where they lie one after another. Under
@@ -71,6 +78,7 @@ private:
     friend void commit_all(const std::vector<sharded_output *> &files);
     std::string flag_;
     std::int64_t header_bytes_ = 0;
+    std::int64_t file_bytes_ = 0; // the header and the data
     std::int64_t end_ = 0; // a plain run: where the next range must start
     std::optional<output_file> file_; // rank 0's, or a plain run's
     std::unique_ptr<mpi_file_t> mpi_; // under mpirun, until finish()
@@ -87,8 +95,9 @@ std::unique_ptr<std::uint8_t, void (*)(void *)> aligned_buffer(
 void append_box_ranges(const rndnn::dims &global, const box_t &box,
         std::int64_t esize, std::vector<byte_range_t> &ranges);
 
-// Commits several outputs: every one is finished before the first is
-// renamed, so a failed write leaves none of them.
+// Commits several outputs: every one is finished (under mpirun: and its
+// size checked) before the first is renamed, so a failed write leaves
+// none of them.
 void commit_all(const std::vector<sharded_output *> &files);
 
 // Writes this rank's share of a dense tensor of dims @p global and type
