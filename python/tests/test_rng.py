@@ -116,6 +116,48 @@ def test_generator_pickles_and_copies():
         assert h != g
 
 
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_generator_pickles_with_every_protocol(protocol):
+    # Protocols 0 and 1 went through copyreg's reconstructor, which
+    # aborted the interpreter on a pybind11 type.
+    g = rndnn.Generator(-7, 3)
+    h = pickle.loads(pickle.dumps(g, protocol))
+    assert type(h) is rndnn.Generator and h == g
+
+
+def test_generators_pickled_before_still_load():
+    # What pickle.dumps(Generator(5, 6)) wrote before __reduce__:
+    # copyreg.__newobj__(Generator), then __setstate__ of the 16 bytes.
+    state = rndnn.Generator(5, 6).save()
+    old = (b"\x80\x04crndnn._rndnn\nGenerator\n)\x81C\x10" + state + b"b.")
+    assert pickle.loads(old) == rndnn.Generator(5, 6)
+
+
+def test_a_generator_never_initialised_is_the_default():
+    # __new__ alone used to leave the state uninitialised memory.
+    g = rndnn.Generator.__new__(rndnn.Generator)
+    assert (g.seed, g.offset) == (0, 0) and g == rndnn.Generator()
+    with pytest.raises(TypeError, match="not rndnn.Generator"):
+        rndnn.Generator.__new__(int)
+
+
+def test_init_and_setstate_reinitialise_a_live_generator():
+    # Both used to be silently ignored on a generator already made.
+    g = rndnn.Generator(5, 6)
+    with pytest.raises(rndnn.Error, match="16 bytes, not 3"):
+        g.__setstate__(b"\0" * 3)
+    assert g == rndnn.Generator(5, 6)
+    g.__setstate__(rndnn.Generator(7, 8).save())
+    assert g == rndnn.Generator(7, 8)
+    g.__init__(9, offset=10)
+    assert g == rndnn.Generator(9, 10)
+    with pytest.raises(rndnn.Error, match="offset -1 is negative"):
+        g.__init__(1, -1)
+    assert g == rndnn.Generator(9, 10)
+    g.__init__()
+    assert g == rndnn.Generator()
+
+
 def test_values_a_type_cannot_hold_are_refused():
     # Never infinities: f16 holds up to 65504, bf16 up to about 3.39e38.
     with pytest.raises(rndnn.Error, match="f16 cannot hold"):

@@ -4,6 +4,7 @@ state, in place, bf16 and f16, errors), and an MLP trained with it in the
 accuracy band of torch's own dropout."""
 import copy
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -103,6 +104,18 @@ def test_a_copied_or_saved_model_draws_the_same_masks():
     loaded = torch.load(whole)
     first = model(x)
     assert torch.equal(clone(x), first) and torch.equal(loaded(x), first)
+
+
+@pytest.mark.parametrize("protocol", range(1, pickle.HIGHEST_PROTOCOL + 1))
+def test_a_model_saves_with_every_pickle_protocol(protocol):
+    # Protocol 1 aborted the interpreter. (torch.load reads no protocol 0
+    # file, with or without rndnn.)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8),
+                                rt.Dropout(0.5, generator=rndnn.Generator(3, 4)))
+    whole = io.BytesIO()
+    torch.save(model, whole, pickle_protocol=protocol)
+    whole.seek(0)
+    assert torch.load(whole)[1].generator == rndnn.Generator(3, 4)
 
 
 def test_torch_manual_seed_decides_the_default_seed():
