@@ -141,6 +141,39 @@ def test_errors_arrive_as_exceptions_with_the_message():
         rt.Dropout(0.5, inplace=True)(torch.ones(4, 4).t())
 
 
+@pytest.mark.parametrize("write", [
+    lambda out: rndnn.normal(tuple(out.shape), out=out),
+    lambda out: rndnn.dropout(torch.ones(out.shape), 0.5, out=out)])
+def test_out_that_requires_grad_raises_as_torch_in_place(write):
+    # Written silently, the leaf's next backward used the new values.
+    x = torch.ones(10, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"
+                       " is being used in an in-place operation"):
+        write(x)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that "
+                       "requires grad is being used in an in-place operation"):
+        write(x[:5])
+    with pytest.raises(RuntimeError, match="autograd does not record"):
+        write(x * 1)
+    assert torch.equal(x, torch.ones(10))
+    with torch.no_grad():  # as x.normal_() is allowed there
+        write(x)
+    assert not torch.equal(x, torch.ones(10))
+
+
+def test_out_moves_the_version_on():
+    # A tensor saved for backward and then written through out= raises at
+    # the backward, as after torch's own in-place operations, instead of
+    # giving the gradient of the values written.
+    w = torch.ones(4, requires_grad=True)
+    t = torch.ones(4)
+    (w * t).sum().backward()  # MulBackward saves t
+    z = (w * t).sum()
+    rndnn.normal(4, out=t)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
 def _train(dropout, seed=0):
     """Accuracy on held-out data of an MLP trained with @dropout on a
     teacher network's labels (10 classes, 20 inputs)."""
