@@ -6,6 +6,7 @@ and normal, and dropout forward and backward, on NumPy arrays or torch CPU
 tensors, into new ones or into those you give (out=, never copied).
 rndnn.torch holds the torch.nn.Dropout replacement.
 """
+import operator
 import sys
 
 import numpy as np
@@ -38,10 +39,36 @@ def _is_tensor(a):
 
 
 def _shape(shape):
-    dims = (int(shape),) if np.isscalar(shape) else tuple(int(d) for d in shape)
+    # operator.index: a float or a string is no dim (int() truncated 2.5).
+    try:
+        dims = ((operator.index(shape),) if np.isscalar(shape)
+                else tuple(operator.index(d) for d in shape))
+    except TypeError:
+        raise TypeError(f"shape {shape!r} is not an int or a sequence of "
+                        "ints") from None
     if any(d < 0 for d in dims):
         raise Error(f"shape {dims} has a negative dim")
     return dims
+
+
+# The ranges of seed (s64), offset and stream (u64).
+_RANGES = {"seed": (-(1 << 63), 1 << 63, "[-2^63, 2^63)"),
+           "offset": (0, 1 << 63, "[0, 2^63)"),
+           "stream": (0, 1 << 64, "[0, 2^64)")}
+
+
+def _integer(value, name):
+    """@value, an integer in @name's range: a TypeError for a float or a
+    string (int() truncated 1.5), rndnn.Error outside the range."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not "
+                        f"{type(value).__name__} {value!r}") from None
+    lo, hi, text = _RANGES[name]
+    if not lo <= v < hi:
+        raise Error(f"{name}={v} is outside {text}")
+    return v
 
 
 def _elements(shape):
@@ -73,10 +100,20 @@ def _check_written(a):
         a.detach().view(-1)[:0].zero_()  # the version moves on
 
 
+def _array(a, what):
+    """@a, refused (TypeError) unless a NumPy array or a torch tensor."""
+    if not isinstance(a, np.ndarray) and not _is_tensor(a):
+        raise TypeError(f"{what} must be a NumPy array or a torch tensor, "
+                        f"not {type(a).__name__}")
+    return a
+
+
 def _view(a, what, written=False):
     """(the ndarray sharing @a's memory, rndnn's name of its type) of a
     NumPy array or a torch CPU tensor; @written: rndnn writes it."""
     if isinstance(a, np.ndarray):
+        if written and not a.flags.writeable:
+            raise Error(f"{what} is read-only")
         return a, _FROM_NUMPY.get(a.dtype)
     if _is_tensor(a):
         torch = _torch()
@@ -89,8 +126,7 @@ def _view(a, what, written=False):
         a = a.detach()
         dtype = _FROM_TORCH.get(str(a.dtype))
         return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
-    raise TypeError(f"{what} must be a NumPy array or a torch tensor, "
-                    f"not {type(a).__name__}")
+    _array(a, what)
 
 
 def _new(like, shape, dtype):
@@ -167,7 +203,9 @@ def _run(shape, dtype, default, dist, params, *, method="auto", alg,
                     f"{_NUMPY[dtype].__name__}")
     kind, bits = _method(method)
     _rndnn.generate(array, list(shape), dtype, dist, list(params), kind,
-                    bits, alg, int(seed), int(offset), int(stream), name or "")
+                    bits, alg, _integer(seed, "seed"),
+                    _integer(offset, "offset"), _integer(stream, "stream"),
+                    name or "")
     return out
 
 
@@ -230,7 +268,8 @@ def _dropout(src, rate, backward, mask, mask_dtype, *, seed, offset, stream,
         _overlap(d, m, "out", "mask")
     _rndnn.dropout(s, d, m, shape, dtype, noise,
                    mask_dtype, float(rate), backward, *_method(method), alg,
-                   int(seed), int(offset), int(stream), name or "")
+                   _integer(seed, "seed"), _integer(offset, "offset"),
+                   _integer(stream, "stream"), name or "")
     return out
 
 
@@ -254,7 +293,8 @@ def dropout(x, rate, *, seed=0, offset=0, stream=0, mask="bit",
     m = None
     if mask is not None:
         # Checked before the mask is made: a bad shape may be huge.
-        m = _new(x, _mask_shape(_noise(noise_shape, x.shape), mask), "u8")
+        m = _new(x, _mask_shape(_noise(noise_shape, _array(x, "x").shape),
+                                mask), "u8")
     y = _dropout(x, rate, False, m, mask or "", seed=seed, offset=offset,
                  stream=stream, noise_shape=noise_shape, alg=alg,
                  method=method, name=name, out=out)
@@ -275,7 +315,7 @@ def dropout_backward(dy, rate, *, mask=None, seed=0, offset=0, stream=0,
     if mask is not None:
         # A u8 mask has the noise shape, a bit mask is 1-D (packed): a u8
         # mask read as bits would keep 1 element in 8.
-        noise = _noise(noise_shape, dy.shape)
+        noise = _noise(noise_shape, _array(dy, "dy").shape)
         packed = (_mask_shape(noise, "bit")[0],)
         m, _ = _view(mask, "mask")
         if m.shape == noise:

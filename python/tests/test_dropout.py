@@ -167,6 +167,16 @@ def test_a_bad_noise_shape_is_refused_before_the_mask_is_made():
             rndnn.dropout_backward(x, 0.5, noise_shape=bad)
 
 
+def test_data_that_is_no_array_is_a_type_error():
+    # With a mask to make, dropout read x.shape first: AttributeError.
+    with pytest.raises(TypeError, match="x must be a NumPy array or a torch "
+                       "tensor, not list"):
+        rndnn.dropout([1.0, 2.0], 0.5)
+    with pytest.raises(TypeError, match="dy must be a NumPy array or a torch "
+                       "tensor, not list"):
+        rndnn.dropout_backward([1.0, 2.0], 0.5, mask=np.ones(1, np.uint8))
+
+
 def test_the_gil_is_released():
     # While one thread is inside dropout, this one runs Python: iterations
     # strictly inside the call are impossible if the call held the GIL

@@ -168,3 +168,47 @@ def test_values_a_type_cannot_hold_are_refused():
         rndnn.uniform((8,), 0.0, 3.4e38, dtype="bf16")
     h = rndnn.uniform((1000,), 0.0, 65504.0, dtype="f16")
     assert np.isfinite(h).all()
+
+
+def test_shapes_and_seeds_are_integers_never_truncated():
+    # int() made 2.5 elements 2 and seed 1.5 seed 1.
+    with pytest.raises(TypeError, match="shape 2.5 is not an int"):
+        rndnn.normal(2.5)
+    with pytest.raises(TypeError, match=r"shape \(2, 1.5\) is not an int"):
+        rndnn.normal((2, 1.5))
+    with pytest.raises(TypeError, match="shape '8' is not an int"):
+        rndnn.normal("8")
+    with pytest.raises(TypeError, match="seed must be an integer, not float 1.5"):
+        rndnn.normal(2, seed=1.5)
+    with pytest.raises(TypeError, match="offset must be an integer, not str"):
+        rndnn.dropout(np.ones(2, np.float32), 0.5, offset="1")
+    assert np.array_equal(rndnn.normal(np.int64(2), seed=np.int32(3)),
+                          rndnn.normal(2, seed=3))
+
+
+def test_seeds_offsets_and_streams_out_of_range_are_named():
+    # They reached pybind11, whose TypeError named no argument.
+    with pytest.raises(rndnn.Error, match=r"seed=18446744073709551616 is "
+                       r"outside \[-2\^63, 2\^63\)"):
+        rndnn.normal(2, seed=1 << 64)
+    with pytest.raises(rndnn.Error, match=r"stream=-1 is outside \[0, 2\^64\)"):
+        rndnn.bits(2, stream=-1)
+    with pytest.raises(rndnn.Error, match="offset=9223372036854775808 is outside"):
+        rndnn.dropout_backward(np.ones(2, np.float32), 0.5, offset=1 << 63)
+    rndnn.normal(2, seed=-(1 << 63), stream=(1 << 64) - 1)  # the extremes
+
+
+def test_a_read_only_out_is_refused_by_name():
+    # pybind11 said "array is not writeable", naming no array.
+    ro = np.zeros(8, np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.normal(8, out=ro)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.dropout(np.ones(8, np.float32), 0.5, out=ro)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.dropout(ro, 0.5, out=ro)  # in place
+    assert not ro.any()
+    y, _ = rndnn.dropout(ro, 0.5)  # read, not written: allowed
+    assert not y.any()
+

@@ -174,6 +174,15 @@ def test_out_moves_the_version_on():
         z.backward()
 
 
+def test_a_generator_not_rndnns_is_refused():
+    # Accepted, it failed at the first forward with an AttributeError.
+    with pytest.raises(TypeError, match="generator must be an "
+                       "rndnn.Generator, not Generator"):
+        rt.Dropout(0.5, generator=torch.Generator())
+    with pytest.raises(TypeError, match="not int"):
+        rt.dropout(torch.ones(4), 0.5, generator=5)
+
+
 def _train(dropout, seed=0):
     """Accuracy on held-out data of an MLP trained with @dropout on a
     teacher network's labels (10 classes, 20 inputs)."""
