@@ -214,20 +214,62 @@ PYBIND11_MODULE(_rndnn, m) {
         const std::string s = b;
         return rndnn::generator::load(s.data(), s.size());
     };
-    py::class_<rndnn::generator>(m, "Generator")
-            .def(py::init<std::int64_t, std::int64_t>(), py::arg("seed") = 0,
-                    py::arg("offset") = 0)
+    // A Generator holds a valid state from the moment it exists: __new__
+    // makes it, so one that __init__ never ran on is Generator(0, 0), not
+    // uninitialised memory. __init__ and __setstate__ assign a new state
+    // and so re-initialise a live generator: they are plain methods bound
+    // under other names, as pybind11 silently skips any function named
+    // __init__ or __setstate__ on an object already made. Final: __new__
+    // makes Generators only.
+    py::class_<rndnn::generator> generator(m, "Generator", py::is_final());
+    generator
+            .def_static(
+                    "__new__",
+                    [](const py::object &cls, std::int64_t seed,
+                            std::int64_t offset) {
+                        if (!cls.is(py::type::of<rndnn::generator>()))
+                            throw py::type_error("Generator.__new__("
+                                    + py::repr(cls).cast<std::string>()
+                                    + "): not rndnn.Generator");
+                        return rndnn::generator(seed, offset);
+                    },
+                    py::arg("cls"), py::arg("seed") = 0, py::arg("offset") = 0)
+            .def(
+                    "_init",
+                    [](rndnn::generator &g, std::int64_t seed,
+                            std::int64_t offset) {
+                        g = rndnn::generator(seed, offset);
+                    },
+                    py::arg("seed") = 0, py::arg("offset") = 0)
             .def_property_readonly("seed", &rndnn::generator::get_seed)
             .def_property_readonly("offset", &rndnn::generator::get_offset)
             .def("reserve", &rndnn::generator::reserve, py::arg("count"))
             .def("save", save)
-            .def_static("load", load)
+            .def_static("load", load, py::arg("state"))
             // Pickled (and so copied, and saved with a whole model) as its
-            // 16 bytes.
-            .def(py::pickle(save, load))
+            // 16 bytes: Generator() then __setstate__(bytes). __reduce__
+            // serves every protocol; without it protocols 0 and 1 go
+            // through copyreg's reconstructor, which aborts on pybind11
+            // types.
+            .def("__getstate__", save)
+            .def(
+                    "_setstate",
+                    [load](rndnn::generator &g, const py::bytes &state) {
+                        g = load(state);
+                    },
+                    py::arg("state"))
+            .def("__reduce__",
+                    [save](const rndnn::generator &g) {
+                        return py::make_tuple(py::type::of<rndnn::generator>(),
+                                py::tuple(), save(g));
+                    })
             .def(py::self == py::self)
             .def("__repr__", [](const rndnn::generator &g) {
                 return "rndnn.Generator(seed=" + std::to_string(g.get_seed())
                         + ", offset=" + std::to_string(g.get_offset()) + ")";
             });
+    generator.attr("__init__") = generator.attr("_init");
+    generator.attr("__setstate__") = generator.attr("_setstate");
+    py::delattr(generator, "_init");
+    py::delattr(generator, "_setstate");
 }

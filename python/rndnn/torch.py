@@ -58,6 +58,12 @@ class DropoutFunction(torch.autograd.Function):
         return (_Backward.apply(dy, *ctx.args), None, None, None, None, None)
 
 
+def _check_generator(generator):
+    if generator is not None and not isinstance(generator, rndnn.Generator):
+        raise TypeError("generator must be an rndnn.Generator, not "
+                        f"{type(generator).__name__}")
+
+
 def _seed_from_torch():
     """A seed from torch's default generator, so torch.manual_seed decides
     it as it decides torch's own dropout."""
@@ -70,6 +76,7 @@ def dropout(x, p=0.5, training=True, inplace=False, *, generator=None,
     @generator (an rndnn.Generator: the offset moves on by x.numel()), or,
     without one, from a seed drawn from torch's default generator."""
     _check_p(p)
+    _check_generator(generator)
     if not training or p == 0.0:
         return x
     if generator is None:
@@ -93,6 +100,7 @@ class Dropout(torch.nn.Module):
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__()
         _check_p(p)
+        _check_generator(generator)
         if mask not in ("bit", None):
             raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
         self.p, self.inplace, self.mask = p, inplace, mask

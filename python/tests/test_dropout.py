@@ -105,12 +105,76 @@ def test_errors_name_the_bad_value():
         rndnn.dropout(x, 0.5, mask="f32")
     with pytest.raises(rndnn.Error, match="out is float16, the data is float32"):
         rndnn.dropout(x, 0.5, out=np.ones(8, np.float16))
-    with pytest.raises(rndnn.Error, match="mask has 2 bytes"):
+    with pytest.raises(rndnn.Error, match=r"mask is uint8 of shape \(2,\);"
+                       r".* u8 of shape \(8,\) or packed bits of shape \(1,\)"):
         rndnn.dropout_backward(x, 0.5, mask=np.ones(2, np.uint8))
     with pytest.raises(rndnn.Error, match="noise"):
         rndnn.dropout(x, 0.5, noise_shape=(3,))
     with pytest.raises(rndnn.Error, match="contiguous"):
         rndnn.dropout(torch.ones(8, 2).t(), 0.5)
+
+
+def test_a_u8_mask_needs_the_forwards_noise_shape():
+    # (1, 10) bytes are as many as the packed bits of (8, 10): read as bits,
+    # the 0/1 bytes kept 1 element in 8, with no error.
+    x = np.ones((8, 10), np.float32)
+    y, m = rndnn.dropout(x, 0.5, seed=1, mask="u8", noise_shape=(1, 10))
+    with pytest.raises(rndnn.Error, match=r"mask is uint8 of shape \(1, 10\);"
+                       r".*\(pass the forward's noise_shape\)"):
+        rndnn.dropout_backward(x, 0.5, mask=m)
+    with pytest.raises(rndnn.Error, match=r"mask is torch.uint8 of shape \(1, 10\)"):
+        rndnn.dropout_backward(torch.ones(8, 10), 0.5, mask=torch.from_numpy(m))
+    dx = rndnn.dropout_backward(x, 0.5, mask=m, noise_shape=(1, 10))
+    assert dx.tobytes() == y.tobytes()
+
+
+@pytest.mark.parametrize("array", [
+    lambda n: np.arange(n, dtype=np.float32),
+    lambda n: torch.arange(n, dtype=torch.float32)])
+def test_out_overlapping_the_input_is_refused(array):
+    # Shifted by one element, the kernel read what it had written: 6247
+    # of 100,000 elements were wrong.
+    n = 100_000
+    buf = array(n + 1)
+    with pytest.raises(rndnn.Error, match="out overlaps x in memory "
+                       r"\(out starts \+4 bytes from x"):
+        rndnn.dropout(buf[:n], 0.0, out=buf[1:])
+    with pytest.raises(rndnn.Error, match="out overlaps dy .* -4 bytes"):
+        rndnn.dropout_backward(buf[1:], 0.5, out=buf[:n])
+    assert np.array_equal(np.asarray(buf), np.arange(n + 1))  # untouched
+    x = buf[:n]
+    assert rndnn.dropout(x, 0.0, out=x)[0] is x  # in place stays allowed
+    assert np.array_equal(np.asarray(x), np.arange(n))
+
+
+def test_out_overlapping_the_mask_is_refused():
+    buf = np.zeros(40, np.uint8)
+    mask, out = buf[:8], buf[4:36].view(np.float32)
+    with pytest.raises(rndnn.Error, match="out overlaps mask"):
+        rndnn.dropout_backward(np.ones(8, np.float32), 0.5, mask=mask, out=out)
+
+
+def test_a_bad_noise_shape_is_refused_before_the_mask_is_made():
+    # The mask of the shape asked for was made first: MemoryError.
+    x = np.ones((4, 5), np.float32)
+    with pytest.raises(rndnn.Error, match=r"noise shape \(1099511627776, 5\) "
+                       r"does not fit the data shape \(4, 5\)"):
+        rndnn.dropout(x, 0.5, noise_shape=(1 << 40, 5))
+    for bad in ((4, 5, 1), (2, 5)):
+        with pytest.raises(rndnn.Error, match=r"noise shape \(\d, 5"):
+            rndnn.dropout(x, 0.5, noise_shape=bad, mask=None)
+        with pytest.raises(rndnn.Error, match=r"noise shape \(\d, 5"):
+            rndnn.dropout_backward(x, 0.5, noise_shape=bad)
+
+
+def test_data_that_is_no_array_is_a_type_error():
+    # With a mask to make, dropout read x.shape first: AttributeError.
+    with pytest.raises(TypeError, match="x must be a NumPy array or a torch "
+                       "tensor, not list"):
+        rndnn.dropout([1.0, 2.0], 0.5)
+    with pytest.raises(TypeError, match="dy must be a NumPy array or a torch "
+                       "tensor, not list"):
+        rndnn.dropout_backward([1.0, 2.0], 0.5, mask=np.ones(1, np.uint8))
 
 
 def test_the_gil_is_released():

@@ -116,6 +116,48 @@ def test_generator_pickles_and_copies():
         assert h != g
 
 
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_generator_pickles_with_every_protocol(protocol):
+    # Protocols 0 and 1 went through copyreg's reconstructor, which
+    # aborted the interpreter on a pybind11 type.
+    g = rndnn.Generator(-7, 3)
+    h = pickle.loads(pickle.dumps(g, protocol))
+    assert type(h) is rndnn.Generator and h == g
+
+
+def test_generators_pickled_before_still_load():
+    # What pickle.dumps(Generator(5, 6)) wrote before __reduce__:
+    # copyreg.__newobj__(Generator), then __setstate__ of the 16 bytes.
+    state = rndnn.Generator(5, 6).save()
+    old = (b"\x80\x04crndnn._rndnn\nGenerator\n)\x81C\x10" + state + b"b.")
+    assert pickle.loads(old) == rndnn.Generator(5, 6)
+
+
+def test_a_generator_never_initialised_is_the_default():
+    # __new__ alone used to leave the state uninitialised memory.
+    g = rndnn.Generator.__new__(rndnn.Generator)
+    assert (g.seed, g.offset) == (0, 0) and g == rndnn.Generator()
+    with pytest.raises(TypeError, match="not rndnn.Generator"):
+        rndnn.Generator.__new__(int)
+
+
+def test_init_and_setstate_reinitialise_a_live_generator():
+    # Both used to be silently ignored on a generator already made.
+    g = rndnn.Generator(5, 6)
+    with pytest.raises(rndnn.Error, match="16 bytes, not 3"):
+        g.__setstate__(b"\0" * 3)
+    assert g == rndnn.Generator(5, 6)
+    g.__setstate__(rndnn.Generator(7, 8).save())
+    assert g == rndnn.Generator(7, 8)
+    g.__init__(9, offset=10)
+    assert g == rndnn.Generator(9, 10)
+    with pytest.raises(rndnn.Error, match="offset -1 is negative"):
+        g.__init__(1, -1)
+    assert g == rndnn.Generator(9, 10)
+    g.__init__()
+    assert g == rndnn.Generator()
+
+
 def test_values_a_type_cannot_hold_are_refused():
     # Never infinities: f16 holds up to 65504, bf16 up to about 3.39e38.
     with pytest.raises(rndnn.Error, match="f16 cannot hold"):
@@ -126,3 +168,47 @@ def test_values_a_type_cannot_hold_are_refused():
         rndnn.uniform((8,), 0.0, 3.4e38, dtype="bf16")
     h = rndnn.uniform((1000,), 0.0, 65504.0, dtype="f16")
     assert np.isfinite(h).all()
+
+
+def test_shapes_and_seeds_are_integers_never_truncated():
+    # int() made 2.5 elements 2 and seed 1.5 seed 1.
+    with pytest.raises(TypeError, match="shape 2.5 is not an int"):
+        rndnn.normal(2.5)
+    with pytest.raises(TypeError, match=r"shape \(2, 1.5\) is not an int"):
+        rndnn.normal((2, 1.5))
+    with pytest.raises(TypeError, match="shape '8' is not an int"):
+        rndnn.normal("8")
+    with pytest.raises(TypeError, match="seed must be an integer, not float 1.5"):
+        rndnn.normal(2, seed=1.5)
+    with pytest.raises(TypeError, match="offset must be an integer, not str"):
+        rndnn.dropout(np.ones(2, np.float32), 0.5, offset="1")
+    assert np.array_equal(rndnn.normal(np.int64(2), seed=np.int32(3)),
+                          rndnn.normal(2, seed=3))
+
+
+def test_seeds_offsets_and_streams_out_of_range_are_named():
+    # They reached pybind11, whose TypeError named no argument.
+    with pytest.raises(rndnn.Error, match=r"seed=18446744073709551616 is "
+                       r"outside \[-2\^63, 2\^63\)"):
+        rndnn.normal(2, seed=1 << 64)
+    with pytest.raises(rndnn.Error, match=r"stream=-1 is outside \[0, 2\^64\)"):
+        rndnn.bits(2, stream=-1)
+    with pytest.raises(rndnn.Error, match="offset=9223372036854775808 is outside"):
+        rndnn.dropout_backward(np.ones(2, np.float32), 0.5, offset=1 << 63)
+    rndnn.normal(2, seed=-(1 << 63), stream=(1 << 64) - 1)  # the extremes
+
+
+def test_a_read_only_out_is_refused_by_name():
+    # pybind11 said "array is not writeable", naming no array.
+    ro = np.zeros(8, np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.normal(8, out=ro)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.dropout(np.ones(8, np.float32), 0.5, out=ro)
+    with pytest.raises(rndnn.Error, match="out is read-only"):
+        rndnn.dropout(ro, 0.5, out=ro)  # in place
+    assert not ro.any()
+    y, _ = rndnn.dropout(ro, 0.5)  # read, not written: allowed
+    assert not y.any()
+

@@ -4,6 +4,7 @@ state, in place, bf16 and f16, errors), and an MLP trained with it in the
 accuracy band of torch's own dropout."""
 import copy
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -105,6 +106,18 @@ def test_a_copied_or_saved_model_draws_the_same_masks():
     assert torch.equal(clone(x), first) and torch.equal(loaded(x), first)
 
 
+@pytest.mark.parametrize("protocol", range(1, pickle.HIGHEST_PROTOCOL + 1))
+def test_a_model_saves_with_every_pickle_protocol(protocol):
+    # Protocol 1 aborted the interpreter. (torch.load reads no protocol 0
+    # file, with or without rndnn.)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8),
+                                rt.Dropout(0.5, generator=rndnn.Generator(3, 4)))
+    whole = io.BytesIO()
+    torch.save(model, whole, pickle_protocol=protocol)
+    whole.seek(0)
+    assert torch.load(whole)[1].generator == rndnn.Generator(3, 4)
+
+
 def test_torch_manual_seed_decides_the_default_seed():
     torch.manual_seed(0)
     a = rt.Dropout().generator.seed
@@ -126,6 +139,48 @@ def test_errors_arrive_as_exceptions_with_the_message():
         rt.Dropout(0.5)(torch.ones(4, dtype=torch.float64))
     with pytest.raises(rndnn.Error, match="contiguous"):
         rt.Dropout(0.5, inplace=True)(torch.ones(4, 4).t())
+
+
+@pytest.mark.parametrize("write", [
+    lambda out: rndnn.normal(tuple(out.shape), out=out),
+    lambda out: rndnn.dropout(torch.ones(out.shape), 0.5, out=out)])
+def test_out_that_requires_grad_raises_as_torch_in_place(write):
+    # Written silently, the leaf's next backward used the new values.
+    x = torch.ones(10, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"
+                       " is being used in an in-place operation"):
+        write(x)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that "
+                       "requires grad is being used in an in-place operation"):
+        write(x[:5])
+    with pytest.raises(RuntimeError, match="autograd does not record"):
+        write(x * 1)
+    assert torch.equal(x, torch.ones(10))
+    with torch.no_grad():  # as x.normal_() is allowed there
+        write(x)
+    assert not torch.equal(x, torch.ones(10))
+
+
+def test_out_moves_the_version_on():
+    # A tensor saved for backward and then written through out= raises at
+    # the backward, as after torch's own in-place operations, instead of
+    # giving the gradient of the values written.
+    w = torch.ones(4, requires_grad=True)
+    t = torch.ones(4)
+    (w * t).sum().backward()  # MulBackward saves t
+    z = (w * t).sum()
+    rndnn.normal(4, out=t)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+def test_a_generator_not_rndnns_is_refused():
+    # Accepted, it failed at the first forward with an AttributeError.
+    with pytest.raises(TypeError, match="generator must be an "
+                       "rndnn.Generator, not Generator"):
+        rt.Dropout(0.5, generator=torch.Generator())
+    with pytest.raises(TypeError, match="not int"):
+        rt.dropout(torch.ones(4), 0.5, generator=5)
 
 
 def _train(dropout, seed=0):
