@@ -1,5 +1,6 @@
-// libFuzzer target: the `rndnn bench --batch` file parser (read_batch in
-// tools/cli_bench.cpp) on arbitrary bytes as the file's content.
+// libFuzzer target: the `rndnn bench --batch` file parser
+// (for_each_batch_problem in tools/cli_bench.cpp) on arbitrary bytes as the
+// file's content.
 //
 // Expected: usage_error (a bad line, as NAME:LINE: message, or no problem
 // at all) and rndnn::error (the library refused a problem, prefixed the
@@ -17,7 +18,7 @@ namespace {
 
 const char *const batch_name = "fuzz.batch";
 
-// A message of read_batch() names the file.
+// A message of the parser names the file.
 void expect_named(const char *message) {
     if (std::string(message).compare(0, 11, "fuzz.batch:") != 0
             && std::string(message).find("'fuzz.batch'") == std::string::npos)
@@ -35,10 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(
     std::istringstream is(
             std::string(reinterpret_cast<const char *>(data), size));
     try {
-        for (const problem_t &p : read_batch(is, batch_name, desc))
+        for_each_batch_problem(is, batch_name, desc, [](const problem_t &p) {
             if (p.kind == nullptr || p.impl.empty() || p.text.empty())
-                rndnn_fuzz::finding("read_batch returned a problem without"
+                rndnn_fuzz::finding("the batch parser gave a problem without"
                                     " kind, impl or text: '" + p.text + "'");
+        });
     } catch (const usage_error &e) {
         expect_named(e.what());
     } catch (const rndnn::error &e) {

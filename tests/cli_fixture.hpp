@@ -12,7 +12,11 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +92,37 @@ protected:
         EXPECT_EQ(r.status, 0) << r.err;
         EXPECT_EQ(r.err, "");
         return read_file(dir_ / out);
+    }
+
+    // Runs `rndnn args...` in dir_, its output discarded, and @returns
+    // its peak resident memory in KiB, as wait4() reports it; expects exit
+    // status @p status.
+    long max_rss_kib(const args_t &args, int status) {
+        std::vector<std::string> words = {RNDNN_CLI_PATH};
+        words.insert(words.end(), args.begin(), args.end());
+        std::vector<char *> argv;
+        for (std::string &w : words)
+            argv.push_back(w.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addchdir_np(&actions, dir_.c_str());
+        for (const int fd : {STDOUT_FILENO, STDERR_FILENO})
+            posix_spawn_file_actions_addopen(
+                    &actions, fd, "/dev/null", O_WRONLY, 0);
+        pid_t pid = -1;
+        const int rc = ::posix_spawn(
+                &pid, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        EXPECT_EQ(rc, 0);
+        if (rc != 0) return -1;
+        int wstatus = 0;
+        struct rusage ru {};
+        EXPECT_EQ(::wait4(pid, &wstatus, 0, &ru), pid);
+        EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == status)
+                << wstatus;
+        EXPECT_GT(ru.ru_maxrss, 0);
+        return ru.ru_maxrss;
     }
 
     // Names of everything in dir_, sorted.

@@ -346,9 +346,9 @@ TEST_F(CliDropout, BadInputIsUsageErrorAndLeavesNoFile) {
     const std::vector<std::string> before = files();
 
     const std::vector<bad_case_t> cases = {
-            {{"--rate", "-0.1"}, "rate=-0.1"},
-            {{"--rate", "1.5"}, "rate=1.5"},
-            {{"--rate", "nan"}, "rate=nan"},
+            {{"--rate", "-0.1"}, "--rate '-0.1'"},
+            {{"--rate", "1.5"}, "--rate '1.5'"},
+            {{"--rate", "nan"}, "--rate 'nan'"},
             {{"--rate", "0.5x"}, "0.5x"},
             {{"--noise-shape", "4x6"}, "4x6x8"},
             {{"--noise-shape", "4x3x8"}, "4x3x8"},
@@ -704,7 +704,7 @@ TEST_F(CliDropout, BenchRefusesWhatDropoutRefuses) {
     // values.
     save("x.npy", make_data({4, 6, 8}, data_type::f32));
     const std::vector<bad_case_t> cases = {
-            {{"--rate", "1.5"}, "rate=1.5"},
+            {{"--rate", "1.5"}, "--rate '1.5'"},
             {{"--axes", "1,"}, "1,"},
             {{"--noise-shape", "4x1x8", "--axes", "1"}, "--axes"},
             {{"--method", "fast"}, "fast"},

@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
         };
         const rndnn::dims qkv_dims = {positive("batch"), positive("heads"),
                 positive("seq"), positive("head-dim")};
-        const double rate = rndnn_cli::parse_double(
+        const double rate = rndnn_cli::parse_probability(
                 "--rate", vm["rate"].as<std::string>());
         rndnn::bernoulli_method method;
         int bits;

@@ -214,19 +214,50 @@ words_t split_words(const string &line) {
     return words;
 }
 
-std::vector<problem_t> read_batch(std::istream &is, const string &name,
-        const po::options_description &desc) {
-    std::vector<problem_t> problems;
+namespace {
+
+// Reads the next line of @p is (without its '\n') into @p line.
+// @returns false at the end of the stream.
+// @throws usage_error (@p where first) for a line longer than
+//     max_batch_line bytes, before reading the rest of it.
+bool read_line(std::istream &is, string &line, const string &where) {
+    line.clear();
+    char c;
+    bool any = false;
+    while (is.get(c)) {
+        any = true;
+        if (c == '\n') return true;
+        if (line.size() == max_batch_line)
+            throw usage_error(where + "the line is longer than "
+                    + std::to_string(max_batch_line) + " bytes");
+        line.push_back(c);
+    }
+    return any;
+}
+
+} // namespace
+
+void for_each_batch_problem(std::istream &is, const string &name,
+        const po::options_description &desc,
+        const std::function<void(const problem_t &)> &each) {
     int lineno = 0;
-    for (string line; std::getline(is, line);) {
+    bool any = false;
+    string line;
+    while (read_line(is, line, name + ":" + std::to_string(lineno + 1) + ": ")) {
         ++lineno;
+        const string where = name + ":" + std::to_string(lineno) + ": ";
+        // A NUL would end the message that quotes the line.
+        const size_t nul = line.find('\0');
+        if (nul != string::npos)
+            throw usage_error(where + "the line holds a NUL byte (at byte "
+                    + std::to_string(nul + 1) + ")");
         const size_t first = line.find_first_not_of(" \t\r");
         if (first == string::npos || line[first] == '#') continue;
         const string text = line.substr(
                 first, line.find_last_not_of(" \t\r") + 1 - first);
-        const string where = name + ":" + std::to_string(lineno) + ": ";
+        problem_t p;
         try {
-            problems.push_back(parse_problem(split_words(text), text, desc));
+            p = parse_problem(split_words(text), text, desc);
         } catch (const usage_error &e) {
             throw usage_error(where + e.what());
         } catch (const po::error &e) {
@@ -234,21 +265,25 @@ std::vector<problem_t> read_batch(std::istream &is, const string &name,
         } catch (const rndnn::error &e) {
             throw rndnn::error(e.status(), where + e.what());
         }
+        any = true;
+        each(p);
     }
     if (is.bad())
         throw io_error("cannot read --batch '" + name
                 + "': " + std::strerror(errno));
-    if (problems.empty())
-        throw usage_error("--batch '" + name + "' holds no problem");
-    return problems;
+    if (!any) throw usage_error("--batch '" + name + "' holds no problem");
 }
 
 namespace {
 
-// Opens the --batch file at @p path and parses it (read_batch() above),
-// its path naming it in messages.
-std::vector<problem_t> read_batch_file(
-        const string &path, const po::options_description &desc) {
+// Runs the problems of the --batch file at @p path: every line is parsed
+// and checked before the first problem runs (the first pass also finds
+// the width of the impl column), then the file is read again and each
+// problem is made and run in turn. A file that cannot seek (a pipe) keeps
+// its problems' text between the passes.
+void run_batch_file(const string &path, const po::options_description &desc,
+        const std::function<void(int width)> &header,
+        const std::function<void(const problem_t &, int width)> &run) {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         throw io_error("cannot read --batch '" + path + "': it is a directory");
@@ -256,7 +291,25 @@ std::vector<problem_t> read_batch_file(
     if (!is)
         throw io_error("cannot read --batch '" + path
                 + "': " + std::strerror(errno));
-    return read_batch(is, path, desc);
+    const bool rewinds = is.tellg() != std::streampos(-1);
+    size_t width = 12;
+    std::vector<string> texts;
+    for_each_batch_problem(is, path, desc, [&](const problem_t &p) {
+        width = std::max(width, p.impl.size());
+        if (!rewinds) texts.push_back(p.text);
+    });
+    header(static_cast<int>(width));
+    if (!rewinds) {
+        for (const string &text : texts)
+            run(parse_problem(split_words(text), text, desc),
+                    static_cast<int>(width));
+        return;
+    }
+    is.clear();
+    is.seekg(0);
+    for_each_batch_problem(is, path, desc, [&](const problem_t &p) {
+        run(p, static_cast<int>(width));
+    });
 }
 
 // --- measurement -----------------------------------------------------------
@@ -457,35 +510,32 @@ int bench_main(int argc, char **argv) {
             problem_words.insert(problem_words.end(),
                     o.original_tokens.begin(), o.original_tokens.end());
 
-    // Every problem is checked before the first one runs.
-    std::vector<problem_t> problems;
+    const auto run = [&](const problem_t &p, int width) {
+        const prepared_t t = p.kind->prepare(p);
+        const medians_t m = measure(t, p.strm.get_nthreads(), runs);
+        print_result(csv, width, p, t, m);
+    };
     if (vm.count("batch")) {
         if (!problem_words.empty())
             throw usage_error("--batch takes no problem options on the"
                               " command line (got '"
                     + problem_words[0]
                     + "'): write them in the batch file");
-        problems = read_batch_file(vm["batch"].as<string>(), problem_desc);
-    } else {
-        if (problem_words.empty())
-            throw usage_error("no problem given: write one with problem"
-                              " options (at least --shape) or give --batch"
-                              " FILE");
-        string text;
-        for (const string &w : problem_words)
-            text += (text.empty() ? "" : " ") + w;
-        problems.push_back(parse_problem(problem_words, text, problem_desc));
+        run_batch_file(vm["batch"].as<string>(), problem_desc,
+                [&](int width) { print_header(csv, width); }, run);
+        return exit_ok;
     }
-
-    size_t width = 12;
-    for (const problem_t &p : problems)
-        width = std::max(width, p.impl.size());
-    print_header(csv, static_cast<int>(width));
-    for (const problem_t &p : problems) {
-        const prepared_t t = p.kind->prepare(p);
-        const medians_t m = measure(t, p.strm.get_nthreads(), runs);
-        print_result(csv, static_cast<int>(width), p, t, m);
-    }
+    if (problem_words.empty())
+        throw usage_error("no problem given: write one with problem"
+                          " options (at least --shape) or give --batch"
+                          " FILE");
+    string text;
+    for (const string &w : problem_words)
+        text += (text.empty() ? "" : " ") + w;
+    const problem_t p = parse_problem(problem_words, text, problem_desc);
+    const int width = static_cast<int>(std::max<size_t>(12, p.impl.size()));
+    print_header(csv, width);
+    run(p, width);
     return exit_ok;
 }
 

@@ -109,15 +109,23 @@ problem_t parse_problem(const std::vector<std::string> &words,
 // The words of a --batch line, split at spaces, tabs and '\r'.
 std::vector<std::string> split_words(const std::string &line);
 
-// Parses every problem of a --batch file, read from @p is, before any is
-// run: blank lines and lines whose first non-blank is '#' are skipped, and
-// a bad line is reported as NAME:LINE: message. @p name (the file's path)
-// names the file in messages.
+// The longest line a --batch file may hold, in bytes: a problem takes a
+// few hundred at most, and a longer line is refused before more of it is
+// read (a 200 MB word costs nothing).
+constexpr std::size_t max_batch_line = 4096;
+
+// Reads the problems of a --batch file from @p is, one line at a time,
+// and calls @p each with each problem as it is parsed: blank lines and
+// lines whose first non-blank is '#' are skipped, and a bad line is
+// reported as NAME:LINE: message. @p name (the file's path) names the
+// file in messages. Memory: one line and one problem, whatever the file.
 // @throws usage_error, rndnn::error as parse_problem(), with NAME:LINE:
-//     before the message; usage_error if no line holds a problem; io_error
-//     if @p is fails.
-std::vector<problem_t> read_batch(std::istream &is, const std::string &name,
-        const po::options_description &desc);
+//     before the message, also for a line longer than max_batch_line
+//     bytes or one that holds a NUL byte; usage_error if no line holds a
+//     problem; io_error if @p is fails; what @p each throws.
+void for_each_batch_problem(std::istream &is, const std::string &name,
+        const po::options_description &desc,
+        const std::function<void(const problem_t &)> &each);
 
 } // namespace rndnn_cli
 

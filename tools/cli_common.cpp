@@ -156,6 +156,13 @@ double parse_double(const std::string &flag, const std::string &text) {
     return parse_number<double>(flag, text, "a number", "of double");
 }
 
+double parse_probability(const std::string &flag, const std::string &text) {
+    const double v = parse_double(flag, text);
+    if (!(v >= 0 && v <= 1))
+        throw usage_error(flag + " '" + text + "' is outside [0, 1]");
+    return v;
+}
+
 float parse_float(const std::string &flag, const std::string &text) {
     return parse_number<float>(flag, text, "a number", "of f32");
 }

@@ -83,6 +83,10 @@ std::int64_t parse_s64(const std::string &flag, const std::string &text);
 std::uint64_t parse_u64(const std::string &flag, const std::string &text);
 int parse_int(const std::string &flag, const std::string &text);
 double parse_double(const std::string &flag, const std::string &text);
+// A probability (--p, --rate): a number in [0, 1], refused with the text
+// as given ("--p '5.' is outside [0, 1]"), not as the library would print
+// the double.
+double parse_probability(const std::string &flag, const std::string &text);
 float parse_float(const std::string &flag, const std::string &text);
 // "64x128x1024": one or more non-negative integers joined by 'x'. Limits on
 // the count of dims and the element count are the library's to check.

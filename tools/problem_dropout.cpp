@@ -107,7 +107,7 @@ dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
     rndnn::dropout::desc &d = p.desc;
     d.prop = vm.count("backward") ? rndnn::prop_kind::backward
                                   : rndnn::prop_kind::forward_training;
-    d.rate = parse_double("--rate",
+    d.rate = parse_probability("--rate",
             vm.count("rate") ? vm["rate"].as<string>() : *default_rate);
     parse_method(vm["method"].as<string>(), d.method, d.bits);
     p.so = parse_stream_options(vm);

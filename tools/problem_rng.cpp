@@ -82,7 +82,7 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
             int bits = 1;
             parse_method(vm["method"].as<string>(), method, bits);
             ops.append_bernoulli(
-                    parse_double("--p", vm["p"].as<string>()), method, bits);
+                    parse_probability("--p", vm["p"].as<string>()), method, bits);
             break;
         }
         case dist_t::uniform:
@@ -109,7 +109,14 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     if (!p.desc.global_dims.empty()) {
         // The window's own checks (rank, fit) come first: they name it.
         rndnn::rng::primitive_desc(p.desc, p.attr);
-        n = rndnn::memory::desc(p.desc.global_dims, dtype).nelems();
+        // The global tensor's bytes must fit too (a file of it is cut
+        // into shards): its message names the flag, not --shape.
+        try {
+            n = rndnn::memory::desc(p.desc.global_dims, dtype).nelems();
+        } catch (const rndnn::error &e) {
+            throw rndnn::error(e.status(), "--global-shape '"
+                    + vm["global-shape"].as<string>() + "': " + e.what());
+        }
     }
     check_offset_range(p.so, n);
     return p;
