@@ -44,6 +44,21 @@ std::string shape_str(const dims &shape) {
     return s + ")";
 }
 
+// NumPy refuses an array whose item size times the product of its nonzero
+// dims passes 2^63 - 1 ("array is too big"), even one of no elements: a
+// shape that rndnn's element count (a 0 counted as 1) allows, such as
+// (0, 2^63 - 1) of <u4, is refused here on both sides of the file.
+void check_numpy_size(const dims &shape, const char *descr, dim_t itemsize) {
+    dim_t bytes = itemsize;
+    for (dim_t d : shape)
+        if (d != 0 && !impl::mul_ok(bytes, d, bytes))
+            fail(status::invalid_arguments,
+                    cat(".npy shape ", shape_str(shape), " of ", descr,
+                            " is too big for NumPy: ", itemsize,
+                            " bytes times the product of its nonzero dims"
+                            " passes 2^63 - 1"));
+}
+
 // The header's dict: the Python literal NumPy writes, "{'descr': '<f4',
 // 'fortran_order': False, 'shape': (2, 3), }" padded with spaces and a
 // '\n', which NumPy reads back with ast.literal_eval. rndnn reads it with a
@@ -249,8 +264,12 @@ private:
 
 std::string header(const memory::desc &md) {
     dims shape = md.get_dims();
-    if (md.get_data_type() == data_type::bit)
+    dim_t itemsize = static_cast<dim_t>(dt_bits(md.get_data_type()) / 8);
+    if (md.get_data_type() == data_type::bit) {
         shape = {(md.nelems() + 7) / 8};
+        itemsize = 1;
+    }
+    check_numpy_size(shape, descr_of(md.get_data_type()), itemsize);
     std::string dict = cat("{'descr': '", descr_of(md.get_data_type()),
             "', 'fortran_order': False, 'shape': ", shape_str(shape), ", }");
     // magic, version 1.0, u16 header length, dict, spaces, '\n': a multiple
@@ -322,6 +341,8 @@ header_t read_header(std::istream &is) {
     const header_t a
             = dict_parser(h, sizeof(pre) + (major >= 2 ? 2 : 0)).parse();
     const size_t bytes = a.md().get_size(); // checks the shape
+    check_numpy_size(
+            a.shape, descr_of(a.dt), static_cast<dim_t>(dt_bits(a.dt) / 8));
 
     // A file can tell how much data follows: a header that claims more is
     // refused before anyone allocates its claim.

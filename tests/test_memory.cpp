@@ -536,3 +536,42 @@ TEST(NpyHeader, Versions) {
                         " is not supported (1.0, 2.0 and 3.0 are)"));
     }
 }
+
+// NumPy refuses an array whose item size times the product of its nonzero
+// dims passes 2^63 - 1, even one of no elements: neither header() nor
+// read_header() lets one through.
+TEST(NpyHeader, ShapesNumPyCannotHoldAreRefused) {
+    const dim_t max = INT64_MAX;
+    EXPECT_ERROR_NAMES(npy::header(memory::desc({0, max}, dt::u32)),
+            ".npy shape (0,9223372036854775807) of <u4 is too big for NumPy: "
+            "4 bytes times the product of its nonzero dims passes 2^63 - 1");
+    EXPECT_ERROR_NAMES(npy::header(memory::desc({max / 8 + 1, 0}, dt::s64)),
+            "too big for NumPy");
+    EXPECT_NE(npy::header(memory::desc({max / 8, 0}, dt::s64)).find(
+                      "(1152921504606846975,0)"),
+            std::string::npos);
+    EXPECT_NE(npy::header(memory::desc({0, max}, dt::u8)).find(
+                      "(0,9223372036854775807)"),
+            std::string::npos);
+    const std::string d = "{'descr': '<f4', 'fortran_order': False, ";
+    EXPECT_EQ(header_of(d + "'shape': (0, 2305843009213693951)}").shape,
+            (dims {0, max / 4}));
+    EXPECT_NE(header_error(d + "'shape': (0, 2305843009213693952)}")
+                      .find("too big for NumPy"),
+            std::string::npos);
+}
+
+TEST(Npy, UnusedMaskBitsAreWrittenAsZero) {
+    memory m(memory::desc({11}, dt::bit));
+    m.data<uint8_t>()[0] = 0x5a;
+    m.data<uint8_t>()[1] = 0xff; // bits 8..10 belong to the tensor
+    std::stringstream raw;
+    npy::save_raw(raw, m);
+    EXPECT_EQ(raw.str(), std::string("\x5a\x07", 2));
+    std::stringstream ss;
+    npy::save(ss, m);
+    const npy::array a = npy::load(ss);
+    EXPECT_EQ(a.dt, dt::u8);
+    EXPECT_EQ(a.shape, (dims {2}));
+    EXPECT_EQ(a.data[1], 0x07);
+}

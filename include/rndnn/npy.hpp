@@ -20,6 +20,10 @@ namespace npy {
 
 /// @returns the complete .npy header (magic to newline, padded to 64
 ///     bytes) for a dense tensor of @p md's shape and type.
+/// @throws error (invalid_arguments) if the type has no .npy equivalent,
+///     or if NumPy could not hold the shape: its item size (bytes) times
+///     the product of its nonzero dims passes 2^63 - 1, which a shape with
+///     a 0 dim can do.
 RNDNN_API std::string header(const memory::desc &md);
 
 /// Writes @p mem as a .npy file: header(), then save_raw()'s bytes.
@@ -57,9 +61,9 @@ struct array : header_t {
 ///     file, an unsupported dtype or version, Fortran order, a malformed
 ///     header (what was expected, what was found and its byte offset from
 ///     the magic: a duplicated, missing or unknown key, bytes after the
-///     dict, a NUL byte, a negative dim), a shape whose size overflows,
-///     truncated data. Header bytes quoted in a message are escaped
-///     (escape()).
+///     dict, a NUL byte, a negative dim), a shape whose size overflows or
+///     that NumPy could not hold (as header()), truncated data. Header
+///     bytes quoted in a message are escaped (escape()).
 RNDNN_API header_t read_header(std::istream &is);
 /// Reads the data that follows @p h: h.md().get_size() bytes into @p dst.
 /// @throws error (invalid_arguments) if the stream ends first.
