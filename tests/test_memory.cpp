@@ -537,6 +537,26 @@ TEST(NpyHeader, Versions) {
     }
 }
 
+// NumPy refuses a header longer than 10000 bytes unless told to trust the
+// file (np.load's allow_pickle); it never writes one.
+TEST(NpyHeader, HeadersPastNumPysLengthLimitAreRefused) {
+    for (const size_t len : {size_t(10000), size_t(10001)}) {
+        std::string dict = "{'descr': '<f4', 'fortran_order': False, "
+                           "'shape': (2,)}";
+        dict.append(len - 1 - dict.size(), ' ');
+        std::string f("\x93NUMPY\x01\x00", 8);
+        f += static_cast<char>(len & 0xff);
+        f += static_cast<char>(len >> 8);
+        std::stringstream ss(f + dict + '\n' + std::string(8, '\0'));
+        if (len == 10000)
+            EXPECT_EQ(npy::read_header(ss).shape, (dims {2}));
+        else
+            EXPECT_ERROR_NAMES(npy::read_header(ss),
+                    ".npy header length 10001 passes NumPy's limit of 10000 "
+                    "bytes");
+    }
+}
+
 // NumPy refuses an array whose item size times the product of its nonzero
 // dims passes 2^63 - 1, even one of no elements: neither header() nor
 // read_header() lets one through.
