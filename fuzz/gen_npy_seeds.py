@@ -10,11 +10,13 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus",
                     "fuzz_npy")
 
 
-def npy(descr, shape, data, major=1, fortran=False, pad_to=64):
+def npy(descr, shape, data, major=1, fortran=False, pad_to=64, dict_=None):
     shape_s = "(" + ",".join(str(d) for d in shape)
     shape_s += ("," if len(shape) == 1 else "") + ")"
     d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
         descr, "True" if fortran else "False", shape_s)
+    if dict_ is not None:  # the header's dict as given
+        d = dict_
     len_bytes = 2 if major == 1 else 4
     unpadded = 6 + 2 + len_bytes + len(d) + 1
     d += " " * ((pad_to - unpadded % pad_to) % pad_to) + "\n"
@@ -50,6 +52,31 @@ seeds = {
     "bad_negative_dim.npy": npy("<f4", (2, -1), bytes(8)),
     # No elements, but dense strides past 2^63.
     "bad_stride_overflow.npy": npy("<f4", (0, 1 << 32, 1 << 32), b""),
+    # The header grammar: double quotes, any key order, spaces and line
+    # breaks; then what NumPy refuses or reads otherwise: duplicated and
+    # extra keys, a key inside a string, bytes after the dict, a NUL byte,
+    # a minor version, a shape NumPy cannot hold.
+    "f16_3x2_double_quotes.npy": npy(None, (), bytes(12), dict_=(
+        '{"descr": "<f2", "fortran_order": False, "shape": (3, 2)}')),
+    "s8_2x3_spaced.npy": npy(None, (), bytes(6), dict_=(
+        "\n{ 'shape' : ( 2 , 3 , ) ,\t'fortran_order':False,\r\n"
+        "'descr':'|i1' , }")),
+    "bad_duplicate_descr.npy": npy(None, (), bytes(8), dict_=(
+        "{'descr': '<f4', 'descr': '<f2', 'fortran_order': False, "
+        "'shape': (2,)}")),
+    "bad_duplicate_shape.npy": npy(None, (), bytes(16), dict_=(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
+        "'shape': (4,)}")),
+    "bad_extra_key.npy": npy(None, (), bytes(8), dict_=(
+        "{'x': \"'descr': '<f2'\", 'descr': '<f4', 'fortran_order': False, "
+        "'shape': (2,)}")),
+    "bad_trailing.npy": npy(None, (), bytes(8), dict_=(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x")),
+    "bad_nul.npy": npy(None, (), bytes(8), dict_=(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\0")),
+    "bad_minor_version.npy": (lambda f: f[:7] + b"\x01" + f[8:])(
+        npy("<f4", (2,), bytes(8))),
+    "bad_numpy_size.npy": npy("<u4", (0, 2**63 - 1), b""),
 }
 
 os.makedirs(here, exist_ok=True)

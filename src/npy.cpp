@@ -44,25 +44,232 @@ std::string shape_str(const dims &shape) {
     return s + ")";
 }
 
-// Finds `'key': ` in the header dict and returns what follows.
-std::string value_after(const std::string &h, const std::string &key) {
-    const std::string k = cat("'", key, "':");
-    const size_t at = h.find(k);
-    if (at == std::string::npos)
-        fail(status::invalid_arguments,
-                cat(".npy header has no '", key, "' entry: ", escape(h)));
-    size_t i = at + k.size();
-    while (i < h.size() && h[i] == ' ')
-        ++i;
-    return h.substr(i);
+// NumPy refuses an array whose item size times the product of its nonzero
+// dims passes 2^63 - 1 ("array is too big"), even one of no elements: a
+// shape that rndnn's element count (a 0 counted as 1) allows, such as
+// (0, 2^63 - 1) of <u4, is refused here on both sides of the file.
+void check_numpy_size(const dims &shape, const char *descr, dim_t itemsize) {
+    dim_t bytes = itemsize;
+    for (dim_t d : shape)
+        if (d != 0 && !impl::mul_ok(bytes, d, bytes))
+            fail(status::invalid_arguments,
+                    cat(".npy shape ", shape_str(shape), " of ", descr,
+                            " is too big for NumPy: ", itemsize,
+                            " bytes times the product of its nonzero dims"
+                            " passes 2^63 - 1"));
 }
+
+// The header's dict: the Python literal NumPy writes, "{'descr': '<f4',
+// 'fortran_order': False, 'shape': (2, 3), }" padded with spaces and a
+// '\n', which NumPy reads back with ast.literal_eval. rndnn reads it with a
+// small grammar that accepts a subset of what NumPy accepts, never more
+// (docs/cli.md, ".npy headers"):
+//
+//   header := ws '{' ws [entry (ws ',' ws entry)* [ws ',']] ws '}' ws
+//   entry  := key ws ':' ws value
+//   key    := 'descr' | 'fortran_order' | 'shape', each once, any order
+//   value  := string (descr) | True | False (fortran_order) | tuple (shape)
+//   tuple  := '(' ws ')' | '(' ws int ws ',' ws ')'
+//           | '(' ws int (ws ',' ws int)+ [ws ','] ws ')'
+//   int    := '0' | [1-9][0-9]*, at most 2^63 - 1
+//   string := "'" char* "'" | '"' char* '"', char: a byte other than the
+//             quote, '\\', '\n' or '\r'
+//   ws     := (' ' | '\t' | '\n' | '\r')*
+//
+// NUL bytes are refused anywhere. Where NumPy takes the last of duplicated
+// keys, rndnn refuses them. Every error names what was expected, what was
+// found (escaped) and its byte offset in the file.
+class dict_parser {
+public:
+    // @p text is the header's text, which starts at byte @p base of the file.
+    dict_parser(const std::string &text, size_t base)
+        : s_(text), base_(base) {}
+
+    header_t parse() {
+        const size_t nul = s_.find('\0');
+        if (nul != std::string::npos)
+            fail_at(nul, "a NUL byte (NumPy refuses them)");
+        skip_ws();
+        if (peek() != '{') expected("'{'");
+        ++i_;
+        for (;;) {
+            skip_ws();
+            if (peek() == '}') break;
+            entry();
+            skip_ws();
+            if (peek() == ',') {
+                ++i_;
+                continue;
+            }
+            if (peek() != '}') expected("',' or '}' after a value");
+        }
+        ++i_;
+        skip_ws();
+        if (i_ != s_.size())
+            expected("only spaces or a newline after the dict's '}'");
+
+        for (const char *k : keys)
+            if (!seen_[key_index(k)])
+                fail(status::invalid_arguments,
+                        cat(".npy header has no '", k, "' key"));
+        header_t a;
+        for (const auto &e : descr_table)
+            if (descr_ == e.descr) a.dt = e.dt;
+        if (a.dt == data_type::undef)
+            fail(status::invalid_arguments,
+                    cat(".npy dtype '", escape(descr_), "' is not supported"));
+        if (fortran_order_)
+            fail(status::invalid_arguments,
+                    ".npy file is in Fortran order; only C order is "
+                    "supported");
+        a.shape = shape_;
+        return a;
+    }
+
+private:
+    static constexpr const char *keys[] = {"descr", "fortran_order", "shape"};
+
+    const std::string &s_;
+    const size_t base_;
+    size_t i_ = 0;
+    bool seen_[3] = {};
+    std::string descr_;
+    bool fortran_order_ = false;
+    dims shape_;
+
+    static int key_index(const std::string &k) {
+        for (int i = 0; i < 3; ++i)
+            if (k == keys[i]) return i;
+        return -1;
+    }
+
+    // The byte at i_, '\0' at the end (a NUL byte is refused up front).
+    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+    static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+    void skip_ws() {
+        while (i_ < s_.size()
+                && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n'
+                        || s_[i_] == '\r'))
+            ++i_;
+    }
+
+    [[noreturn]] void fail_at(size_t at, const std::string &what) const {
+        fail(status::invalid_arguments,
+                cat(".npy header: ", what, " at byte ", base_ + at));
+    }
+    // "expected X, found 'c'" at i_.
+    [[noreturn]] void expected(const std::string &what) const {
+        std::string found = "the end of the header";
+        if (i_ < s_.size())
+            found = s_[i_] == '\'' ? "\"'\""
+                                   : cat("'", escape(s_.substr(i_, 1)), "'");
+        fail_at(i_, cat("expected ", what, ", found ", found));
+    }
+
+    void entry() {
+        const size_t at = i_;
+        const std::string key = quoted("a key (a quoted string)");
+        const int k = key_index(key);
+        if (k < 0)
+            fail_at(at,
+                    cat("unexpected key '", escape(key),
+                            "' (the keys are 'descr', 'fortran_order' and "
+                            "'shape')"));
+        if (seen_[k])
+            fail_at(at,
+                    cat("key '", key, "' appears twice (NumPy would take "
+                                      "the last value; rndnn refuses)"));
+        seen_[k] = true;
+        skip_ws();
+        if (peek() != ':') expected(cat("':' after '", key, "'"));
+        ++i_;
+        skip_ws();
+        if (k == 0) {
+            descr_ = quoted("a quoted string for 'descr'");
+        } else if (k == 1) {
+            fortran_order_ = boolean();
+        } else {
+            shape_ = tuple();
+        }
+    }
+
+    std::string quoted(const char *what) {
+        const char q = peek();
+        if (q != '\'' && q != '"') expected(what);
+        const size_t start = ++i_;
+        for (; i_ < s_.size() && s_[i_] != q; ++i_) {
+            if (s_[i_] == '\\')
+                fail_at(i_, "a backslash in a string (escapes are not "
+                            "supported)");
+            if (s_[i_] == '\n' || s_[i_] == '\r') break;
+        }
+        if (i_ == s_.size() || s_[i_] != q)
+            fail_at(start - 1, "a string with no closing quote on its line");
+        return s_.substr(start, i_++ - start);
+    }
+
+    bool boolean() {
+        for (const bool b : {true, false}) {
+            const char *word = b ? "True" : "False";
+            const size_t n = std::strlen(word);
+            if (s_.compare(i_, n, word) == 0) {
+                i_ += n;
+                return b;
+            }
+        }
+        expected("True or False for 'fortran_order'");
+    }
+
+    dims tuple() {
+        if (peek() != '(') expected("a tuple such as (2, 3) for 'shape'");
+        const size_t at = i_++;
+        dims d;
+        bool comma = false;
+        for (;;) {
+            skip_ws();
+            if (peek() == ')') break;
+            d.push_back(dim());
+            skip_ws();
+            if (peek() == ',') {
+                ++i_;
+                comma = true;
+                continue;
+            }
+            if (peek() != ')') expected("',' or ')' after a dim");
+        }
+        ++i_;
+        if (d.size() == 1 && !comma)
+            fail_at(at,
+                    cat("'shape' (", d[0], ") is not a tuple (a shape of "
+                                           "one dim is written (",
+                            d[0], ",))"));
+        return d;
+    }
+
+    dim_t dim() {
+        const size_t at = i_;
+        if (peek() == '-') fail_at(at, "a negative dim in 'shape'");
+        if (!is_digit(peek())) expected("a dim (a non-negative integer)");
+        dim_t d = 0;
+        for (; is_digit(peek()); ++i_)
+            if (!impl::mul_ok(d, 10, d) || !impl::add_ok(d, peek() - '0', d))
+                fail_at(at, "a dim in 'shape' passes 2^63 - 1");
+        if (s_[at] == '0' && i_ - at > 1)
+            fail_at(at, "a dim with a leading zero");
+        return d;
+    }
+};
 
 } // namespace
 
 std::string header(const memory::desc &md) {
     dims shape = md.get_dims();
-    if (md.get_data_type() == data_type::bit)
+    dim_t itemsize = static_cast<dim_t>(dt_bits(md.get_data_type()) / 8);
+    if (md.get_data_type() == data_type::bit) {
         shape = {(md.nelems() + 7) / 8};
+        itemsize = 1;
+    }
+    check_numpy_size(shape, descr_of(md.get_data_type()), itemsize);
     std::string dict = cat("{'descr': '", descr_of(md.get_data_type()),
             "', 'fortran_order': False, 'shape': ", shape_str(shape), ", }");
     // magic, version 1.0, u16 header length, dict, spaces, '\n': a multiple
@@ -110,63 +317,35 @@ header_t read_header(std::istream &is) {
     if (!is.read(pre, sizeof(pre)) || std::memcmp(pre, magic, magic_len) != 0)
         fail(status::invalid_arguments, "not a .npy file (bad magic)");
     const int major = static_cast<unsigned char>(pre[6]);
+    const int minor = static_cast<unsigned char>(pre[7]);
+    if (major < 1 || major > 3 || minor != 0)
+        fail(status::invalid_arguments,
+                cat(".npy version ", major, ".", minor,
+                        " is not supported (1.0, 2.0 and 3.0 are)"));
     size_t hlen = static_cast<unsigned char>(pre[8])
             | size_t(static_cast<unsigned char>(pre[9])) << 8;
-    if (major == 2 || major == 3) { // a 4-byte header length
+    if (major >= 2) { // a 4-byte header length
         char more[2];
         if (!is.read(more, 2))
             fail(status::invalid_arguments, "truncated .npy header");
         hlen |= size_t(static_cast<unsigned char>(more[0])) << 16
                 | size_t(static_cast<unsigned char>(more[1])) << 24;
-    } else if (major != 1) {
-        fail(status::invalid_arguments,
-                cat(".npy version ", major, " is not supported"));
     }
-    if (hlen > (1u << 20))
+    // NumPy's own limit (np.load without allow_pickle): it writes no
+    // longer header, and reads none.
+    if (hlen > 10000)
         fail(status::invalid_arguments,
-                cat(".npy header length ", hlen, " is implausible"));
+                cat(".npy header length ", hlen,
+                        " passes NumPy's limit of 10000 bytes"));
     std::string h(hlen, '\0');
     if (!is.read(&h[0], static_cast<std::streamsize>(hlen)))
         fail(status::invalid_arguments, "truncated .npy header");
 
-    header_t a;
-    const std::string descr = value_after(h, "descr");
-    for (const auto &e : descr_table)
-        if (descr.compare(0, std::strlen(e.descr) + 2,
-                    cat("'", e.descr, "'"))
-                == 0)
-            a.dt = e.dt;
-    if (a.dt == data_type::undef)
-        fail(status::invalid_arguments,
-                cat(".npy dtype ", escape(descr.substr(0, descr.find(','))),
-                        " is not supported"));
-    if (value_after(h, "fortran_order").compare(0, 5, "False") != 0)
-        fail(status::invalid_arguments,
-                ".npy file is in Fortran order; only C order is supported");
-    const std::string shape = value_after(h, "shape");
-    if (shape.empty() || shape[0] != '(')
-        fail(status::invalid_arguments,
-                cat(".npy shape is malformed: ", escape(h)));
-    size_t i = 1;
-    while (i < shape.size() && shape[i] != ')') {
-        if (shape[i] == ' ' || shape[i] == ',') {
-            ++i;
-            continue;
-        }
-        // Digits only, parsed without a locale or exceptions.
-        dim_t d = 0;
-        const auto r = std::from_chars(
-                shape.data() + i, shape.data() + shape.size(), d);
-        if (r.ec != std::errc() || d < 0)
-            fail(status::invalid_arguments,
-                    cat(".npy shape is malformed: ", escape(h)));
-        a.shape.push_back(d);
-        i = static_cast<size_t>(r.ptr - shape.data());
-    }
-    if (i >= shape.size())
-        fail(status::invalid_arguments,
-                cat(".npy shape is malformed: ", escape(h)));
+    const header_t a
+            = dict_parser(h, sizeof(pre) + (major >= 2 ? 2 : 0)).parse();
     const size_t bytes = a.md().get_size(); // checks the shape
+    check_numpy_size(
+            a.shape, descr_of(a.dt), static_cast<dim_t>(dt_bits(a.dt) / 8));
 
     // A file can tell how much data follows: a header that claims more is
     // refused before anyone allocates its claim.

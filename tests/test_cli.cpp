@@ -522,6 +522,8 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
             {{"--shape", "1x1x1x1x1x1x1x1x1"}, "1x1x1x1x1x1x1x1x1"},
             {{"--shape", "4294967296x4294967296"}, "4294967296x4294967296"},
             {{"--shape", "99999999999999999999"}, "99999999999999999999"},
+            // 4 bytes times 2^63 - 1: more than NumPy can hold, elements or not.
+            {{"--shape", "0x9223372036854775807"}, "too big for NumPy"},
             {{"--dist", "uniform", "--dtype", "u8"}, "u8"},
             {{"--dtype", "f64"}, "f64"},
             {{"--dist", "gaussian"}, "gaussian"},

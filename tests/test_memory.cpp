@@ -1,7 +1,9 @@
 // Memory descriptors, padded layouts, memory objects, bf16/f16 rounding and
 // the .npy format.
 #include <cmath>
+#include <cstdint>
 #include <sstream>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -314,12 +316,269 @@ TEST(Npy, HeaderThenDataAndEscapedHeaders) {
     EXPECT_ERROR_NAMES(npy::read_data(ss, h, got.data()), "got 0");
 
     std::string evil = npy::header(memory::desc({2}, dt::f32));
-    evil.replace(evil.find("<f4"), 3, std::string("\x1b[2J\0", 5));
+    evil.replace(evil.find("<f4"), 3, "\x1b[2J\x7f");
     std::stringstream es(evil + std::string(8, '\0'));
     const std::string msg = error_of([&] { npy::load(es); });
-    EXPECT_NE(msg.find("'\\x1b[2J\\x00'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'\\x1b[2J\\x7f'"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\x1b'), std::string::npos);
-    EXPECT_EQ(msg.find('\0'), std::string::npos);
+    EXPECT_EQ(msg.find('\x7f'), std::string::npos);
+}
+
+namespace {
+
+// A .npy file of version 1.0 whose header's dict is @p dict, padded with
+// spaces and a '\n' as NumPy pads it, then 64 zero bytes of data. The dict
+// starts at byte 10 of the file.
+std::string npy_with(const std::string &dict) {
+    std::string h = dict;
+    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+    h += '\n';
+    std::string f("\x93NUMPY\x01\x00", 8);
+    f += static_cast<char>(h.size() & 0xff);
+    f += static_cast<char>(h.size() >> 8);
+    return f + h + std::string(64, '\0');
+}
+
+npy::header_t header_of(const std::string &dict) {
+    std::stringstream ss(npy_with(dict));
+    return npy::read_header(ss);
+}
+
+std::string header_error(const std::string &dict) {
+    return error_of([&] { header_of(dict); });
+}
+
+const std::string rest = "'fortran_order': False, 'shape': (2,)";
+
+} // namespace
+
+// NumPy reads a duplicated key as its last value (ast.literal_eval);
+// substring search read the first, so a file that NumPy loads as f16 was
+// computed on as f32. Both are refused, naming the key and where it is.
+TEST(NpyHeader, DuplicateKeysAreRefused) {
+    EXPECT_EQ(header_error("{'descr': '<f4', 'descr': '<f2', " + rest + "}"),
+            ".npy header: key 'descr' appears twice (NumPy would take the "
+            "last value; rndnn refuses) at byte 27");
+    EXPECT_NE(header_error("{'descr': '<f4', " + rest + ", 'shape': (4,)}")
+                      .find("key 'shape' appears twice"),
+            std::string::npos);
+    EXPECT_NE(header_error("{'descr': '<f4', " + rest + ", \"descr\": '<f4'}")
+                      .find("key 'descr' appears twice"),
+            std::string::npos);
+}
+
+// Text that looks like a key inside a string value is a string.
+TEST(NpyHeader, KeysInsideStringValuesAreNotBelieved) {
+    EXPECT_EQ(header_error("{'fortran_order': False, 'shape': (2,), "
+                           "\"descr\": \"'descr': '<f2'\"}"),
+            ".npy dtype ''descr': '<f2'' is not supported");
+    EXPECT_NE(header_error("{'x': \"'descr': '<f2'\", 'descr': '<f4', " + rest
+                      + "}")
+                      .find("unexpected key 'x'"),
+            std::string::npos);
+}
+
+// Only spaces, tabs and line breaks may follow the dict.
+TEST(NpyHeader, TrailingGarbageIsRefused) {
+    const std::string dict = "{'descr': '<f4', " + rest + "}";
+    EXPECT_EQ(header_error(dict + " x"),
+            ".npy header: expected only spaces or a newline after the "
+            "dict's '}', found 'x' at byte 66");
+    EXPECT_NE(header_error(dict + ",").find("found ','"), std::string::npos);
+    EXPECT_NE(header_error(dict + "}").find("found '}'"), std::string::npos);
+    EXPECT_NE(header_error(dict + "\n\x1b").find("found '\\x1b'"),
+            std::string::npos);
+    EXPECT_EQ(header_of(dict + " \t\r\n\n ").dt, dt::f32);
+}
+
+TEST(NpyHeader, ExtraKeysAreRefused) {
+    EXPECT_EQ(header_error("{'descr': '<f4', " + rest + ", 'x': 1}"),
+            ".npy header: unexpected key 'x' (the keys are 'descr', "
+            "'fortran_order' and 'shape') at byte 66");
+    EXPECT_NE(header_error("{'descr': '<f4', '\x1b': 1, " + rest + "}")
+                      .find("unexpected key '\\x1b'"),
+            std::string::npos);
+}
+
+TEST(NpyHeader, NulBytesAreRefused) {
+    const std::string dict = "{'descr': '<f4', " + rest + "}";
+    EXPECT_EQ(header_error(dict + std::string(1, '\0')),
+            ".npy header: a NUL byte (NumPy refuses them) at byte 65");
+    EXPECT_NE(header_error(std::string("{'descr': '<f4") + '\0' + "', " + rest + "}")
+                      .find("a NUL byte (NumPy refuses them) at byte 24"),
+            std::string::npos);
+}
+
+TEST(NpyHeader, DoubleQuotesAreRead) {
+    const npy::header_t h = header_of(
+            "{\"descr\": \"<f2\", \"fortran_order\": False, \"shape\": (3, 2)}");
+    EXPECT_EQ(h.dt, dt::f16);
+    EXPECT_EQ(h.shape, (dims {3, 2}));
+    EXPECT_EQ(header_of("{'shape': (4,), \"descr\": '|u1', 'fortran_order': "
+                        "False}")
+                      .dt,
+            dt::u8);
+    // A string ends at its own quote only.
+    EXPECT_EQ(header_error("{'descr': \"<f4', " + rest + "}"),
+            ".npy header: a string with no closing quote on its line at "
+            "byte 20");
+}
+
+// What NumPy writes and what it reads: keys in any order, spaces, tabs and
+// line breaks between tokens, a trailing comma in the dict and the shape.
+TEST(NpyHeader, Grammar) {
+    struct {
+        std::string dict;
+        data_type dt;
+        dims shape;
+    } ok[] = {
+            {"{'descr': '<f4', 'fortran_order': False, 'shape': (), }",
+                    dt::f32, {}},
+            {"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
+                    dt::s64, {3}},
+            {"{'descr':'<u4','fortran_order':False,'shape':(2,3)}", dt::u32,
+                    {2, 3}},
+            {"  {'shape': ( 2 , 3 , ) ,'fortran_order' : False, "
+             "'descr': '<u2' , }",
+                    dt::bf16, {2, 3}},
+            {"\n{\n\t'descr': '|i1',\r\n\t'fortran_order': False,\n\t"
+             "'shape': (0, 7)\n}",
+                    dt::s8, {0, 7}},
+            {"{'descr': '<i4', 'fortran_order': False, 'shape': (0, 1,)}",
+                    dt::s32, {0, 1}},
+    };
+    for (const auto &c : ok) {
+        const npy::header_t h = header_of(c.dict);
+        EXPECT_EQ(h.dt, c.dt) << c.dict;
+        EXPECT_EQ(h.shape, c.shape) << c.dict;
+    }
+
+    const std::string d = "{'descr': '<f4', 'fortran_order': False, ";
+    const std::pair<std::string, std::string> bad[] = {
+            {"{'descr': '<f4', 'fortran_order': False}",
+                    ".npy header has no 'shape' key"},
+            {"{}", ".npy header has no 'descr' key"},
+            {"'descr': '<f4'", "expected '{', found \"'\" at byte 10"},
+            {"{'descr' '<f4', " + rest + "}",
+                    "expected ':' after 'descr', found \"'\" at byte 19"},
+            {"{'descr': '<f4' " + rest + "}",
+                    "expected ',' or '}' after a value, found \"'\" at "
+                    "byte 26"},
+            {"{descr: '<f4', " + rest + "}",
+                    "expected a key (a quoted string), found 'd' at byte 11"},
+            {"{'descr': '<f4', " + rest + ",,}",
+                    "expected a key (a quoted string), found ','"},
+            {"{'descr': '<f4', " + rest,
+                    "expected ',' or '}' after a value, found the end of the "
+                    "header at byte 128"},
+            {d + "'shape': (2)}", "'shape' (2) is not a tuple (a shape of "
+                                  "one dim is written (2,)) at byte 60"},
+            {d + "'shape': [2]}",
+                    "expected a tuple such as (2, 3) for 'shape', found '['"},
+            {d + "'shape': (1,,2)}",
+                    "expected a dim (a non-negative integer), found ',' at "
+                    "byte 63"},
+            {d + "'shape': (,)}", "expected a dim (a non-negative integer)"},
+            {d + "'shape': (2 3)}", "expected ',' or ')' after a dim, found "
+                                    "'3'"},
+            {d + "'shape': (2L,)}", "found 'L'"},
+            {d + "'shape': (-1,)}", "a negative dim in 'shape' at byte 61"},
+            {d + "'shape': (02,)}", "a dim with a leading zero"},
+            {d + "'shape': (True,)}", "expected a dim (a non-negative "
+                                      "integer), found 'T'"},
+            {d + "'shape': (9223372036854775808,)}",
+                    "a dim in 'shape' passes 2^63 - 1 at byte 61"},
+            {d + "'shape': (4294967296, 4294967296)}",
+                    "overflows a 64-bit element count"},
+            {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}",
+                    "expected True or False for 'fortran_order', found '0'"},
+            {"{'descr': '<f4', 'fortran_order': True, 'shape': (2,)}",
+                    "Fortran order"},
+            {"{'descr': 4, " + rest + "}",
+                    "expected a quoted string for 'descr', found '4'"},
+            {"{'descr': u'<f4', " + rest + "}",
+                    "expected a quoted string for 'descr', found 'u'"},
+            {"{'descr': '<f\\x34', " + rest + "}",
+                    "a backslash in a string (escapes are not supported) at "
+                    "byte 23"},
+            {"{'descr': '<f8', " + rest + "}",
+                    ".npy dtype '<f8' is not supported"},
+    };
+    for (const auto &c : bad)
+        EXPECT_NE(header_error(c.first).find(c.second), std::string::npos)
+                << c.first << " gives '" << header_error(c.first)
+                << "', not '" << c.second << "'";
+}
+
+// NumPy reads versions 1.0, 2.0 (a 4-byte header length) and 3.0 (the
+// same, UTF-8 text) and refuses every other, whatever the minor number.
+TEST(NpyHeader, Versions) {
+    const std::string v1 = npy::header(memory::desc({2}, dt::f32));
+    std::string v2 = v1.substr(0, 10) + std::string("\0\0", 2) + v1.substr(10);
+    for (const char major : {'\x02', '\x03'}) {
+        v2[6] = major;
+        std::stringstream ss(v2 + std::string(8, '\0'));
+        EXPECT_EQ(npy::read_header(ss).shape, (dims {2}));
+    }
+    v2[6] = '\x03';
+    v2.replace(v2.find("'<f4', "), 7, "'\xc3\xa9',  "); // UTF-8 in a string
+    std::stringstream utf8(v2);
+    EXPECT_ERROR_NAMES(npy::read_header(utf8), ".npy dtype '\xc3\xa9'");
+    for (const auto &mm : {std::make_pair('\x01', '\x01'),
+                 std::make_pair('\x04', '\x00'),
+                 std::make_pair('\x00', '\x00')}) {
+        std::string f = v1;
+        f[6] = mm.first;
+        f[7] = mm.second;
+        std::stringstream ss(f + std::string(8, '\0'));
+        EXPECT_ERROR_NAMES(npy::read_header(ss),
+                impl::cat(".npy version ", int(mm.first), ".", int(mm.second),
+                        " is not supported (1.0, 2.0 and 3.0 are)"));
+    }
+}
+
+// NumPy refuses a header longer than 10000 bytes unless told to trust the
+// file (np.load's allow_pickle); it never writes one.
+TEST(NpyHeader, HeadersPastNumPysLengthLimitAreRefused) {
+    for (const size_t len : {size_t(10000), size_t(10001)}) {
+        std::string dict = "{'descr': '<f4', 'fortran_order': False, "
+                           "'shape': (2,)}";
+        dict.append(len - 1 - dict.size(), ' ');
+        std::string f("\x93NUMPY\x01\x00", 8);
+        f += static_cast<char>(len & 0xff);
+        f += static_cast<char>(len >> 8);
+        std::stringstream ss(f + dict + '\n' + std::string(8, '\0'));
+        if (len == 10000)
+            EXPECT_EQ(npy::read_header(ss).shape, (dims {2}));
+        else
+            EXPECT_ERROR_NAMES(npy::read_header(ss),
+                    ".npy header length 10001 passes NumPy's limit of 10000 "
+                    "bytes");
+    }
+}
+
+// NumPy refuses an array whose item size times the product of its nonzero
+// dims passes 2^63 - 1, even one of no elements: neither header() nor
+// read_header() lets one through.
+TEST(NpyHeader, ShapesNumPyCannotHoldAreRefused) {
+    const dim_t max = INT64_MAX;
+    EXPECT_ERROR_NAMES(npy::header(memory::desc({0, max}, dt::u32)),
+            ".npy shape (0,9223372036854775807) of <u4 is too big for NumPy: "
+            "4 bytes times the product of its nonzero dims passes 2^63 - 1");
+    EXPECT_ERROR_NAMES(npy::header(memory::desc({max / 8 + 1, 0}, dt::s64)),
+            "too big for NumPy");
+    EXPECT_NE(npy::header(memory::desc({max / 8, 0}, dt::s64)).find(
+                      "(1152921504606846975,0)"),
+            std::string::npos);
+    EXPECT_NE(npy::header(memory::desc({0, max}, dt::u8)).find(
+                      "(0,9223372036854775807)"),
+            std::string::npos);
+    const std::string d = "{'descr': '<f4', 'fortran_order': False, ";
+    EXPECT_EQ(header_of(d + "'shape': (0, 2305843009213693951)}").shape,
+            (dims {0, max / 4}));
+    EXPECT_NE(header_error(d + "'shape': (0, 2305843009213693952)}")
+                      .find("too big for NumPy"),
+            std::string::npos);
 }
 
 TEST(Npy, UnusedMaskBitsAreWrittenAsZero) {

@@ -21,6 +21,7 @@ struct gen_args_t {
     rng_problem_t problem;
     std::string out;
     bool npy = false;
+    std::string header; // the .npy header, if npy
     piece_options_t pieces;
 };
 
@@ -137,14 +138,16 @@ int gen_main(int argc, char **argv) {
             throw usage_error("--global-shape is not used under mpirun: "
                               "--split cuts the tensor into the ranks' "
                               "blocks");
-        // The primitive's own checks of the whole problem.
+        // The primitive's own checks of the whole problem, and a shape
+        // that NumPy can hold.
         rndnn::rng::primitive_desc(a.problem.desc, a.problem.attr);
+        if (a.npy) a.header = rndnn::npy::header(a.problem.desc.dst);
     });
     if (help) return exit_ok;
 
     const rndnn::memory::desc &md = a.problem.desc.dst;
     // Opened first: a path that cannot be written fails before the work.
-    sharded_output out("--out", a.out, a.npy ? rndnn::npy::header(md) : "",
+    sharded_output out("--out", a.out, a.header,
             static_cast<std::int64_t>(md.get_size()));
     piece_generator gen(a.problem);
     const piece_options_t &o = a.pieces;

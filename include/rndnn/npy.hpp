@@ -1,5 +1,6 @@
 /// @file
-/// NumPy .npy files (format 1.0, little-endian, C order).
+/// NumPy .npy files: little-endian, C order; written as format 1.0, read
+/// as 1.0, 2.0 or 3.0.
 ///
 /// Type mapping: f32 <f4, f16 <f2, bf16 <u2 (the raw bf16 bits; NumPy has no
 /// bf16), s8 |i1, u8 |u1, s32 <i4, u32 <u4, s64 <i8. A bit tensor of n
@@ -19,6 +20,10 @@ namespace npy {
 
 /// @returns the complete .npy header (magic to newline, padded to 64
 ///     bytes) for a dense tensor of @p md's shape and type.
+/// @throws error (invalid_arguments) if the type has no .npy equivalent,
+///     or if NumPy could not hold the shape: its item size (bytes) times
+///     the product of its nonzero dims passes 2^63 - 1, which a shape with
+///     a 0 dim can do.
 RNDNN_API std::string header(const memory::desc &md);
 
 /// Writes @p mem as a .npy file: header(), then save_raw()'s bytes.
@@ -49,10 +54,16 @@ struct array : header_t {
 /// @p is at the first byte of the data, so that the caller can check the
 /// type and shape before anything is allocated. Where @p is can seek (a
 /// file), the data is also checked to be all there.
+/// The header's dict is read with a grammar that takes what NumPy writes
+/// and a subset of what NumPy reads (docs/cli.md, ".npy headers"): both
+/// quote styles, the three keys once each, in any order.
 /// @throws error (invalid_arguments) naming the problem: not a .npy
 ///     file, an unsupported dtype or version, Fortran order, a malformed
-///     header, a shape whose size overflows, truncated data. Header bytes
-///     quoted in a message are escaped (escape()).
+///     header (what was expected, what was found and its byte offset from
+///     the magic: a duplicated, missing or unknown key, bytes after the
+///     dict, a NUL byte, a negative dim), a shape whose size overflows or
+///     that NumPy could not hold (as header()), truncated data. Header
+///     bytes quoted in a message are escaped (escape()).
 RNDNN_API header_t read_header(std::istream &is);
 /// Reads the data that follows @p h: h.md().get_size() bytes into @p dst.
 /// @throws error (invalid_arguments) if the stream ends first.
