@@ -204,7 +204,7 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
     std::ofstream(dir_ / "keep.npy") << "old";
     // Ranks in different working directories: d1 and d2 hold different
     // x.npy files.
-    ASSERT_EQ(sh("mkdir d1 d2 && \"$RNDNN\" gen --dist uniform --shape 8x8 "
+    ASSERT_EQ(sh("mkfifo fifo && mkdir d1 d2 && \"$RNDNN\" gen --dist uniform --shape 8x8 "
                  "--out d1/x.npy && \"$RNDNN\" gen --dist uniform --shape 4x4 "
                  "--dtype f16 --out d2/x.npy")
                       .status,
@@ -239,6 +239,11 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out /dev/null",
                     "regular file"},
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out -", "regular file"},
+            // Refused before it is opened: opening a FIFO waits for a reader.
+            {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out fifo",
+                    "regular file"},
+            {2, mpirun(2) + "\"$RNDNN\" frobnicate",
+                    "unknown command 'frobnicate'"},
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 4 --global-shape 8 --out "
                          "keep.npy",
                     "--split"},

@@ -87,8 +87,6 @@ public:
     // an absolute path; empty for stdout and special files, which are
     // written in place.
     const std::string &temp_path() const { return tmp_; }
-    // Whether the output is written in place: stdout or a special file.
-    bool is_special() const { return dir_.empty(); }
 
 private:
     // Throws the error that the last write recorded, if any.

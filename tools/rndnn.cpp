@@ -86,7 +86,8 @@ int main(int argc, char **argv) {
             return c.main(argc - 1, argv + 1);
         });
     }
-    std::cerr << "rndnn: unknown command '" << rndnn::escape(name) << "'\n";
-    print_usage(std::cerr);
-    return rndnn_cli::exit_usage;
+    // Through run_guarded: under mpirun each rank's message says which.
+    return rndnn_cli::run_guarded("rndnn", [&]() -> int {
+        throw rndnn_cli::usage_error("unknown command '" + name + "'");
+    });
 }

@@ -114,8 +114,19 @@ sharded_output::sharded_output(const std::string &flag,
     }
     // The ranks agree on the file before one is created: a relative path
     // in different working directories names different files.
+    // A special file is refused before it is opened: opening a FIFO waits
+    // for its reader.
     std::string resolved;
-    job.agree([&] { resolved = resolved_path(path); });
+    job.agree([&] {
+        resolved = resolved_path(path);
+        struct stat st;
+        if (resolved == "-"
+                || (::stat(resolved.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+            throw io_error("cannot write " + flag + " '" + path
+                    + "' under mpirun: the ranks write a regular file (a new "
+                      "one or one they replace), not stdout, a directory or a "
+                      "device");
+    });
     job.check_same(resolved, [&](const std::string &first) {
         return flag + " '" + path + "' is '" + resolved + "' on rank "
                 + std::to_string(job.rank()) + ", '" + first
@@ -127,10 +138,6 @@ sharded_output::sharded_output(const std::string &flag,
         if (job.rank() != 0) return;
         file_.emplace(path);
         file_->write(header.data(), header.size());
-        if (file_->is_special())
-            throw io_error("cannot write " + flag + " '" + path
-                    + "' under mpirun: the ranks write a regular file (a new "
-                      "one or one they replace), not stdout or a device");
         file_->reserve(file_bytes_);
         file_->finish();
     });
