@@ -21,25 +21,6 @@ using impl::graph_tensor_t;
 using impl::node_kind_t;
 using impl::role_t;
 
-const char *eltwise_alg2str(eltwise_alg alg) {
-    switch (alg) {
-        case eltwise_alg::relu: return "relu";
-        case eltwise_alg::gelu_tanh: return "gelu_tanh";
-        case eltwise_alg::gelu_erf: return "gelu_erf";
-        case eltwise_alg::linear: return "linear";
-    }
-    return "unknown";
-}
-
-const char *mask_mode2str(mask_mode mode) {
-    switch (mode) {
-        case mask_mode::bit: return "bit";
-        case mask_mode::u8: return "u8";
-        case mask_mode::recompute: return "recompute";
-    }
-    return "unknown";
-}
-
 namespace impl {
 
 const char *node_kind2str(node_kind_t kind) {

@@ -21,14 +21,6 @@ namespace rndnn {
 using impl::cat;
 using impl::fail;
 
-const char *binary_alg2str(binary_alg alg) {
-    switch (alg) {
-        case binary_alg::mul: return "mul";
-        case binary_alg::add: return "add";
-    }
-    return "unknown";
-}
-
 bool binary::desc::operator==(const desc &o) const {
     return alg == o.alg && src0 == o.src0 && src1 == o.src1 && dst == o.dst;
 }

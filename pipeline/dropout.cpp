@@ -15,24 +15,6 @@ namespace rndnn {
 using impl::cat;
 using impl::fail;
 
-const char *prop_kind2str(prop_kind prop) {
-    switch (prop) {
-        case prop_kind::forward_training: return "forward_training";
-        case prop_kind::forward_inference: return "forward_inference";
-        case prop_kind::backward: return "backward";
-    }
-    return "unknown";
-}
-
-const char *dropout_plan2str(dropout_plan plan) {
-    switch (plan) {
-        case dropout_plan::any: return "any";
-        case dropout_plan::fused: return "fused";
-        case dropout_plan::chain: return "chain";
-    }
-    return "unknown";
-}
-
 bool dropout::desc::operator==(const desc &o) const {
     return prop == o.prop && src == o.src && dst == o.dst
             && noise_shape == o.noise_shape && mask == o.mask
@@ -161,7 +143,7 @@ void check_desc(dropout_conf_t &c) {
                 cat("onednn_compat needs alg=philox4x32_10_onednn and method "
                     "threshold32, got alg=",
                         alg2str(d.alg), " method=",
-                        impl::bernoulli_method2str(method)));
+                        bernoulli_method2str(method)));
 
     // The RNG problem, validated by the RNG's own checks.
     rng::desc rd;

@@ -105,11 +105,10 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
     clear_unused_bits(data, d.dst);
 }
 
-// The method named as rndnn/__init__.py's _method() names it.
+// The method named as rndnn/__init__.py's _method() names it: the
+// library's names.
 rndnn::bernoulli_method to_method(const std::string &method) {
-    if (method == "bitsliced") return rndnn::bernoulli_method::bitsliced;
-    if (method == "threshold32") return rndnn::bernoulli_method::threshold32;
-    return rndnn::bernoulli_method::automatic;
+    return rndnn::str2bernoulli_method(method);
 }
 
 // Dropout forward (src -> dst, the mask written if given) or backward

@@ -16,33 +16,6 @@ namespace rndnn {
 using impl::cat;
 using impl::fail;
 
-namespace {
-const struct {
-    rng_alg alg;
-    const char *name;
-} alg_table[] = {{rng_alg::philox4x32_10, "philox4x32_10"},
-        {rng_alg::philox4x32_10_onednn, "philox4x32_10_onednn"},
-        {rng_alg::threefry4x32_20, "threefry4x32_20"},
-        {rng_alg::mcg31m1, "mcg31m1"}, {rng_alg::mt19937, "mt19937"},
-        {rng_alg::multfly, "multfly"}};
-} // namespace
-
-const char *alg2str(rng_alg alg) {
-    for (const auto &e : alg_table)
-        if (e.alg == alg) return e.name;
-    return "unknown";
-}
-
-rng_alg str2alg(const std::string &name) {
-    std::string all;
-    for (const auto &e : alg_table) {
-        if (name == e.name) return e.alg;
-        all += cat(all.empty() ? "" : ", ", e.name);
-    }
-    fail(status::invalid_arguments,
-            cat("unknown algorithm '", escape(name), "' (expected one of ", all, ")"));
-}
-
 bool rng::desc::operator==(const desc &o) const {
     return alg == o.alg && dst == o.dst && seed_dt == o.seed_dt
             && with_offset == o.with_offset && runtime_p == o.runtime_p
@@ -119,15 +92,6 @@ void resolve_bernoulli_method(
     method = by_counter ? bernoulli_method::bitsliced
                         : bernoulli_method::threshold32;
     bits = by_counter ? 32 : 1;
-}
-
-const char *bernoulli_method2str(bernoulli_method method) {
-    switch (method) {
-        case bernoulli_method::threshold32: return "threshold32";
-        case bernoulli_method::bitsliced: return "bitsliced";
-        case bernoulli_method::automatic: return "automatic";
-    }
-    return "unknown";
 }
 
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {

@@ -65,8 +65,6 @@ struct rng_conf_t {
 // its b; other methods are returned as they are.
 void resolve_bernoulli_method(
         rng_alg alg, bernoulli_method &method, int &bits);
-// "threshold32", "bitsliced" or "automatic".
-const char *bernoulli_method2str(bernoulli_method method);
 
 // Validates an RNG problem (the checks rng::primitive_desc documents).
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr);

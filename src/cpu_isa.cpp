@@ -1,4 +1,4 @@
-// ISA names, CPU detection, the JIT tier list and the tier cap.
+// CPU detection, the JIT tier list and the tier cap.
 #include "src/cpu_isa.hpp"
 
 #include <cstdlib>
@@ -11,29 +11,6 @@
 #include "src/utils.hpp"
 
 namespace rndnn {
-
-namespace {
-const struct {
-    cpu_isa isa;
-    const char *name;
-} isa_table[] = {{cpu_isa::none, "none"}, {cpu_isa::sse41, "sse41"},
-        {cpu_isa::avx2, "avx2"}, {cpu_isa::avx512, "avx512"},
-        {cpu_isa::all, "all"}};
-} // namespace
-
-const char *isa2str(cpu_isa isa) {
-    for (const auto &e : isa_table)
-        if (e.isa == isa) return e.name;
-    return "unknown";
-}
-
-cpu_isa str2isa(const std::string &name) {
-    for (const auto &e : isa_table)
-        if (name == e.name) return e.isa;
-    impl::fail(status::invalid_arguments,
-            impl::cat("unknown ISA '", escape(name),
-                    "' (expected none, sse41, avx2, avx512 or all)"));
-}
 
 namespace impl {
 

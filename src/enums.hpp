@@ -1,22 +1,22 @@
-// Range checks of the public enums: a value cast from an integer that is no
-// enumerator is refused at the API boundary, by number and type.
+// The public enums' tables: each value's name, its parse, and the range
+// check that refuses, at the API boundary, an integer cast to an enum that
+// is no enumerator (by number and type). One table per enum
+// (src/enums.cpp); core: it depends on no primitive.
 #ifndef RNDNN_SRC_ENUMS_HPP
 #define RNDNN_SRC_ENUMS_HPP
 
-#include "rndnn/attr.hpp"
-#include "rndnn/binary.hpp"
-#include "rndnn/dropout.hpp"
-#include "rndnn/graph.hpp"
-#include "rndnn/rng.hpp"
+#include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
 namespace impl {
 
-// @returns true if @p v is one of its type's enumerators. Each is a switch
-// without a default, so that a new enumerator that is not listed is a
-// compiler warning (an error in this build).
+// @returns true if @p v is one of its type's enumerators: a row of its
+// table. An enumerator added to a public enum without a row is refused
+// everywhere, so its first test says so.
 bool is_enumerator(data_type v);
+bool is_enumerator(status v);
 bool is_enumerator(cpu_isa v);
 bool is_enumerator(rng_alg v);
 bool is_enumerator(bernoulli_method v);

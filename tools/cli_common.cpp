@@ -276,30 +276,33 @@ void check_offset_range(const stream_options_t &so, std::int64_t n) {
 
 void parse_method(
         const std::string &text, rndnn::bernoulli_method &method, int &bits) {
-    const std::string sliced = "bitsliced:";
-    if (text == "auto") {
-        method = rndnn::bernoulli_method::automatic;
-        bits = 1;
-    } else if (text == "threshold32") {
-        method = rndnn::bernoulli_method::threshold32;
-        bits = 1;
-    } else if (text.compare(0, sliced.size(), sliced) == 0) {
-        method = rndnn::bernoulli_method::bitsliced;
-        bits = parse_int(
-                "--method '" + text + "': B", text.substr(sliced.size()));
-    } else {
-        throw usage_error("unknown --method '" + text
+    // The method's name (the library's), then ":B" for bitsliced only.
+    const size_t colon = text.find(':');
+    const auto bad = [&] {
+        return usage_error("unknown --method '" + text
                 + "' (expected auto, threshold32 or bitsliced:B, 1 <= B <= "
                   "32)");
-    }
+    };
+    try {
+        method = rndnn::str2bernoulli_method(text.substr(0, colon));
+    } catch (const rndnn::error &) { throw bad(); }
+    const bool sliced = method == rndnn::bernoulli_method::bitsliced;
+    if (sliced != (colon != std::string::npos)) throw bad();
+    bits = sliced ? parse_int("--method '" + text + "': B",
+                            text.substr(colon + 1))
+                  : 1;
 }
 
 rndnn::dropout_plan parse_plan(const std::string &text) {
-    using plan_t = rndnn::dropout_plan;
-    for (const plan_t plan : {plan_t::any, plan_t::fused, plan_t::chain})
-        if (text == rndnn::dropout_plan2str(plan)) return plan;
-    throw usage_error(
-            "unknown --plan '" + text + "' (expected any, fused or chain)");
+    try {
+        return rndnn::str2dropout_plan(text);
+    } catch (const rndnn::error &e) {
+        // The library's list of names, after the flag as given.
+        const std::string m = e.what();
+        const size_t list = m.find(" (expected ");
+        throw usage_error("unknown --plan '" + text + "'"
+                + (list == std::string::npos ? "" : m.substr(list)));
+    }
 }
 
 } // namespace rndnn_cli

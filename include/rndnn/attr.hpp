@@ -8,23 +8,9 @@
 #include <vector>
 
 #include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 
 namespace rndnn {
-
-/// How a Bernoulli decision is drawn from words (docs/semantics.md).
-enum class bernoulli_method {
-    /// 1 iff W < ceil(p * 2^32) (mcg31m1: W < p * m); one word an element.
-    threshold32,
-    /// p rounded to a multiple of 2^-b; 32 elements share b words.
-    bitsliced,
-    /// The default: the fastest method whose p is exact to 2^-32 for the
-    /// algorithm. bitsliced with b = 32 where words are addressed by counter
-    /// (philox4x32_10, philox4x32_10_onednn, threefry4x32_20, multfly: the
-    /// JIT kernels draw about a quarter of a word an element); threshold32
-    /// for mcg31m1 (31-bit words) and mt19937 (sequential), and for
-    /// dropout's onednn_compat. The bits given with it are ignored.
-    automatic,
-};
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
 /// normal): it writes raw u32 words unless its attributes hold exactly one.
@@ -87,12 +73,6 @@ public:
 private:
     post_ops post_ops_;
     cpu_isa max_isa_ = cpu_isa::all;
-};
-
-/// How scalar runtime arguments (seed, offset, stream, p) are passed.
-enum class scalar_kind {
-    host, ///< memory::scalar(value)
-    memory, ///< a one-element memory the caller may update in place
 };
 
 } // namespace rndnn

@@ -11,17 +11,10 @@
 
 #include "rndnn/attr.hpp"
 #include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 #include "rndnn/memory.hpp"
 
 namespace rndnn {
-
-/// Element-wise binary operations.
-enum class binary_alg {
-    mul, ///< dst = src0 * src1; with a bit src1: bit ? src0 : +0
-    add, ///< dst = src0 + src1; a bit src1 counts as 0 or 1
-};
-/// @returns "mul" or "add".
-RNDNN_API const char *binary_alg2str(binary_alg alg);
 
 /// The binary primitive: dst = post_ops(src0 op src1), computed in f32 and
 /// rounded once to dst's type.

@@ -13,37 +13,11 @@
 
 #include "rndnn/attr.hpp"
 #include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/rng.hpp"
 
 namespace rndnn {
-
-/// What a dropout primitive computes.
-enum class prop_kind {
-    forward_training, ///< dst = keep ? src * scale : +0; mask optional
-    forward_inference, ///< dst = src
-    backward, ///< diff_src = keep ? diff_dst * scale : +0
-};
-/// @returns "forward_training", "forward_inference" or "backward".
-RNDNN_API const char *prop_kind2str(prop_kind prop);
-
-/// How a dropout primitive is executed. Both plans give identical bits.
-enum class dropout_plan {
-    any, ///< fused where it applies, else chain
-    /// One pass over the data: reads src once, writes dst and the mask.
-    /// Where the mask is generated per element (forward training, backward
-    /// without a stored mask), one JIT kernel generates and applies it; it
-    /// needs a JIT kernel for the algorithm and method, dense src and dst,
-    /// no broadcast, and a dense mask (if any). Where the mask is read
-    /// (backward with a stored mask, or a noise shape: the small noise mask
-    /// is generated whole first), the apply kernel with the scale folded in.
-    fused,
-    /// RNG -> binary mul -> oneDNN eltwise linear, in cache-sized blocks:
-    /// takes every valid problem.
-    chain,
-};
-/// @returns "any", "fused" or "chain".
-RNDNN_API const char *dropout_plan2str(dropout_plan plan);
 
 /// Dropout with rate r (the probability of dropping an element).
 ///

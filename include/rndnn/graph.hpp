@@ -18,6 +18,7 @@
 #include "rndnn/attr.hpp"
 #include "rndnn/binary.hpp"
 #include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/rng.hpp"
 
@@ -76,27 +77,6 @@ private:
 
 /// Identifies a tensor of a graph; the caller picks the values.
 using tensor_id = std::size_t;
-
-/// Element-wise functions of eltwise nodes (oneDNN's definitions).
-enum class eltwise_alg {
-    relu, ///< x > 0 ? x : alpha * x (alpha: the negative slope, often 0)
-    gelu_tanh, ///< 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-    gelu_erf, ///< 0.5 x (1 + erf(x / sqrt(2)))
-    linear, ///< alpha * x + beta
-};
-/// @returns "relu", "gelu_tanh", "gelu_erf" or "linear".
-RNDNN_API const char *eltwise_alg2str(eltwise_alg alg);
-
-/// What forward keeps of each dropout mask for backward.
-enum class mask_mode {
-    bit, ///< the mask as bits: ceil(mask elements / 8) bytes
-    u8, ///< one byte per mask element
-    /// nothing: backward regenerates the mask from the seed and the offset
-    /// the node reserved (0 bytes, one more RNG pass)
-    recompute,
-};
-/// @returns "bit", "u8" or "recompute".
-RNDNN_API const char *mask_mode2str(mask_mode mode);
 
 /// A matmul node: dst = scale * op(a) x op(b), op transposing the last two
 /// dims when asked. a is [batch..., M, K] after op, b [batch..., K, N], dst

@@ -7,6 +7,7 @@
 #include "rndnn/binary.hpp"
 #include "rndnn/common.hpp"
 #include "rndnn/dropout.hpp"
+#include "rndnn/enums.hpp"
 #include "rndnn/graph.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"

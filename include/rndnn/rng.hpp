@@ -10,25 +10,10 @@
 
 #include "rndnn/attr.hpp"
 #include "rndnn/common.hpp"
+#include "rndnn/enums.hpp"
 #include "rndnn/memory.hpp"
 
 namespace rndnn {
-
-/// Word generators. Each defines a 32-bit word stream W(seed, stream, g)
-/// over the global element index g = offset + logical row-major index.
-enum class rng_alg {
-    philox4x32_10, ///< default; cuRAND/MKL layout, counter {g/4, stream}
-    philox4x32_10_onednn, ///< oneDNN dropout layout, counter {stream, g&~3}
-    threefry4x32_20, ///< counter as philox4x32_10, key {seed, 0}
-    mcg31m1, ///< x_g = s * a^g mod (2^31 - 1); 31-bit words
-    mt19937, ///< output g of std::mt19937 (jump-ahead, no walk)
-    multfly, ///< Multfly with a named key (rng::desc::name)
-};
-/// @returns the name of @p alg ("philox4x32_10", ...).
-RNDNN_API const char *alg2str(rng_alg alg);
-/// @returns the algorithm named @p name.
-/// @throws error (invalid_arguments) naming @p name if it names none.
-RNDNN_API rng_alg str2alg(const std::string &name);
 
 /// The RNG primitive.
 class RNDNN_API rng {
