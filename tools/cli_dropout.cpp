@@ -301,6 +301,8 @@ bool parse_dropout_args(int argc, char **argv,
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, usage, vm)) return false;
     const bool backward = vm.count("backward") > 0;
+    // The one check of a missing --rate: parse_dropout_problem() gets no
+    // default for it.
     for (const char *f : {"in", "out", "rate"})
         if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
     const string in = vm["in"].as<string>();
