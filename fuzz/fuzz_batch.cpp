@@ -1,6 +1,6 @@
 // libFuzzer target: the `rndnn bench --batch` file parser
-// (for_each_batch_problem in tools/cli_bench.cpp) on arbitrary bytes as the
-// file's content.
+// (for_each_batch_problem in tools/cli_bench_batch.cpp) on arbitrary bytes
+// as the file's content.
 //
 // Expected: usage_error (a bad line, as NAME:LINE: message, or no problem
 // at all) and rndnn::error (the library refused a problem, prefixed the
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli_bench.hpp"
+#include "cli_bench_batch.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 namespace {

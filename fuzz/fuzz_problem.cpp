@@ -35,7 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_bench.hpp"
+#include "cli_bench_batch.hpp"
+#include "cli_bench_problem.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 namespace {

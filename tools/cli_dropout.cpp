@@ -270,10 +270,7 @@ const char *const usage
 const char *const rng_flags[]
         = {"alg", "method", "seed", "offset", "stream", "name"};
 
-} // namespace
-
-int dropout_main(int argc, char **argv) {
-    using std::string;
+po::options_description dropout_options() {
     po::options_description desc("Options");
     auto opt = desc.add_options();
     opt("help", "print this help and exit");
@@ -290,137 +287,178 @@ int dropout_main(int argc, char **argv) {
     // The problem: the same options as `rndnn bench --prim dropout`.
     add_dropout_problem_options(desc, dropout_cli_t::subcommand);
     add_piece_options(desc);
+    return desc;
+}
 
-    // Every rank parses every flag and checks it as far as it can be
-    // without the data, before a file is read: a bad value on one rank
-    // stops them all.
-    job_t &job = job_t::get();
+// Parses the command line into @p a and checks every flag as far as it
+// can be without the data, before a file is read; a rank's part of the
+// first agreement of dropout_main().
+// @returns false where --help printed the help.
+// @throws usage_error, po::error or rndnn::error naming the bad value.
+bool parse_dropout_args(int argc, char **argv,
+        const po::options_description &desc, dropout_args_t &a) {
+    using std::string;
     po::variables_map vm;
-    bool help = false;
-    dropout_args_t a;
-    job.agree([&] {
-        help = !parse_options(argc, argv, desc, usage, vm);
-        if (help) return;
-        const bool backward = vm.count("backward") > 0;
-        for (const char *f : {"in", "out", "rate"})
-            if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
-        const string in = vm["in"].as<string>();
-        const string out = vm["out"].as<string>();
-        for (const char *f : {"in", "out", "mask-in", "mask-out"})
-            if (vm.count(f) && vm[f].as<string>().empty())
-                throw usage_error(string("--") + f + " '' names no file");
-        const bool mask_in = vm.count("mask-in") > 0;
-        const bool mask_out = vm.count("mask-out") > 0;
-        if (mask_in && !backward)
-            throw usage_error("--mask-in is only used with --backward");
-        if (mask_out && backward)
-            throw usage_error("--mask-out is only used without --backward");
-        if (given(vm, "mask-dtype") && !mask_in && !mask_out)
-            throw usage_error(
-                    "--mask-dtype is only used with --mask-out or --mask-in");
-        if (mask_in)
-            for (const char *f : rng_flags)
-                if (given(vm, f))
-                    throw usage_error(string("--") + f
-                            + " is not used with --mask-in: the mask is read, "
-                              "not recomputed");
-        // --out may name --in (the output replaces it once written whole); no
-        // other two files may be one.
-        if (mask_out) {
-            const string m = vm["mask-out"].as<string>();
-            check_distinct({{"--out", out}, {"--mask-out", m}});
-            check_distinct({{"--in", in}, {"--mask-out", m}});
-        }
-        if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
-                {"--out", out}});
+    if (!parse_options(argc, argv, desc, usage, vm)) return false;
+    const bool backward = vm.count("backward") > 0;
+    // The one check of a missing --rate: parse_dropout_problem() gets no
+    // default for it.
+    for (const char *f : {"in", "out", "rate"})
+        if (!vm.count(f)) throw usage_error(string("--") + f + " is required");
+    const string in = vm["in"].as<string>();
+    const string out = vm["out"].as<string>();
+    for (const char *f : {"in", "out", "mask-in", "mask-out"})
+        if (vm.count(f) && vm[f].as<string>().empty())
+            throw usage_error(string("--") + f + " '' names no file");
+    const bool mask_in = vm.count("mask-in") > 0;
+    const bool mask_out = vm.count("mask-out") > 0;
+    if (mask_in && !backward)
+        throw usage_error("--mask-in is only used with --backward");
+    if (mask_out && backward)
+        throw usage_error("--mask-out is only used without --backward");
+    if (given(vm, "mask-dtype") && !mask_in && !mask_out)
+        throw usage_error(
+                "--mask-dtype is only used with --mask-out or --mask-in");
+    if (mask_in)
+        for (const char *f : rng_flags)
+            if (given(vm, f))
+                throw usage_error(string("--") + f
+                        + " is not used with --mask-in: the mask is read, "
+                          "not recomputed");
+    // --out may name --in (the output replaces it once written whole); no
+    // other two files may be one.
+    if (mask_out) {
+        const string m = vm["mask-out"].as<string>();
+        check_distinct({{"--out", out}, {"--mask-out", m}});
+        check_distinct({{"--in", in}, {"--mask-out", m}});
+    }
+    if (mask_in) check_distinct({{"--mask-in", vm["mask-in"].as<string>()},
+            {"--out", out}});
 
-        const dropout_problem_t problem = parse_dropout_problem(vm, {});
-        if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
-            throw usage_error(string("--mask-dtype none stores no mask, but ")
-                    + (mask_in ? "--mask-in" : "--mask-out") + " names one");
-        a.pieces = parse_piece_options(vm);
-        if (job.distributed() && !problem.desc.global_dims.empty())
-            throw usage_error("--global-shape is not used under mpirun: --split "
-                              "cuts the tensor into the ranks' blocks");
-        a.problem = problem;
-        a.backward = backward;
-        a.mask_in = mask_in ? vm["mask-in"].as<string>() : "";
-        a.mask_out = mask_out ? vm["mask-out"].as<string>() : "";
-        a.in = in;
-        a.out = out;
-    });
-    if (help) return exit_ok;
+    const dropout_problem_t problem = parse_dropout_problem(vm, {});
+    if (problem.mask_dtype_given && problem.mask_dt == data_type::undef)
+        throw usage_error(string("--mask-dtype none stores no mask, but ")
+                + (mask_in ? "--mask-in" : "--mask-out") + " names one");
+    a.pieces = parse_piece_options(vm);
+    if (job_t::get().distributed() && !problem.desc.global_dims.empty())
+        throw usage_error("--global-shape is not used under mpirun: --split "
+                          "cuts the tensor into the ranks' blocks");
+    a.problem = problem;
+    a.backward = backward;
+    a.mask_in = mask_in ? vm["mask-in"].as<string>() : "";
+    a.mask_out = mask_out ? vm["mask-out"].as<string>() : "";
+    a.in = in;
+    a.out = out;
+    return true;
+}
 
-    // The inputs' headers, then the whole problem: the library checks the
-    // rate, the noise shape against the data and the RNG, and the mask
-    // file's shape is checked, before any data is read or file created.
-    sharded_input x("--in", a.in);
-    std::optional<sharded_input> m;
-    if (!a.mask_in.empty()) m.emplace("--mask-in", a.mask_in);
+// The whole problem of @p a on the data of --in, whose header is @p in,
+// and where given the mask file @p mask_in: the library checks the rate,
+// the noise shape against the data and the RNG, and the mask file's shape
+// is checked; a rank's part of the second agreement of dropout_main().
+// @throws usage_error or rndnn::error naming the bad value.
+dropout_run_t make_run(const dropout_args_t &a, const rndnn::npy::header_t &in,
+        const sharded_input *mask_in) {
     dropout_run_t r;
     r.so = a.problem.so;
-    job.agree([&] {
-        const data_type dt = x.header().dt;
-        if (dt != data_type::f32 && dt != data_type::f16 && dt != data_type::bf16)
-            throw usage_error("--in '" + a.in + "' holds " + rndnn::dt2str(dt)
-                    + " data; dropout takes f32 (<f4), f16 (<f2) or bf16 "
-                      "(<u2)");
-        const bool with_mask = m || !a.mask_out.empty();
-        r.mask_dt = !with_mask ? data_type::undef
-                : a.problem.mask_dtype_given ? a.problem.mask_dt
-                                             : data_type::bit;
-        r.whole = a.problem.desc_for(x.header().md(), r.mask_dt);
-        rndnn::dropout::primitive_desc check(r.whole);
-        a.problem.check_offset(r.whole);
-        if (m) check_mask_header(*m, a.mask_in, r.whole.mask);
-        // A 0-d tensor is cut as one element.
-        r.block = r.whole.src.get_dims();
-        if (r.block.empty()) {
-            r.block = {1};
-            r.whole.src = r.whole.dst = rndnn::memory::desc(r.block, dt);
-            if (with_mask) r.whole.mask = rndnn::memory::desc(r.block, r.mask_dt);
-        }
-        r.global = r.whole.global_dims.empty() ? r.block : r.whole.global_dims;
-        r.origin = r.whole.origin.empty() ? rndnn::dims(r.block.size(), 0)
-                                          : r.whole.origin;
-        r.block_mask = r.block;
-        for (size_t j = 0; j < r.block.size() && j < r.whole.noise_shape.size(); ++j)
-            if (r.whole.noise_shape[j] == 1) r.block_mask[j] = 1;
-    });
+    const data_type dt = in.dt;
+    if (dt != data_type::f32 && dt != data_type::f16 && dt != data_type::bf16)
+        throw usage_error("--in '" + a.in + "' holds " + rndnn::dt2str(dt)
+                + " data; dropout takes f32 (<f4), f16 (<f2) or bf16 "
+                  "(<u2)");
+    const bool with_mask = mask_in || !a.mask_out.empty();
+    r.mask_dt = !with_mask ? data_type::undef
+            : a.problem.mask_dtype_given ? a.problem.mask_dt
+                                         : data_type::bit;
+    r.whole = a.problem.desc_for(in.md(), r.mask_dt);
+    rndnn::dropout::primitive_desc check(r.whole);
+    a.problem.check_offset(r.whole);
+    if (mask_in) check_mask_header(*mask_in, a.mask_in, r.whole.mask);
+    // A 0-d tensor is cut as one element.
+    r.block = r.whole.src.get_dims();
+    if (r.block.empty()) {
+        r.block = {1};
+        r.whole.src = r.whole.dst = rndnn::memory::desc(r.block, dt);
+        if (with_mask) r.whole.mask = rndnn::memory::desc(r.block, r.mask_dt);
+    }
+    r.global = r.whole.global_dims.empty() ? r.block : r.whole.global_dims;
+    r.origin = r.whole.origin.empty() ? rndnn::dims(r.block.size(), 0)
+                                      : r.whole.origin;
+    r.block_mask = r.block;
+    for (size_t j = 0; j < r.block.size() && j < r.whole.noise_shape.size(); ++j)
+        if (r.whole.noise_shape[j] == 1) r.block_mask[j] = 1;
+    return r;
+}
 
-    // Both files are complete before either replaces its name.
-    sharded_output y("--out", a.out, rndnn::npy::header(x.header().md()),
-            static_cast<std::int64_t>(x.header().md().get_size()));
-    std::optional<sharded_output> mask_file;
-    if (!a.mask_out.empty()) {
-        // A bit mask's file is its packed bytes (u8 of shape ceil(n/8)).
+// The files a run writes: --out, and --mask-out where given, opened in that
+// order (collective calls); both are complete before either replaces its
+// name (commit()).
+struct dropout_outputs_t {
+    sharded_output data;
+    std::optional<sharded_output> mask;
+
+    // --out of the type and shape of --in (header @p in); --mask-out of
+    // the run's mask, @p r.whole.mask: a bit mask's file is its packed
+    // bytes (u8 of shape ceil(n/8)), a u8 mask's the noise shape (0-d where
+    // --in is).
+    dropout_outputs_t(const dropout_args_t &a, const rndnn::npy::header_t &in,
+            const dropout_run_t &r)
+        : data("--out", a.out, rndnn::npy::header(in.md()),
+                static_cast<std::int64_t>(in.md().get_size())) {
+        if (a.mask_out.empty()) return;
         const rndnn::memory::desc &md = r.whole.mask;
-        mask_file.emplace("--mask-out", a.mask_out,
+        mask.emplace("--mask-out", a.mask_out,
                 rndnn::npy::header(md.get_data_type() == data_type::bit
                                 ? rndnn::memory::desc(
                                         {static_cast<rndnn::dim_t>(md.get_size())},
                                         data_type::u8)
                                 : rndnn::memory::desc(
-                                        x.header().shape.empty()
-                                                ? rndnn::dims {}
-                                                : md.get_dims(),
+                                        in.shape.empty() ? rndnn::dims {}
+                                                         : md.get_dims(),
                                         data_type::u8)),
                 static_cast<std::int64_t>(md.get_size()));
     }
+
+    void commit() {
+        std::vector<sharded_output *> files = {&data};
+        if (mask) files.push_back(&*mask);
+        commit_all(files);
+    }
+};
+
+} // namespace
+
+int dropout_main(int argc, char **argv) {
+    const po::options_description desc = dropout_options();
+    // Every rank parses every flag and checks it as far as it can be
+    // without the data, before a file is read: a bad value on one rank
+    // stops them all.
+    job_t &job = job_t::get();
+    bool help = false;
+    dropout_args_t a;
+    job.agree([&] { help = !parse_dropout_args(argc, argv, desc, a); });
+    if (help) return exit_ok;
+
+    // The inputs' headers, then the whole problem, before any data is read
+    // or file created.
+    sharded_input x("--in", a.in);
+    std::optional<sharded_input> m;
+    if (!a.mask_in.empty()) m.emplace("--mask-in", a.mask_in);
+    dropout_run_t r;
+    job.agree([&] { r = make_run(a, x.header(), m ? &*m : nullptr); });
+
+    dropout_outputs_t out(a, x.header(), r);
     // The progress of both passes: the bytes of --out, then of --mask-out.
     const piece_options_t &o = a.pieces;
     progress_t progress("rndnn dropout",
             share_bytes(r.block, r.whole.src.get_data_type(), o.split)
-                    + (mask_file ? share_bytes(r.block_mask, r.mask_dt, o.split)
-                                 : 0),
+                    + (out.mask ? share_bytes(r.block_mask, r.mask_dt, o.split)
+                                : 0),
             o.quiet);
-    run_data(r, x, m ? &*m : nullptr, y, o.split, o.chunk_bytes, progress);
-    std::vector<sharded_output *> files = {&y};
-    if (mask_file) {
-        run_mask(r, *mask_file, o.split, o.chunk_bytes, progress);
-        files.push_back(&*mask_file);
-    }
-    commit_all(files);
+    run_data(r, x, m ? &*m : nullptr, out.data, o.split, o.chunk_bytes,
+            progress);
+    if (out.mask) run_mask(r, *out.mask, o.split, o.chunk_bytes, progress);
+    out.commit();
     return exit_ok;
 }
 

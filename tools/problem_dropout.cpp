@@ -99,8 +99,6 @@ void add_dropout_problem_options(po::options_description &desc,
 dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
         const std::optional<std::string> &default_rate) {
     using std::string;
-    if (!vm.count("rate") && !default_rate)
-        throw usage_error("--rate is required");
     if (vm.count("noise-shape") && vm.count("axes"))
         throw usage_error("--noise-shape and --axes exclude each other");
     dropout_problem_t p;
@@ -108,7 +106,8 @@ dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
     d.prop = vm.count("backward") ? rndnn::prop_kind::backward
                                   : rndnn::prop_kind::forward_training;
     d.rate = parse_probability("--rate",
-            vm.count("rate") ? vm["rate"].as<string>() : *default_rate);
+            vm.count("rate") ? vm["rate"].as<string>()
+                             : default_rate.value());
     parse_method(vm["method"].as<string>(), d.method, d.bits);
     p.so = parse_stream_options(vm);
     d.onednn_compat = vm.count("onednn-compat") > 0;

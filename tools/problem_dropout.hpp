@@ -60,7 +60,8 @@ struct dropout_problem_t {
 };
 
 // Parses the options of add_dropout_problem_options(). @p default_rate is
-// used where --rate is not given; without one, --rate is required.
+// used where --rate is not given; without one (`rndnn dropout`, where
+// --rate is required) the caller has checked that --rate is given.
 // @throws usage_error or rndnn::error naming the bad value (--noise-shape
 //     with --axes, an unknown --mask-dtype, --method or --plan, ...).
 dropout_problem_t parse_dropout_problem(const po::variables_map &vm,

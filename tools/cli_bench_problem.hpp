@@ -1,16 +1,14 @@
-// The problems of `rndnn bench` and its --batch parser, shared by the
-// subcommand (cli_bench.cpp) and the fuzz targets (fuzz/).
-#ifndef RNDNN_TOOLS_CLI_BENCH_HPP
-#define RNDNN_TOOLS_CLI_BENCH_HPP
+// The problems of `rndnn bench`: their kinds (--prim), options and parser,
+// shared by the subcommand (cli_bench.cpp), its --batch reader
+// (cli_bench_batch.hpp) and the fuzz targets (fuzz/).
+#ifndef RNDNN_TOOLS_CLI_BENCH_PROBLEM_HPP
+#define RNDNN_TOOLS_CLI_BENCH_PROBLEM_HPP
 
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <iosfwd>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "cli_bench_measure.hpp"
 #include "cli_common.hpp"
 #include "problem_dropout.hpp"
 #include "problem_rng.hpp"
@@ -19,18 +17,6 @@ namespace rndnn_cli {
 
 struct prim_kind_t;
 using args_t = std::unordered_map<int, rndnn::memory>;
-
-// A problem ready to time: primitives created, buffers allocated.
-struct prepared_t {
-    std::int64_t elements = 0;
-    // The bytes a memcpy copies as the baseline: the output's (the dst
-    // desc's get_size()) for rng, the data's (src) for dropout.
-    std::size_t bytes = 0;
-    std::function<void()> run_impl; // one execution
-    // One execution of the reference; empty when run_impl is the
-    // reference already (then it is timed once and the ratio is 1).
-    std::function<void()> run_ref;
-};
 
 // A problem's two primitive descriptors: the implementation's, under the
 // --isa cap, and the reference's, the same problem capped with
@@ -105,27 +91,6 @@ po::options_description problem_options();
 // @throws usage_error, po::error or rndnn::error naming the bad value.
 problem_t parse_problem(const std::vector<std::string> &words,
         const std::string &text, const po::options_description &desc);
-
-// The words of a --batch line, split at spaces, tabs and '\r'.
-std::vector<std::string> split_words(const std::string &line);
-
-// The longest line a --batch file may hold, in bytes: a problem takes a
-// few hundred at most, and a longer line is refused before more of it is
-// read (a 200 MB word costs nothing).
-constexpr std::size_t max_batch_line = 4096;
-
-// Reads the problems of a --batch file from @p is, one line at a time,
-// and calls @p each with each problem as it is parsed: blank lines and
-// lines whose first non-blank is '#' are skipped, and a bad line is
-// reported as NAME:LINE: message. @p name (the file's path) names the
-// file in messages. Memory: one line and one problem, whatever the file.
-// @throws usage_error, rndnn::error as parse_problem(), with NAME:LINE:
-//     before the message, also for a line longer than max_batch_line
-//     bytes or one that holds a NUL byte; usage_error if no line holds a
-//     problem; io_error if @p is fails; what @p each throws.
-void for_each_batch_problem(std::istream &is, const std::string &name,
-        const po::options_description &desc,
-        const std::function<void(const problem_t &)> &each);
 
 } // namespace rndnn_cli
 

@@ -1,0 +1,189 @@
+// The problems of `rndnn bench` (cli_bench_problem.hpp): each kind's parser
+// and preparation (--prim rng, --prim dropout), the problem options and
+// parse_problem.
+#include "cli_bench_problem.hpp"
+
+#include <cstring>
+
+namespace rndnn_cli {
+
+namespace {
+
+using std::string;
+using words_t = std::vector<string>;
+
+// --- --prim rng ------------------------------------------------------------
+
+void parse_rng(const po::variables_map &vm, problem_t &p) {
+    p.rng = parse_rng_problem(vm);
+    p.strm = rndnn::stream(p.rng.so.threads);
+    p.rng_pds = pds_t<rndnn::rng>(
+            p.rng.desc, p.rng.desc, p.rng.attr, p.max_isa);
+    p.impl = p.rng_pds.impl.impl_name();
+}
+
+prepared_t prepare_rng(const problem_t &p) {
+    const rndnn::memory::desc &md = p.rng_pds.impl.dst_desc();
+    const stream_options_t &so = p.rng.so;
+    const args_t args = {{RNDNN_ARG_DST, rndnn::memory(md)},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
+            {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}};
+    prepared_t t;
+    t.elements = md.nelems();
+    t.bytes = md.get_size();
+    p.rng_pds.prepare(t, p.strm, args);
+    return t;
+}
+
+// --- --prim dropout --------------------------------------------------------
+
+// The problem of `rndnn dropout` (problem_dropout.hpp), its data of
+// --shape and --dtype (f32 by default), a mask stored where --mask-dtype
+// says (none by default), --rate 0.5 by default.
+void parse_dropout(const po::variables_map &vm, problem_t &p) {
+    using rndnn::prop_kind;
+    if (!vm.count("shape")) throw usage_error("--shape is required");
+    dropout_problem_t &dp = p.dropout;
+    dp = parse_dropout_problem(vm, string("0.5"));
+    const rndnn::dims shape = parse_shape("--shape", vm["shape"].as<string>());
+    const rndnn::memory::desc data(shape,
+            rndnn::str2dt(vm.count("dtype") ? vm["dtype"].as<string>()
+                                            : string("f32")));
+    dp.desc = dp.desc_for(data, dp.mask_dt);
+    rndnn::dropout::desc &d = dp.desc;
+    dp.inplace = vm.count("inplace") > 0;
+    // Backward with a stored mask runs no RNG.
+    if (!d.with_offset)
+        for (const char *f : {"seed", "offset", "stream", "name"})
+            if (given(vm, f))
+                throw usage_error(string("--") + f
+                        + " is not used by --backward with a stored mask"
+                          " (--mask-dtype "
+                        + rndnn::dt2str(dp.mask_dt) + ")");
+    p.strm = rndnn::stream(dp.so.threads);
+
+    // The reference plans freely: a fused plan needs a JIT kernel.
+    rndnn::dropout::desc ref = d;
+    ref.plan = rndnn::dropout_plan::any;
+    p.dropout_pds = pds_t<rndnn::dropout>(d, ref, {}, p.max_isa);
+    p.impl = p.dropout_pds.impl.impl_name();
+    dp.check_offset(d);
+}
+
+// memset of a tensor's buffer, which is null when the tensor is empty.
+void fill(const rndnn::memory &m, int byte) {
+    const std::size_t size = m.get_desc().get_size();
+    if (size) std::memset(m.get_data_handle(), byte, size);
+}
+
+prepared_t prepare_dropout(const problem_t &p) {
+    const dropout_problem_t &dp = p.dropout;
+    const rndnn::dropout::desc &d = dp.desc;
+    const bool fwd = d.prop == rndnn::prop_kind::forward_training;
+    // Data that never turns denormal: 0x3f bytes are 0.747 in f32, 0.746
+    // in bf16 and 1.81 in f16, and in place a scale >= 1 only makes kept
+    // values larger.
+    const rndnn::memory src(d.src);
+    fill(src, 0x3f);
+    const rndnn::memory dst = dp.inplace ? src : rndnn::memory(d.dst);
+    if (!dp.inplace) fill(dst, 0);
+    args_t args = {{fwd ? RNDNN_ARG_SRC : RNDNN_ARG_DIFF_DST, src},
+            {fwd ? RNDNN_ARG_DST : RNDNN_ARG_DIFF_SRC, dst}};
+    const args_t rng_args
+            = {{RNDNN_ARG_SEED, rndnn::memory::scalar(dp.so.seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(dp.so.offset)},
+                    {RNDNN_ARG_STREAM,
+                            rndnn::memory::scalar(dp.so.stream_id)}};
+    if (d.with_offset) args.insert(rng_args.begin(), rng_args.end());
+    if (!d.mask.is_zero()) {
+        const rndnn::memory mask(d.mask);
+        fill(mask, 0);
+        args.emplace(RNDNN_ARG_MASK, mask);
+        if (!fwd) {
+            // The stored mask backward reads: forward's, from the same
+            // stream.
+            rndnn::dropout::desc fd = d;
+            fd.prop = rndnn::prop_kind::forward_training;
+            fd.with_offset = true;
+            args_t fwd_args = rng_args;
+            fwd_args.emplace(RNDNN_ARG_SRC, src);
+            fwd_args.emplace(RNDNN_ARG_DST, dst);
+            fwd_args.emplace(RNDNN_ARG_MASK, mask);
+            rndnn::dropout(rndnn::dropout::primitive_desc(fd))
+                    .execute(p.strm, fwd_args);
+        }
+    }
+    prepared_t t;
+    t.elements = d.src.nelems();
+    t.bytes = d.src.get_size();
+    p.dropout_pds.prepare(t, p.strm, args);
+    return t;
+}
+
+// --- problems --------------------------------------------------------------
+
+// Adding a kind: a row here, its options in problem_options(), and a part
+// of problem_t. Options shared by kinds: --shape, --dtype, --method and the
+// stream options (--alg, --seed, --offset, --stream, --name, --threads).
+std::vector<const char *> dropout_bench_flags() {
+    std::vector<const char *> own = dropout_own_flags();
+    own.push_back("inplace");
+    return own;
+}
+
+const prim_kind_t prim_kinds[] = {
+        {"rng", parse_rng, prepare_rng,
+                {"dist", "p", "a", "b", "mean", "stddev"}},
+        {"dropout", parse_dropout, prepare_dropout, dropout_bench_flags()},
+};
+
+const prim_kind_t &find_kind(const string &name) {
+    string names;
+    for (const prim_kind_t &k : prim_kinds) {
+        if (name == k.name) return k;
+        names += string(names.empty() ? "" : ", ") + k.name;
+    }
+    throw usage_error("unknown --prim '" + name + "' (expected " + names + ")");
+}
+
+} // namespace
+
+po::options_description problem_options() {
+    po::options_description desc(
+            "Problem options (on the command line or in a --batch file)");
+    auto opt = desc.add_options();
+    opt("prim", text("rng"),
+            "primitive: rng, or dropout, which takes the dropout options below"
+            " (those of rndnn dropout, with --shape and --dtype (f32, the"
+            " default, bf16, f16) for --in, --mask-dtype for --mask-out and"
+            " --mask-in) and --method and the stream options");
+    opt("isa", text(),
+            "cap on the ISA of the implementation: none (the reference "
+            "kernel), sse41, avx2, avx512, all; default: all (no cap)");
+    add_rng_problem_options(desc);
+    add_dropout_problem_options(desc, dropout_cli_t::bench);
+    desc.add_options()("inplace",
+            "dropout: dst (diff_src) is the memory of src (diff_dst)");
+    return desc;
+}
+
+problem_t parse_problem(const words_t &words, const string &text,
+        const po::options_description &desc) {
+    po::variables_map vm;
+    parse_options(words, desc, "", vm); // desc has no --help
+    problem_t p;
+    p.text = text;
+    p.kind = &find_kind(vm["prim"].as<string>());
+    if (vm.count("isa")) p.max_isa = rndnn::str2isa(vm["isa"].as<string>());
+    for (const prim_kind_t &k : prim_kinds)
+        if (&k != p.kind)
+            for (const char *f : k.own)
+                if (given(vm, f))
+                    throw usage_error(string("--") + f
+                            + " is only used with --prim " + k.name);
+    p.kind->parse(vm, p);
+    return p;
+}
+
+} // namespace rndnn_cli
