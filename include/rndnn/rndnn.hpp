@@ -8,6 +8,7 @@
 #include "rndnn/common.hpp"
 #include "rndnn/dropout.hpp"
 #include "rndnn/enums.hpp"
+#include "rndnn/generator.hpp"
 #include "rndnn/graph.hpp"
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"

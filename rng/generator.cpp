@@ -1,7 +1,7 @@
 // The generator: a seed and an offset that reservations move forward.
 #include <cstring>
 
-#include "rndnn/graph.hpp"
+#include "rndnn/generator.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
