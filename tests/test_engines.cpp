@@ -19,6 +19,7 @@
 #include "rng/engines/philox.hpp"
 #include "rng/engines/threefry.hpp"
 #include "rng/engines/word_source.hpp"
+#include "tests/test_utils.hpp"
 
 // Random123 (the oracle) defines function-like macros philox4x32(c, k) and
 // threefry4x32(c, k); it comes after our headers and the macros go, so
@@ -370,41 +371,39 @@ private:
     int i_ = 624;
 };
 
+// The mt19937 tests that run at every tier of test::test_tiers() (the
+// parameter: the tier of the word code, none for the scalar code).
+class engines_mt19937_tier : public ::testing::TestWithParam<rndnn::cpu_isa> {
+};
+
 // Every tier's vector regeneration and tempering (mt19937_simd) equal the
 // scalar definitions: random states, many regenerations in a row, every
 // length of tempering around the vector widths.
-TEST(engines_mt19937, simd_tiers_equal_scalar) {
-    using rndnn::cpu_isa;
-    std::vector<cpu_isa> tiers = {cpu_isa::none};
-    for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512})
-        if (impl::cpu_isa_detected() >= isa) tiers.push_back(isa);
+TEST_P(engines_mt19937_tier, simd_equals_scalar) {
     std::mt19937_64 g(17);
-    for (cpu_isa isa : tiers) {
-        SCOPED_TRACE(rndnn::isa2str(isa));
-        const impl::mt19937_simd_t simd = impl::mt19937_simd(isa);
-        for (int trial = 0; trial < 20; ++trial) {
-            uint32_t want[impl::mt19937_n], got[impl::mt19937_n];
-            for (uint32_t &w : want)
-                w = static_cast<uint32_t>(g());
-            std::copy(want, want + impl::mt19937_n, got);
-            for (int round = 0; round < 3; ++round) {
-                impl::mt19937_regenerate(want);
-                simd.regenerate(got);
-                ASSERT_TRUE(std::equal(want, want + impl::mt19937_n, got))
-                        << "trial " << trial << " round " << round;
-            }
-        }
-        std::vector<uint32_t> in(70), out(70);
-        for (uint32_t &w : in)
+    const impl::mt19937_simd_t simd = impl::mt19937_simd(GetParam());
+    for (int trial = 0; trial < 20; ++trial) {
+        uint32_t want[impl::mt19937_n], got[impl::mt19937_n];
+        for (uint32_t &w : want)
             w = static_cast<uint32_t>(g());
-        for (size_t count = 0; count <= in.size(); ++count) {
-            std::fill(out.begin(), out.end(), 0xdeadbeefu);
-            simd.temper(in.data(), count, out.data());
-            for (size_t k = 0; k < in.size(); ++k)
-                ASSERT_EQ(out[k],
-                        k < count ? impl::mt19937_temper(in[k]) : 0xdeadbeefu)
-                        << "count " << count << " k " << k;
+        std::copy(want, want + impl::mt19937_n, got);
+        for (int round = 0; round < 3; ++round) {
+            impl::mt19937_regenerate(want);
+            simd.regenerate(got);
+            ASSERT_TRUE(std::equal(want, want + impl::mt19937_n, got))
+                    << "trial " << trial << " round " << round;
         }
+    }
+    std::vector<uint32_t> in(70), out(70);
+    for (uint32_t &w : in)
+        w = static_cast<uint32_t>(g());
+    for (size_t count = 0; count <= in.size(); ++count) {
+        std::fill(out.begin(), out.end(), 0xdeadbeefu);
+        simd.temper(in.data(), count, out.data());
+        for (size_t k = 0; k < in.size(); ++k)
+            ASSERT_EQ(out[k],
+                    k < count ? impl::mt19937_temper(in[k]) : 0xdeadbeefu)
+                    << "count " << count << " k " << k;
     }
 }
 
@@ -527,6 +526,10 @@ TEST(engines_mt19937, jump_consistency_huge) {
     impl::mt19937_jump(st, uint64_t(1) << 50, st);
     EXPECT_EQ(j1.next(), impl::mt19937_temper(st[0]));
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, engines_mt19937_tier,
+        ::testing::ValuesIn(rndnn::test::test_tiers()),
+        rndnn::test::tier_param_name);
 
 // ---------------------------------------------------------------------------
 // fill(first, n) == single-word fills, for every algorithm

@@ -52,16 +52,7 @@ constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
 
 // The tiers that have JIT kernels: the library's one list, best first.
 using impl::jit_tiers;
-
-// The JIT tiers this process may use: sse41 .. get_max_cpu_isa(). Empty in
-// a build without JIT, on a CPU without SSE4.1, or under
-// RNDNN_MAX_CPU_ISA=none.
-std::vector<cpu_isa> available_tiers() {
-    std::vector<cpu_isa> t;
-    for (cpu_isa isa : jit_tiers())
-        if (isa <= get_max_cpu_isa()) t.push_back(isa);
-    return t;
-}
+// The tiers this process may use: test::available_tiers() (test_utils.hpp).
 
 #define SKIP_WITHOUT_JIT() \
     do { \
