@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "rndnn/rndnn.hpp"
+#include "rng/engines/mt19937.hpp"
 #include "rng/engines/word_source.hpp"
 #include "src/cpu_isa.hpp"
 
@@ -105,6 +106,16 @@ inline std::vector<cpu_isa> test_tiers() {
 inline std::string tier_param_name(
         const ::testing::TestParamInfo<cpu_isa> &info) {
     return isa2str(info.param);
+}
+
+// The RNG implementation that serves mt19937 under ISA cap `cap`: the
+// reference with the vector words of the best tier at most the cap that
+// has them, else the scalar reference.
+inline std::string mt19937_impl_name(cpu_isa cap) {
+    for (cpu_isa isa : available_tiers())
+        if (isa <= cap && impl::mt19937_simd_has(isa))
+            return impl::simd_impl_name(isa);
+    return "ref:any";
 }
 
 inline int get_bit(const void *base, int64_t pos) {
