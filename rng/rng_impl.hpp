@@ -83,8 +83,9 @@ public:
 // One entry of the implementation list (src/impl_list.hpp).
 using rng_impl_t = impl_entry_t<rng_conf_t, rng_kernel_t>;
 
-// A JIT entry per tier, best first; the reference is last and takes every
-// valid problem.
+// A JIT entry per tier (jit:<tier>), best first, then a simd:<tier> entry
+// for each tier with mt19937 vector word code; the reference (ref:any) is
+// last and takes every valid problem.
 const std::vector<rng_impl_t> &rng_impl_list();
 
 // The first implementation of the list that takes conf; declines are
@@ -95,6 +96,13 @@ const rng_impl_t &pick_rng_impl(const rng_conf_t &conf, const std::string &info)
 // The reference kernel (rng/ref/ref_rng.cpp): takes every valid problem.
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf);
+
+// The reference kernel with mt19937's words in tier isa's vector code
+// (rng/ref/ref_rng.cpp): init() declines other algorithms, tiers the CPU
+// lacks and tiers above the caps.
+bool init_simd_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why);
+std::unique_ptr<rng_kernel_t> create_simd_rng(
+        cpu_isa isa, const rng_conf_t &conf);
 
 // The JIT kernels (rng/jit/jit_rng.cpp) at tier isa; init() declines
 // problems they do not cover, tiers the CPU lacks and tiers above the caps.

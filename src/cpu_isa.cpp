@@ -1,6 +1,7 @@
 // CPU detection, the JIT tier list and the tier cap.
 #include "src/cpu_isa.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -33,6 +34,29 @@ const char *jit_impl_name(cpu_isa isa) {
         case cpu_isa::all: break;
     }
     return "jit:unknown";
+}
+
+const char *simd_impl_name(cpu_isa isa) {
+    switch (isa) {
+        case cpu_isa::sse41: return "simd:sse41";
+        case cpu_isa::avx2: return "simd:avx2";
+        case cpu_isa::avx512: return "simd:avx512";
+        case cpu_isa::none:
+        case cpu_isa::all: break;
+    }
+    return "simd:unknown";
+}
+
+bool tier_usable(cpu_isa isa, cpu_isa cap, std::string &why) {
+    if (cpu_isa_detected() < isa) {
+        why = cat("the CPU lacks ", isa2str(isa));
+        return false;
+    }
+    if (!isa_allowed(isa, cap)) {
+        why = cat("ISA capped at ", isa2str(std::min(cap, get_max_cpu_isa())));
+        return false;
+    }
+    return true;
 }
 
 cpu_isa cpu_isa_detected() {

@@ -2,6 +2,7 @@
 #ifndef RNDNN_SRC_CPU_ISA_HPP
 #define RNDNN_SRC_CPU_ISA_HPP
 
+#include <string>
 #include <vector>
 
 #include "rndnn/common.hpp"
@@ -9,15 +10,21 @@
 namespace rndnn {
 namespace impl {
 
-// The JIT tiers this build generates code for, best first: the one list
-// from which every implementation list (rng, apply, fused dropout) is made
-// and which the tests iterate. A new tier is one more entry in its
+// The tiers this build has vector code for, best first: the one list from
+// which every implementation list (rng, apply, fused dropout) is made and
+// which the tests iterate (tests/test_utils.hpp, test_tiers()). It gives
+// the JIT kernels' tiers and the tiers of mt19937's vector word code (the
+// RNG's simd:<tier> entries). A new tier is one more entry in its
 // definition (src/cpu_isa.cpp) and its code in the kernels; empty in a
-// build without JIT.
+// build without JIT, whose every kernel is then the scalar reference.
 const std::vector<cpu_isa> &jit_tiers();
 
 // "jit:avx2" for a tier of jit_tiers: the implementation's name.
 const char *jit_impl_name(cpu_isa isa);
+
+// "simd:avx2" for a tier of jit_tiers: the name of the reference kernel
+// running with that tier's compiled vector code (mt19937's words).
+const char *simd_impl_name(cpu_isa isa);
 
 // The best tier this CPU supports, whatever the cap (none without JIT).
 cpu_isa cpu_isa_detected();
@@ -33,6 +40,12 @@ constexpr double nt_min_bytes = 16.0 * 1024 * 1024;
 inline bool isa_allowed(cpu_isa isa, cpu_isa cap) {
     return isa <= cap && isa <= get_max_cpu_isa();
 }
+
+// Whether code of tier isa (a JIT kernel, or compiled vector code) may run
+// under the primitive's ISA cap: the CPU has the tier, and neither the cap
+// nor RNDNN_MAX_CPU_ISA is below it. Says why not. Every implementation
+// list's tier entries ask it.
+bool tier_usable(cpu_isa isa, cpu_isa cap, std::string &why);
 
 } // namespace impl
 } // namespace rndnn

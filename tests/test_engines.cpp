@@ -19,6 +19,7 @@
 #include "rng/engines/philox.hpp"
 #include "rng/engines/threefry.hpp"
 #include "rng/engines/word_source.hpp"
+#include "tests/test_utils.hpp"
 
 // Random123 (the oracle) defines function-like macros philox4x32(c, k) and
 // threefry4x32(c, k); it comes after our headers and the macros go, so
@@ -45,11 +46,18 @@ words_t fill(impl::word_source_t &src, uint64_t first, size_t n) {
     return w;
 }
 
+// isa: the tier of mt19937's word code (ignored by the other algorithms).
 words_t fill(rng_alg alg, uint64_t seed, uint64_t stream, uint64_t first,
-        size_t n, const std::string &name = "") {
-    auto src = impl::make_word_source(alg, seed, stream, name);
+        size_t n, const std::string &name = "",
+        rndnn::cpu_isa isa = rndnn::cpu_isa::none) {
+    auto src = impl::make_word_source(alg, seed, stream, name, isa);
     return fill(*src, first, n);
 }
+
+// The mt19937 tests that run at every tier of test::test_tiers() (the
+// parameter: the tier of the word code, none for the scalar code).
+class engines_mt19937_tier : public ::testing::TestWithParam<rndnn::cpu_isa> {
+};
 
 // ---------------------------------------------------------------------------
 // Known answers (tests/data/known-answers.md, tests/data/multfly.md)
@@ -117,15 +125,17 @@ TEST(engines_kat, round_counts_match_random123) {
     EXPECT_EQ(out[2], threefry4x32_R(12, tc, tk).v[2]);
 }
 
-TEST(engines_kat, mt19937_5489_output_9999) {
-    impl::mt19937_t gen(5489);
+TEST_P(engines_mt19937_tier, kat_5489_output_9999) {
+    const rndnn::cpu_isa isa = GetParam();
+    impl::mt19937_t gen(5489, isa);
     gen.seek(9999);
     EXPECT_EQ(gen.next(), 4123659995u);
-    impl::mt19937_t walk(5489);
+    impl::mt19937_t walk(5489, isa);
     words_t w(10000);
     walk.generate(w.size(), w.data());
     EXPECT_EQ(w[9999], 4123659995u);
-    EXPECT_EQ(fill(rng_alg::mt19937, 5489, 0, 9999, 1)[0], 4123659995u);
+    EXPECT_EQ(fill(rng_alg::mt19937, 5489, 0, 9999, 1, "", isa)[0],
+            4123659995u);
 }
 
 TEST(engines_kat, mt19937ar_init_by_array) {
@@ -373,38 +383,31 @@ private:
 // Every tier's vector regeneration and tempering (mt19937_simd) equal the
 // scalar definitions: random states, many regenerations in a row, every
 // length of tempering around the vector widths.
-TEST(engines_mt19937, simd_tiers_equal_scalar) {
-    using rndnn::cpu_isa;
-    std::vector<cpu_isa> tiers = {cpu_isa::none};
-    for (cpu_isa isa : {cpu_isa::avx2, cpu_isa::avx512})
-        if (impl::cpu_isa_detected() >= isa) tiers.push_back(isa);
+TEST_P(engines_mt19937_tier, simd_equals_scalar) {
     std::mt19937_64 g(17);
-    for (cpu_isa isa : tiers) {
-        SCOPED_TRACE(rndnn::isa2str(isa));
-        const impl::mt19937_simd_t simd = impl::mt19937_simd(isa);
-        for (int trial = 0; trial < 20; ++trial) {
-            uint32_t want[impl::mt19937_n], got[impl::mt19937_n];
-            for (uint32_t &w : want)
-                w = static_cast<uint32_t>(g());
-            std::copy(want, want + impl::mt19937_n, got);
-            for (int round = 0; round < 3; ++round) {
-                impl::mt19937_regenerate(want);
-                simd.regenerate(got);
-                ASSERT_TRUE(std::equal(want, want + impl::mt19937_n, got))
-                        << "trial " << trial << " round " << round;
-            }
-        }
-        std::vector<uint32_t> in(70), out(70);
-        for (uint32_t &w : in)
+    const impl::mt19937_simd_t simd = impl::mt19937_simd(GetParam());
+    for (int trial = 0; trial < 20; ++trial) {
+        uint32_t want[impl::mt19937_n], got[impl::mt19937_n];
+        for (uint32_t &w : want)
             w = static_cast<uint32_t>(g());
-        for (size_t count = 0; count <= in.size(); ++count) {
-            std::fill(out.begin(), out.end(), 0xdeadbeefu);
-            simd.temper(in.data(), count, out.data());
-            for (size_t k = 0; k < in.size(); ++k)
-                ASSERT_EQ(out[k],
-                        k < count ? impl::mt19937_temper(in[k]) : 0xdeadbeefu)
-                        << "count " << count << " k " << k;
+        std::copy(want, want + impl::mt19937_n, got);
+        for (int round = 0; round < 3; ++round) {
+            impl::mt19937_regenerate(want);
+            simd.regenerate(got);
+            ASSERT_TRUE(std::equal(want, want + impl::mt19937_n, got))
+                    << "trial " << trial << " round " << round;
         }
+    }
+    std::vector<uint32_t> in(70), out(70);
+    for (uint32_t &w : in)
+        w = static_cast<uint32_t>(g());
+    for (size_t count = 0; count <= in.size(); ++count) {
+        std::fill(out.begin(), out.end(), 0xdeadbeefu);
+        simd.temper(in.data(), count, out.data());
+        for (size_t k = 0; k < in.size(); ++k)
+            ASSERT_EQ(out[k],
+                    k < count ? impl::mt19937_temper(in[k]) : 0xdeadbeefu)
+                    << "count " << count << " k " << k;
     }
 }
 
@@ -417,14 +420,15 @@ TEST(engines_mt19937, init_genrand_matches_std) {
     }
 }
 
-TEST(engines_mt19937, small_offsets_vs_std) {
+TEST_P(engines_mt19937_tier, small_offsets_vs_std) {
     const uint64_t offsets[] = {0, 1, 622, 623, 624, 625, 1247, 19000,
             19313, 19314, 19936, 19937, 19938, 40000, (1 << 16) + 5, 200003};
     for (uint32_t seed : {5489u, 0u, 4294967295u}) {
         for (uint64_t off : offsets) {
             std::mt19937 ref(seed);
             ref.discard(off);
-            const words_t w = fill(rng_alg::mt19937, seed, 0, off, 700);
+            const words_t w
+                    = fill(rng_alg::mt19937, seed, 0, off, 700, "", GetParam());
             for (size_t i = 0; i < w.size(); ++i)
                 ASSERT_EQ(w[i], ref())
                         << "seed " << seed << " g " << off + i;
@@ -432,19 +436,20 @@ TEST(engines_mt19937, small_offsets_vs_std) {
     }
 }
 
-TEST(engines_mt19937, large_offset_vs_std) {
+TEST_P(engines_mt19937_tier, large_offset_vs_std) {
     const uint64_t off = 10000000 + 13;
     for (uint32_t seed : {5489u, 0u, 4294967295u}) {
         std::mt19937 ref(seed);
         ref.discard(off);
         // stream is ignored by mt19937.
-        const words_t w = fill(rng_alg::mt19937, seed, 12345, off, 1500);
+        const words_t w = fill(
+                rng_alg::mt19937, seed, 12345, off, 1500, "", GetParam());
         for (size_t i = 0; i < w.size(); ++i)
             ASSERT_EQ(w[i], ref()) << "seed " << seed << " g " << off + i;
     }
 }
 
-TEST(engines_mt19937, large_seeds_vs_init_by_array_walk) {
+TEST_P(engines_mt19937_tier, large_seeds_vs_init_by_array_walk) {
     const int64_t seeds[] = {int64_t(1) << 32, -1, -2, INT64_MIN,
             0x123456789abcdefLL};
     for (int64_t s : seeds) {
@@ -457,7 +462,8 @@ TEST(engines_mt19937, large_seeds_vs_init_by_array_walk) {
         ASSERT_TRUE(std::equal(st, st + 624, ref_st));
 
         mt_walk_t walk(seed);
-        auto src = impl::make_word_source(rng_alg::mt19937, seed, 0, "");
+        auto src = impl::make_word_source(
+                rng_alg::mt19937, seed, 0, "", GetParam());
         uint64_t pos = 0;
         for (uint64_t first : {uint64_t(0), uint64_t(645), uint64_t(30000),
                      uint64_t(1000003)}) {
@@ -527,6 +533,10 @@ TEST(engines_mt19937, jump_consistency_huge) {
     impl::mt19937_jump(st, uint64_t(1) << 50, st);
     EXPECT_EQ(j1.next(), impl::mt19937_temper(st[0]));
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, engines_mt19937_tier,
+        ::testing::ValuesIn(rndnn::test::test_tiers()),
+        rndnn::test::tier_param_name);
 
 // ---------------------------------------------------------------------------
 // fill(first, n) == single-word fills, for every algorithm

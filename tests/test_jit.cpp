@@ -52,16 +52,7 @@ constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
 
 // The tiers that have JIT kernels: the library's one list, best first.
 using impl::jit_tiers;
-
-// The JIT tiers this process may use: sse41 .. get_max_cpu_isa(). Empty in
-// a build without JIT, on a CPU without SSE4.1, or under
-// RNDNN_MAX_CPU_ISA=none.
-std::vector<cpu_isa> available_tiers() {
-    std::vector<cpu_isa> t;
-    for (cpu_isa isa : jit_tiers())
-        if (isa <= get_max_cpu_isa()) t.push_back(isa);
-    return t;
-}
+// The tiers this process may use: test::available_tiers() (test_utils.hpp).
 
 #define SKIP_WITHOUT_JIT() \
     do { \
@@ -107,15 +98,18 @@ struct combo_t {
 // philox4x32_10_onednn, threefry4x32_20, mcg31m1 with bits -> u32,
 // threshold32 -> bit/u8, bitsliced(b) -> bit (mcg31m1 refuses bitsliced),
 // uniform -> f32/bf16 (avx2 and up), normal -> f32.
-// Every other valid problem falls back to ref:any at every tier.
+// Every other valid problem falls back to the reference at every tier:
+// ref:any, or for mt19937 simd:<tier> (the reference with that tier's
+// vector words) where the tier has them.
 void PrintTo(const combo_t &c, std::ostream *os) { *os << c.name(); }
 
 // True if implementation `impl` may serve a primitive with ISA cap `cap`:
-// the reference, or a JIT tier at most the cap.
+// the reference, or a JIT or simd tier at most the cap.
 bool impl_within_cap(const std::string &impl, cpu_isa cap) {
     if (impl == "ref:any") return true;
     for (cpu_isa isa : jit_tiers())
-        if (impl == jit_name(isa)) return isa <= cap;
+        if (impl == jit_name(isa) || impl == impl::simd_impl_name(isa))
+            return isa <= cap;
     return false;
 }
 
@@ -771,7 +765,9 @@ TEST(JitDispatch, UncoveredProblemsUseReference) {
     caps.push_back(cpu_isa::all); // no cap
     for (const auto &dc : uncovered_dispatch_cases())
         for (cpu_isa cap : caps)
-            EXPECT_EQ(impl_for(dc, cap), "ref:any")
+            EXPECT_EQ(impl_for(dc, cap),
+                    dc.combo.alg == rng_alg::mt19937 ? mt19937_impl_name(cap)
+                                                     : "ref:any")
                     << dc.str() << " cap " << isa2str(cap);
 }
 
@@ -958,6 +954,30 @@ TEST_F(JitCli, MaxCpuIsaSelectsTheTier) {
         EXPECT_EQ(created(r.out), std::vector<std::string> {jit_name(tier)})
                 << r.out;
         EXPECT_TRUE(slurp(dir_ / "m.bin") == ref) << "output differs";
+    }
+}
+
+// RNDNN_MAX_CPU_ISA caps mt19937's vector words as it caps the JIT
+// kernels, and the verbose line names the code that runs; the words are
+// the same at every tier.
+TEST_F(JitCli, MaxCpuIsaCapsMt19937) {
+    const char *const gen_mt = "gen --alg mt19937 --shape 3x1000 --seed 5489 "
+                               "--offset 600 --threads 2 --out w.bin";
+    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_mt).status, 0);
+    const std::string ref = slurp(dir_ / "w.bin");
+    ASSERT_EQ(ref.size(), 12000u);
+    for (cpu_isa tier : test_tiers()) {
+        SCOPED_TRACE(isa2str(tier));
+        fs::remove(dir_ / "w.bin");
+        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
+                                           "RNDNN_MAX_CPU_ISA=")
+                        + isa2str(tier),
+                gen_mt);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(created(r.out),
+                std::vector<std::string> {mt19937_impl_name(tier)})
+                << r.out;
+        EXPECT_TRUE(slurp(dir_ / "w.bin") == ref) << "output differs";
     }
 }
 

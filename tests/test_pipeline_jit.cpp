@@ -40,6 +40,7 @@
 #include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/utils.hpp"
+#include "tests/test_utils.hpp"
 
 using namespace rndnn;
 using namespace rndnn::impl;
@@ -49,12 +50,7 @@ namespace {
 using prng_t = std::mt19937_64;
 
 // The tiers with JIT kernels that this process may use (best first).
-std::vector<cpu_isa> available_tiers() {
-    std::vector<cpu_isa> t;
-    for (cpu_isa isa : jit_tiers())
-        if (isa <= get_max_cpu_isa()) t.push_back(isa);
-    return t;
-}
+using rndnn::test::available_tiers;
 
 #define SKIP_WITHOUT_JIT() \
     do { \

@@ -4,8 +4,11 @@
 #include <cfenv>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -447,11 +450,78 @@ TEST(RngDeterminism, EmptyTensor) {
 // --- runtime arguments ------------------------------------------------------
 
 TEST(RngArgs, ImplementationIsReported) {
-    // mt19937 has no JIT kernel (docs/performance.md).
+    // mt19937 has no JIT kernel (docs/performance.md): the reference, with
+    // the vector words of the best tier this process may use, if any.
     rng::primitive_desc pd(make_desc(rng_alg::mt19937, {8}, dt::u32));
-    EXPECT_STREQ(pd.impl_name(), "ref:any");
+    EXPECT_EQ(pd.impl_name(), mt19937_impl_name(cpu_isa::all));
     EXPECT_EQ(pd.info(), "alg=mt19937,dist=bits,dst=u32:8");
 }
+
+// mt19937 at every tier of test_tiers() (the parameter, as the ISA cap).
+class RngMt19937Tier : public ::testing::TestWithParam<cpu_isa> {};
+
+// The implementation follows the cap: simd:<tier> for a tier with vector
+// words, the scalar reference ref:any otherwise (cap none, or sse41).
+TEST_P(RngMt19937Tier, ImplNameFollowsTheCap) {
+    const cpu_isa cap = GetParam();
+    primitive_attr attr;
+    attr.set_max_cpu_isa(cap);
+    rng::primitive_desc pd(make_desc(rng_alg::mt19937, {8}, dt::u32), attr);
+    const std::string want = cap != cpu_isa::none
+                    && impl::mt19937_simd_has(cap)
+            ? impl::simd_impl_name(cap)
+            : "ref:any";
+    EXPECT_EQ(pd.impl_name(), want);
+    EXPECT_EQ(want, mt19937_impl_name(cap));
+}
+
+// Every distribution's bits at the cap equal the scalar reference's (cap
+// none), and the words equal std::mt19937's.
+TEST_P(RngMt19937Tier, BitsEqualTheScalarReference) {
+    const cpu_isa cap = GetParam();
+    const rng::desc bits = make_desc(rng_alg::mt19937, {3, 4099}, dt::u32);
+    const struct {
+        rng::desc d;
+        primitive_attr attr;
+    } cases[] = {{bits, {}},
+            {make_desc(rng_alg::mt19937, {5000}, dt::bit),
+                    bernoulli_attr(0.3)},
+            {make_desc(rng_alg::mt19937, {5000}, dt::bit),
+                    bernoulli_attr(0.7, bernoulli_method::bitsliced, 5)},
+            {make_desc(rng_alg::mt19937, {4099}, dt::f32),
+                    uniform_attr(-1.f, 2.f)},
+            {make_desc(rng_alg::mt19937, {4099}, dt::bf16),
+                    normal_attr(0.5f, 2.f)}};
+    for (const auto &c : cases)
+        for (int64_t offset : {int64_t(0), int64_t(623), int64_t(100003)})
+            for (int nthr : {1, 3}) {
+                SCOPED_TRACE(impl::cat(c.d.dst.str(), " offset ", offset,
+                        " nthr ", nthr));
+                run_args_t r;
+                r.seed = 5489;
+                r.offset = offset;
+                r.nthr = nthr;
+                primitive_attr at = c.attr, ref = c.attr;
+                at.set_max_cpu_isa(cap);
+                ref.set_max_cpu_isa(cpu_isa::none);
+                EXPECT_EQ(run(c.d, at, r), run(c.d, ref, r));
+            }
+    run_args_t r;
+    r.seed = 5489;
+    r.nthr = 2;
+    primitive_attr at;
+    at.set_max_cpu_isa(cap);
+    const auto out = run(bits, at, r);
+    std::mt19937 want(5489);
+    for (size_t i = 0; i < out.size() / 4; ++i) {
+        uint32_t w;
+        std::memcpy(&w, out.data() + 4 * i, 4);
+        ASSERT_EQ(w, want()) << "word " << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, RngMt19937Tier,
+        ::testing::ValuesIn(test_tiers()), tier_param_name);
 
 TEST(RngArgs, SeedTypesStreamsAndScalarKinds) {
     const dim_t n = 300;

@@ -3,15 +3,22 @@
 #define RNDNN_TESTS_TEST_UTILS_HPP
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "rndnn/rndnn.hpp"
+#include "rng/engines/mt19937.hpp"
 #include "rng/engines/word_source.hpp"
+#include "src/cpu_isa.hpp"
 
 namespace rndnn {
+
+// A tier as gtest prints a parameter: its name, not its bytes.
+inline void PrintTo(cpu_isa isa, std::ostream *os) { *os << isa2str(isa); }
+
 namespace test {
 
 // Runs f and returns the message of the rndnn::error it throws; the test
@@ -65,6 +72,50 @@ inline std::vector<uint32_t> engine_words(rng_alg alg, int64_t seed,
             static_cast<uint64_t>(strm), name)
             ->fill(first, n, w.data());
     return w;
+}
+
+// The tiers the tests iterate, from one place: the library's one tier list
+// (impl::jit_tiers(), best first) as far as this process may use it (the
+// CPU has the tier, RNDNN_MAX_CPU_ISA allows it). Empty in a build without
+// JIT, on a CPU without SSE4.1, or under RNDNN_MAX_CPU_ISA=none.
+inline std::vector<cpu_isa> available_tiers() {
+    cpu_isa max = cpu_isa::none;
+    try {
+        max = get_max_cpu_isa();
+    } catch (const error &) {
+        // A bad RNDNN_MAX_CPU_ISA: no tier (the tests that create a
+        // primitive report the error).
+    }
+    std::vector<cpu_isa> t;
+    for (cpu_isa isa : impl::jit_tiers())
+        if (isa <= max) t.push_back(isa);
+    return t;
+}
+
+// available_tiers() and cpu_isa::none (the reference, scalar): the values
+// of the suites parametrised over the tiers, as ISA caps
+// (INSTANTIATE_TEST_SUITE_P(Tiers, Suite, ::testing::ValuesIn(test_tiers()),
+// tier_param_name)).
+inline std::vector<cpu_isa> test_tiers() {
+    std::vector<cpu_isa> t = available_tiers();
+    t.push_back(cpu_isa::none);
+    return t;
+}
+
+// The tier's name as a test name's suffix: ".../avx2", ".../none".
+inline std::string tier_param_name(
+        const ::testing::TestParamInfo<cpu_isa> &info) {
+    return isa2str(info.param);
+}
+
+// The RNG implementation that serves mt19937 under ISA cap `cap`: the
+// reference with the vector words of the best tier at most the cap that
+// has them, else the scalar reference.
+inline std::string mt19937_impl_name(cpu_isa cap) {
+    for (cpu_isa isa : available_tiers())
+        if (isa <= cap && impl::mt19937_simd_has(isa))
+            return impl::simd_impl_name(isa);
+    return "ref:any";
 }
 
 inline int get_bit(const void *base, int64_t pos) {

@@ -117,11 +117,11 @@ void for_each_block(std::mt19937_64 &g, const dims &global, const F &f) {
 }
 } // namespace
 
-TEST(RngWindow, PartitionsHoldTheWholeTensor) {
+// At every tier of test_tiers() (the parameter, as the ISA cap).
+class RngWindowTier : public ::testing::TestWithParam<cpu_isa> {};
+
+TEST_P(RngWindowTier, PartitionsHoldTheWholeTensor) {
     std::mt19937_64 g(2026);
-    std::vector<cpu_isa> caps = {cpu_isa::none, cpu_isa::all};
-    for (cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2})
-        if (get_max_cpu_isa() >= isa) caps.push_back(isa);
     for (rng_alg alg : all_algs())
         for (const dist_case_t &dc : dist_cases(alg))
             for (int trial = 0; trial < 3; ++trial) {
@@ -136,7 +136,7 @@ TEST(RngWindow, PartitionsHoldTheWholeTensor) {
                 r.nthr = 1 + static_cast<int>(g() % 3);
                 primitive_attr attr;
                 attr.set_post_ops(dc.po);
-                attr.set_max_cpu_isa(caps[g() % caps.size()]);
+                attr.set_max_cpu_isa(GetParam());
                 rng::desc whole_d(alg, memory::desc(global, dc.dt));
                 if (alg == rng_alg::multfly) whole_d.name = "layer.1";
                 std::vector<uint8_t> whole(whole_d.dst.get_size() + 1);
@@ -163,6 +163,9 @@ TEST(RngWindow, PartitionsHoldTheWholeTensor) {
                 });
             }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, RngWindowTier,
+        ::testing::ValuesIn(test_tiers()), tier_param_name);
 
 TEST(RngWindow, NextOffsetAdvancesByTheGlobalTensor) {
     rng::desc d(rng_alg::philox4x32_10, memory::desc({2, 3}, data_type::u32));

@@ -148,7 +148,7 @@ private:
 } // namespace
 
 bool init_jit_apply(cpu_isa isa, const apply_conf_t &conf, std::string &why) {
-    return jit_tier_usable(isa, conf.max_isa, why)
+    return tier_usable(isa, conf.max_isa, why)
             && jit_apply_emitter_t::supported(isa, ops_of(conf), why);
 }
 

@@ -321,8 +321,8 @@ namespace {
 constexpr uint64_t mt19937_walk_limit = uint64_t(1) << 16;
 } // namespace
 
-mt19937_t::mt19937_t(uint64_t seed)
-    : simd_(mt19937_simd(get_max_cpu_isa())), idx_(0), pos_(0) {
+mt19937_t::mt19937_t(uint64_t seed, cpu_isa isa)
+    : simd_(mt19937_simd(isa)), idx_(0), pos_(0) {
     mt19937_seed_state(seed, seeded_);
     std::copy(seeded_, seeded_ + mt19937_n, state_);
     simd_.regenerate(state_);

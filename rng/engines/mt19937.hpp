@@ -55,8 +55,12 @@ struct mt19937_simd_t {
     void (*regenerate)(uint32_t s[mt19937_n]);
     void (*temper)(const uint32_t *in, size_t count, uint32_t *out);
 };
-// The code for tier isa (avx512, avx2; the scalar code below avx2). isa
-// must be a tier this CPU has (at most cpu_isa_detected()).
+// Whether tier isa has vector code here (avx512, avx2): the tiers of the
+// RNG's simd:<tier> entries (rng/rng_list.cpp).
+bool mt19937_simd_has(cpu_isa isa);
+// The code for tier isa: its vector code where mt19937_simd_has(isa), else
+// the scalar code (none: the reference's). A tier with vector code must be
+// one this CPU has (at most cpu_isa_detected()).
 mt19937_simd_t mt19937_simd(cpu_isa isa);
 
 // window = x_{624+g}..x_{1247+g}, the untempered values behind outputs
@@ -70,7 +74,10 @@ void mt19937_jump(const uint32_t seeded[mt19937_n], uint64_t g,
 // A generator positioned at any output index.
 class mt19937_t {
 public:
-    explicit mt19937_t(uint64_t seed);
+    // isa: the tier of the regeneration's and tempering's code
+    // (mt19937_simd); none, the scalar code, unless the implementation list
+    // chose a tier. Every tier gives the same words.
+    explicit mt19937_t(uint64_t seed, cpu_isa isa = cpu_isa::none);
     // Positions the generator so that the next output is number g.
     // Jumps, unless g is a short way ahead of the current position.
     void seek(uint64_t g);
@@ -85,7 +92,7 @@ public:
     }
 
 private:
-    mt19937_simd_t simd_; // the process's best allowed tier
+    mt19937_simd_t simd_; // the code of the tier asked for
     uint32_t seeded_[mt19937_n]; // x_0..x_623
     uint32_t state_[mt19937_n];  // x_{624+base}.. with base = pos_ - idx_
     int idx_;                    // state_[idx_] is behind output pos_

@@ -6,7 +6,9 @@
 // first 227 new words read only old ones (x_k, x_k+1, x_k+397), and word k
 // from 227 on reads the new word k - 227, so vectors of 8 or 16 words in
 // index order always find their inputs computed. Functions compiled for a
-// tier are reached only through mt19937_simd(), for tiers the CPU has.
+// tier are reached only through mt19937_simd(), for the tier that the RNG's
+// implementation list chose (a simd:<tier> entry: the CPU has it and no cap
+// excludes it) or that a test asks for.
 #include <immintrin.h>
 
 #include "rng/engines/mt19937.hpp"
@@ -147,9 +149,18 @@ RNDNN_AVX2 void temper_avx2(const uint32_t *in, size_t count, uint32_t *out) {
 
 } // namespace
 
+bool mt19937_simd_has(cpu_isa isa) {
+    return isa == cpu_isa::avx512 || isa == cpu_isa::avx2;
+}
+
 mt19937_simd_t mt19937_simd(cpu_isa isa) {
-    if (isa >= cpu_isa::avx512) return {regenerate_avx512, temper_avx512};
-    if (isa >= cpu_isa::avx2) return {regenerate_avx2, temper_avx2};
+    switch (isa) {
+        case cpu_isa::avx512: return {regenerate_avx512, temper_avx512};
+        case cpu_isa::avx2: return {regenerate_avx2, temper_avx2};
+        case cpu_isa::none:
+        case cpu_isa::sse41:
+        case cpu_isa::all: break;
+    }
     return {mt19937_regenerate, temper_scalar};
 }
 

@@ -114,7 +114,7 @@ private:
 
 class mt19937_source_t : public word_source_t {
 public:
-    explicit mt19937_source_t(uint64_t seed) : gen_(seed) {}
+    mt19937_source_t(uint64_t seed, cpu_isa isa) : gen_(seed, isa) {}
 
     void fill(uint64_t first, size_t n, uint32_t *out) override {
         if (n == 0) return;
@@ -129,7 +129,7 @@ private:
 } // namespace
 
 std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
-        uint64_t stream, const std::string &name) {
+        uint64_t stream, const std::string &name, cpu_isa isa) {
     switch (alg) {
         case rng_alg::philox4x32_10:
             return make_block4(philox_fn_t {
@@ -143,7 +143,8 @@ std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
         case rng_alg::mcg31m1:
             return std::unique_ptr<word_source_t>(new mcg31m1_source_t(seed));
         case rng_alg::mt19937:
-            return std::unique_ptr<word_source_t>(new mt19937_source_t(seed));
+            return std::unique_ptr<word_source_t>(
+                    new mt19937_source_t(seed, isa));
         case rng_alg::multfly: {
             multfly_fn_t fn;
             multfly_initkey(reinterpret_cast<const uint8_t *>(name.data()),

@@ -23,9 +23,12 @@ public:
 
 // seed: the s64 seed reinterpreted as u64 (s32 seeds are sign-extended by
 // the caller). stream: u64. name: multfly key name (<= 32 bytes, else
-// std::invalid_argument; ignored by the other algorithms).
+// std::invalid_argument; ignored by the other algorithms). isa: the tier of
+// mt19937's vector code (mt19937_simd; none: scalar), ignored by the other
+// algorithms; the words are the same at every tier.
 std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
-        uint64_t stream, const std::string &name);
+        uint64_t stream, const std::string &name,
+        cpu_isa isa = cpu_isa::none);
 
 } // namespace impl
 } // namespace rndnn

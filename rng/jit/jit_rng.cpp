@@ -229,7 +229,7 @@ private:
 } // namespace
 
 bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
-    if (!jit_tier_usable(isa, conf.max_isa, why)) return false;
+    if (!tier_usable(isa, conf.max_isa, why)) return false;
     if (!jit_alg_supported(conf.alg)) {
         why = cat("alg=", alg2str(conf.alg), " has no JIT kernel");
         return false;

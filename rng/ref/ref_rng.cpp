@@ -1,7 +1,9 @@
 // The reference RNG kernel: plain C++ that defines the output bits. It
 // works on blocks of consecutive global indices g: fetch the words the block
 // needs, turn them into values (rng/distributions.hpp), store the values
-// through the layout.
+// through the layout. As ref:any every word is scalar code; as simd:<tier>
+// (mt19937 only) the words come from that tier's vector code, bit for bit
+// the scalar words.
 #include <algorithm>
 
 #include "rng/distributions.hpp"
@@ -26,8 +28,10 @@ constexpr dim_t min_elems_per_thread = 16384;
 
 class ref_rng_t : public rng_kernel_t {
 public:
-    explicit ref_rng_t(const rng_conf_t &conf)
+    // words_isa: the tier of mt19937's word code (none: scalar).
+    ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa)
         : conf_(conf)
+        , words_isa_(words_isa)
         , layout_(conf.dst)
         , shift_(u24_shift(conf.alg == rng_alg::mcg31m1))
         , dst_dt_(conf.dst.get_data_type()) {}
@@ -55,6 +59,7 @@ private:
     void run_range(const rng_run_t &run, uint64_t gs, uint64_t ge) const;
 
     rng_conf_t conf_;
+    cpu_isa words_isa_;
     layout_t layout_;
     int shift_;
     data_type dst_dt_;
@@ -63,7 +68,7 @@ private:
 void ref_rng_t::run_range(
         const rng_run_t &run, uint64_t gs, uint64_t ge) const {
     const auto source = make_word_source(
-            conf_.alg, run.seed, run.stream, conf_.name);
+            conf_.alg, run.seed, run.stream, conf_.name, words_isa_);
     alignas(64) uint32_t words[block_elems + align_elems];
     alignas(64) float values[block_elems];
     alignas(64) uint8_t flags[block_elems];
@@ -170,7 +175,21 @@ void ref_rng_t::run_range(
 bool init_ref_rng(const rng_conf_t &, std::string &) { return true; }
 
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf) {
-    return std::make_unique<ref_rng_t>(conf);
+    return std::make_unique<ref_rng_t>(conf, cpu_isa::none);
+}
+
+bool init_simd_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
+    if (!tier_usable(isa, conf.max_isa, why)) return false;
+    if (conf.alg != rng_alg::mt19937) {
+        why = cat("alg=", alg2str(conf.alg), " has no vector word code");
+        return false;
+    }
+    return true;
+}
+
+std::unique_ptr<rng_kernel_t> create_simd_rng(
+        cpu_isa isa, const rng_conf_t &conf) {
+    return std::make_unique<ref_rng_t>(conf, isa);
 }
 
 } // namespace impl

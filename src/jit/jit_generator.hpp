@@ -25,21 +25,6 @@
 namespace rndnn {
 namespace impl {
 
-// Whether a JIT kernel of tier isa may run under the primitive's ISA cap:
-// the CPU has the tier, and neither the cap nor RNDNN_MAX_CPU_ISA is below
-// it. Says why not.
-inline bool jit_tier_usable(cpu_isa isa, cpu_isa cap, std::string &why) {
-    if (cpu_isa_detected() < isa) {
-        why = cat("the CPU lacks ", isa2str(isa));
-        return false;
-    }
-    if (!isa_allowed(isa, cap)) {
-        why = cat("ISA capped at ", isa2str(std::min(cap, get_max_cpu_isa())));
-        return false;
-    }
-    return true;
-}
-
 class jit_generator_t : public Xbyak::CodeGenerator {
 public:
     // Bytes of code the buffer holds; kernels stay far below.
