@@ -2,6 +2,7 @@
 #ifndef RNDNN_RNG_ENGINES_PHILOX_HPP
 #define RNDNN_RNG_ENGINES_PHILOX_HPP
 
+#include <array>
 #include <cstdint>
 
 namespace rndnn {
@@ -14,19 +15,27 @@ constexpr uint32_t philox_m1 = 0xCD9E8D57u;
 constexpr uint32_t philox_w0 = 0x9E3779B9u;
 constexpr uint32_t philox_w1 = 0xBB67AE85u;
 
+// The key of a seed: its low and high 32 bits (both layouts).
+constexpr std::array<uint32_t, 2> philox_key(uint64_t seed) {
+    return {uint32_t(seed), uint32_t(seed >> 32)};
+}
+
+// The key of round r (0-based): the key bumped by the Weyl increments
+// before every round but the first. The reference and the JIT kernels'
+// constants both take it from here.
+constexpr std::array<uint32_t, 2> philox_round_key(
+        const uint32_t key[2], int r) {
+    return {key[0] + uint32_t(r) * philox_w0, key[1] + uint32_t(r) * philox_w1};
+}
+
 // Philox4x32 with R rounds: out = bijection_key(ctr). out may alias ctr.
 template <int R>
 inline void philox4x32(
         const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
     static_assert(R >= 0, "round count must be non-negative");
     uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
-    uint32_t k0 = key[0], k1 = key[1];
     for (int r = 0; r < R; ++r) {
-        // The key is bumped before every round but the first.
-        if (r > 0) {
-            k0 += philox_w0;
-            k1 += philox_w1;
-        }
+        const auto [k0, k1] = philox_round_key(key, r);
         const uint64_t p0 = uint64_t(philox_m0) * x0;
         const uint64_t p1 = uint64_t(philox_m1) * x2;
         const uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);

@@ -3,6 +3,7 @@
 #ifndef RNDNN_RNG_ENGINES_THREEFRY_HPP
 #define RNDNN_RNG_ENGINES_THREEFRY_HPP
 
+#include <array>
 #include <cstdint>
 
 namespace rndnn {
@@ -24,6 +25,19 @@ constexpr uint32_t rotl32(uint32_t x, int n) {
 }
 } // namespace threefry_detail
 
+// The key of a seed (rng_alg::threefry4x32_20): {low 32 bits, high 32
+// bits, 0, 0}.
+constexpr std::array<uint32_t, 4> threefry_key(uint64_t seed) {
+    return {uint32_t(seed), uint32_t(seed >> 32), 0, 0};
+}
+
+// The key schedule: the key's four words and their parity word. The
+// reference and the JIT kernels' constants both take it from here.
+constexpr std::array<uint32_t, 5> threefry_key_schedule(const uint32_t key[4]) {
+    return {key[0], key[1], key[2], key[3],
+            threefry_parity32 ^ key[0] ^ key[1] ^ key[2] ^ key[3]};
+}
+
 // Threefry4x32 with R rounds; the key is injected before the first round
 // and after every 4th. out may alias ctr.
 template <int R>
@@ -31,8 +45,7 @@ inline void threefry4x32(
         const uint32_t ctr[4], const uint32_t key[4], uint32_t out[4]) {
     static_assert(R >= 0, "round count must be non-negative");
     using threefry_detail::rotl32;
-    const uint32_t ks[5] = {key[0], key[1], key[2], key[3],
-            threefry_parity32 ^ key[0] ^ key[1] ^ key[2] ^ key[3]};
+    const std::array<uint32_t, 5> ks = threefry_key_schedule(key);
     uint32_t x[4] = {ctr[0] + ks[0], ctr[1] + ks[1], ctr[2] + ks[2],
             ctr[3] + ks[3]};
     // Fully unrolled, the pair indices and rotations become constants.

@@ -1,6 +1,7 @@
 // The per-algorithm 32-bit word streams of docs/semantics.md.
 #include "rng/engines/word_source.hpp"
 
+#include <array>
 #include <algorithm>
 #include <stdexcept>
 
@@ -57,32 +58,32 @@ std::unique_ptr<word_source_t> make_block4(const block_fn_t &fn) {
 
 // Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout.
 struct philox_fn_t {
-    uint32_t key[2];
+    std::array<uint32_t, 2> key;
     uint32_t stream[2];
     void operator()(uint64_t b, uint32_t out[4]) const {
         const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        philox4x32_10(ctr, key, out);
+        philox4x32_10(ctr, key.data(), out);
     }
 };
 
 // Counter {lo32(stream), hi32(stream), lo32(g & ~3), hi32(g & ~3)}: oneDNN's
 // layout, with g & ~3 == 4 * b.
 struct philox_onednn_fn_t {
-    uint32_t key[2];
+    std::array<uint32_t, 2> key;
     uint32_t stream[2];
     void operator()(uint64_t b, uint32_t out[4]) const {
         const uint64_t g = b * 4;
         const uint32_t ctr[4] = {stream[0], stream[1], lo32(g), hi32(g)};
-        philox4x32_10(ctr, key, out);
+        philox4x32_10(ctr, key.data(), out);
     }
 };
 
 struct threefry_fn_t {
-    uint32_t key[4];
+    std::array<uint32_t, 4> key;
     uint32_t stream[2];
     void operator()(uint64_t b, uint32_t out[4]) const {
         const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        threefry4x32_20(ctr, key, out);
+        threefry4x32_20(ctr, key.data(), out);
     }
 };
 
@@ -133,13 +134,13 @@ std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
     switch (alg) {
         case rng_alg::philox4x32_10:
             return make_block4(philox_fn_t {
-                    {lo32(seed), hi32(seed)}, {lo32(stream), hi32(stream)}});
+                    philox_key(seed), {lo32(stream), hi32(stream)}});
         case rng_alg::philox4x32_10_onednn:
             return make_block4(philox_onednn_fn_t {
-                    {lo32(seed), hi32(seed)}, {lo32(stream), hi32(stream)}});
+                    philox_key(seed), {lo32(stream), hi32(stream)}});
         case rng_alg::threefry4x32_20:
-            return make_block4(threefry_fn_t {{lo32(seed), hi32(seed), 0, 0},
-                    {lo32(stream), hi32(stream)}});
+            return make_block4(threefry_fn_t {
+                    threefry_key(seed), {lo32(stream), hi32(stream)}});
         case rng_alg::mcg31m1:
             return std::unique_ptr<word_source_t>(new mcg31m1_source_t(seed));
         case rng_alg::mt19937:

@@ -20,7 +20,8 @@ jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
     // init_jit_rng() accepted the problem, so both emitters exist; if one
     // does not, say which and why rather than crash at generate().
     std::string why;
-    engine_ = make_jit_engine(conf_, *this, frame_);
+    if (const jit_engine_factory_t make = jit_engine_factory(conf_.alg))
+        engine_ = make(conf_, *this, frame_);
     if (!engine_)
         fail(status::runtime_error,
                 cat(jit_impl_name(isa), ": no engine emitter for alg=",
@@ -155,13 +156,6 @@ void jit_rng_driver_t::store(const rng_run_t &run, uint64_t gs, uint64_t ge,
 
 namespace {
 
-bool jit_alg_supported(rng_alg alg) {
-    return alg == rng_alg::philox4x32_10
-            || alg == rng_alg::philox4x32_10_onednn
-            || alg == rng_alg::threefry4x32_20 || alg == rng_alg::mcg31m1
-            || alg == rng_alg::multfly;
-}
-
 class jit_rng_t : public rng_kernel_t {
 public:
     jit_rng_t(cpu_isa isa, const rng_conf_t &conf)
@@ -230,7 +224,7 @@ private:
 
 bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
     if (!tier_usable(isa, conf.max_isa, why)) return false;
-    if (!jit_alg_supported(conf.alg)) {
+    if (!jit_engine_factory(conf.alg)) {
         why = cat("alg=", alg2str(conf.alg), " has no JIT kernel");
         return false;
     }

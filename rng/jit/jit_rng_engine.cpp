@@ -112,13 +112,11 @@ public:
 
     void fill_consts(uint64_t seed, uint64_t stream,
             jit_rng_consts_t &c) const override {
-        uint32_t k0 = static_cast<uint32_t>(seed);
-        uint32_t k1 = static_cast<uint32_t>(seed >> 32);
+        const std::array<uint32_t, 2> key = philox_key(seed);
         for (int r = 0; r < 10; ++r) {
-            c.key[r][0].fill_lo(k0);
-            c.key[r][1].fill_lo(k1);
-            k0 += philox_w0;
-            k1 += philox_w1;
+            const std::array<uint32_t, 2> k = philox_round_key(key.data(), r);
+            c.key[r][0].fill_lo(k[0]);
+            c.key[r][1].fill_lo(k[1]);
         }
         c.mul[0].fill_lo(philox_m0);
         c.mul[1].fill_lo(philox_m1);
@@ -404,10 +402,8 @@ public:
 
     void fill_consts(uint64_t seed, uint64_t stream,
             jit_rng_consts_t &c) const override {
-        const uint32_t k[4] = {static_cast<uint32_t>(seed),
-                static_cast<uint32_t>(seed >> 32), 0, 0};
-        const uint32_t ks[5] = {k[0], k[1], k[2], k[3],
-                threefry_parity32 ^ k[0] ^ k[1] ^ k[2] ^ k[3]};
+        const std::array<uint32_t, 5> ks
+                = threefry_key_schedule(threefry_key(seed).data());
         for (int s = 1; s < 6; ++s)
             for (int i = 0; i < 4; ++i)
                 c.inject[s][i].fill(ks[(s + i) % 5]
@@ -562,19 +558,39 @@ private:
 
 } // namespace
 
-std::unique_ptr<jit_engine_t> make_jit_engine(
-        const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f) {
-    switch (conf.alg) {
+jit_engine_factory_t jit_engine_factory(rng_alg alg) {
+    switch (alg) {
         case rng_alg::philox4x32_10:
-            return std::make_unique<jit_philox_t>(h, f, false);
+            return [](const rng_conf_t &, jit_generator_t &h,
+                           const jit_rng_frame_t &f)
+                           -> std::unique_ptr<jit_engine_t> {
+                return std::make_unique<jit_philox_t>(h, f, false);
+            };
         case rng_alg::philox4x32_10_onednn:
-            return std::make_unique<jit_philox_t>(h, f, true);
+            return [](const rng_conf_t &, jit_generator_t &h,
+                           const jit_rng_frame_t &f)
+                           -> std::unique_ptr<jit_engine_t> {
+                return std::make_unique<jit_philox_t>(h, f, true);
+            };
         case rng_alg::threefry4x32_20:
-            return std::make_unique<jit_threefry_t>(h, f);
-        case rng_alg::mcg31m1: return std::make_unique<jit_mcg31m1_t>(h, f);
+            return [](const rng_conf_t &, jit_generator_t &h,
+                           const jit_rng_frame_t &f)
+                           -> std::unique_ptr<jit_engine_t> {
+                return std::make_unique<jit_threefry_t>(h, f);
+            };
+        case rng_alg::mcg31m1:
+            return [](const rng_conf_t &, jit_generator_t &h,
+                           const jit_rng_frame_t &f)
+                           -> std::unique_ptr<jit_engine_t> {
+                return std::make_unique<jit_mcg31m1_t>(h, f);
+            };
         case rng_alg::multfly:
-            return std::make_unique<jit_multfly_t>(h, f, conf.name);
-        case rng_alg::mt19937: break;
+            return [](const rng_conf_t &conf, jit_generator_t &h,
+                           const jit_rng_frame_t &f)
+                           -> std::unique_ptr<jit_engine_t> {
+                return std::make_unique<jit_multfly_t>(h, f, conf.name);
+            };
+        case rng_alg::mt19937: break; // vector words: simd:<tier>
     }
     return nullptr;
 }

@@ -54,11 +54,15 @@ protected:
     const jit_rng_frame_t &f_;
 };
 
-// philox4x32_10 in the cuRAND or the oneDNN counter layout,
-// threefry4x32_20, mcg31m1 and multfly (keyed by conf.name, which must
-// outlive the engine); nullptr for mt19937.
-std::unique_ptr<jit_engine_t> make_jit_engine(
+// Makes the engine emitter of conf.alg for the kernel @p h.
+using jit_engine_factory_t = std::unique_ptr<jit_engine_t> (*)(
         const rng_conf_t &conf, jit_generator_t &h, const jit_rng_frame_t &f);
+
+// The one list of the algorithms with a JIT engine: philox4x32_10 in the
+// cuRAND or the oneDNN counter layout, threefry4x32_20, mcg31m1 and
+// multfly (keyed by conf.name, which must outlive the engine); nullptr for
+// the others (mt19937), which the JIT kernels then decline.
+jit_engine_factory_t jit_engine_factory(rng_alg alg);
 
 } // namespace impl
 } // namespace rndnn
