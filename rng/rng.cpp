@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "rng/distributions.hpp"
+#include "rng/engines/word_source.hpp"
 #include "rng/rng_impl.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
@@ -87,8 +88,7 @@ namespace impl {
 void resolve_bernoulli_method(
         rng_alg alg, bernoulli_method &method, int &bits) {
     if (method != bernoulli_method::automatic) return;
-    const bool by_counter
-            = alg != rng_alg::mcg31m1 && alg != rng_alg::mt19937;
+    const bool by_counter = engine_traits(alg).by_counter;
     method = by_counter ? bernoulli_method::bitsliced
                         : bernoulli_method::threshold32;
     bits = by_counter ? 32 : 1;
@@ -146,10 +146,12 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                         fail(status::invalid_arguments,
                                 cat("bitsliced b=", bits,
                                         " is outside [1, 32]"));
-                    if (d.alg == rng_alg::mcg31m1)
+                    if (engine_traits(d.alg).word_bits != 32)
                         fail(status::invalid_arguments,
-                                "bitsliced bernoulli needs 32-bit words; "
-                                "mcg31m1 has 31 (use threshold32)");
+                                cat("bitsliced bernoulli needs 32-bit words; ",
+                                        alg2str(d.alg), " has ",
+                                        engine_traits(d.alg).word_bits,
+                                        " (use threshold32)"));
                 }
                 break;
             }

@@ -129,31 +129,71 @@ private:
 
 } // namespace
 
+namespace {
+
+// The engines: one row an algorithm (its name is its row in src/enums.cpp;
+// its JIT emitter, if any, its row in rng/jit/jit_rng_engine.cpp).
+struct engine_row_t {
+    rng_alg alg;
+    engine_traits_t traits;
+    std::unique_ptr<word_source_t> (*make)(uint64_t seed, uint64_t stream,
+            const std::string &name, cpu_isa isa);
+};
+
+const engine_row_t engines[] = {
+        {rng_alg::philox4x32_10, {32, true},
+                [](uint64_t seed, uint64_t stream, const std::string &,
+                        cpu_isa) {
+                    return make_block4(philox_fn_t {
+                            philox_key(seed), {lo32(stream), hi32(stream)}});
+                }},
+        {rng_alg::philox4x32_10_onednn, {32, true},
+                [](uint64_t seed, uint64_t stream, const std::string &,
+                        cpu_isa) {
+                    return make_block4(philox_onednn_fn_t {
+                            philox_key(seed), {lo32(stream), hi32(stream)}});
+                }},
+        {rng_alg::threefry4x32_20, {32, true},
+                [](uint64_t seed, uint64_t stream, const std::string &,
+                        cpu_isa) {
+                    return make_block4(threefry_fn_t {
+                            threefry_key(seed), {lo32(stream), hi32(stream)}});
+                }},
+        // Jumps ahead per word: not counter-based for lazy bitsliced.
+        {rng_alg::mcg31m1, {31, false},
+                [](uint64_t seed, uint64_t, const std::string &, cpu_isa) {
+                    return std::unique_ptr<word_source_t>(
+                            new mcg31m1_source_t(seed));
+                }},
+        {rng_alg::mt19937, {32, false},
+                [](uint64_t seed, uint64_t, const std::string &, cpu_isa isa) {
+                    return std::unique_ptr<word_source_t>(
+                            new mt19937_source_t(seed, isa));
+                }},
+        {rng_alg::multfly, {32, true},
+                [](uint64_t seed, uint64_t stream, const std::string &name,
+                        cpu_isa) {
+                    multfly_fn_t fn;
+                    multfly_initkey(
+                            reinterpret_cast<const uint8_t *>(name.data()),
+                            name.size(), seed, stream, fn.key);
+                    return make_block4(fn);
+                }},
+};
+
+const engine_row_t &row_of(rng_alg alg) {
+    for (const engine_row_t &r : engines)
+        if (r.alg == alg) return r;
+    throw std::invalid_argument("rndnn: no engine row for an rng_alg");
+}
+
+} // namespace
+
+engine_traits_t engine_traits(rng_alg alg) { return row_of(alg).traits; }
+
 std::unique_ptr<word_source_t> make_word_source(rng_alg alg, uint64_t seed,
         uint64_t stream, const std::string &name, cpu_isa isa) {
-    switch (alg) {
-        case rng_alg::philox4x32_10:
-            return make_block4(philox_fn_t {
-                    philox_key(seed), {lo32(stream), hi32(stream)}});
-        case rng_alg::philox4x32_10_onednn:
-            return make_block4(philox_onednn_fn_t {
-                    philox_key(seed), {lo32(stream), hi32(stream)}});
-        case rng_alg::threefry4x32_20:
-            return make_block4(threefry_fn_t {
-                    threefry_key(seed), {lo32(stream), hi32(stream)}});
-        case rng_alg::mcg31m1:
-            return std::unique_ptr<word_source_t>(new mcg31m1_source_t(seed));
-        case rng_alg::mt19937:
-            return std::unique_ptr<word_source_t>(
-                    new mt19937_source_t(seed, isa));
-        case rng_alg::multfly: {
-            multfly_fn_t fn;
-            multfly_initkey(reinterpret_cast<const uint8_t *>(name.data()),
-                    name.size(), seed, stream, fn.key);
-            return make_block4(fn);
-        }
-    }
-    throw std::invalid_argument("make_word_source: unknown rng_alg");
+    return row_of(alg).make(seed, stream, name, isa);
 }
 
 } // namespace impl

@@ -21,6 +21,23 @@ public:
     virtual void fill(uint64_t first, size_t n, uint32_t *out) = 0;
 };
 
+// What the rest of the RNG needs to know of an algorithm besides its
+// words (one row of the engine table, rng/engines/word_source.cpp).
+struct engine_traits_t {
+    // Significant bits of a word: 32, or 31 for mcg31m1, whose words lie in
+    // [1, 2^31 - 2]: its Bernoulli threshold and uniform shift differ, and
+    // bitsliced, which needs 32 bits, refuses it.
+    int word_bits;
+    // Whether a word is computed from its index alone (counter-based): the
+    // lazy bitsliced kernels skip the words they do not need, so
+    // bitsliced(32) is the default Bernoulli method; false for mcg31m1
+    // (a jump per word) and mt19937 (a sequential state).
+    bool by_counter;
+};
+// @throws std::invalid_argument for a value that is no enumerator (the
+//     primitives check enums first).
+engine_traits_t engine_traits(rng_alg alg);
+
 // seed: the s64 seed reinterpreted as u64 (s32 seeds are sign-extended by
 // the caller). stream: u64. name: multfly key name (<= 32 bytes, else
 // std::invalid_argument; ignored by the other algorithms). isa: the tier of

@@ -2,6 +2,7 @@
 #include "rng/jit/jit_rng_dist.hpp"
 
 #include "rng/distributions.hpp"
+#include "rng/engines/word_source.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -15,7 +16,10 @@ using namespace Xbyak;
 
 #define C(field) RNDNN_JIT_C(field)
 
-bool is_mcg(const rng_conf_t &conf) { return conf.alg == rng_alg::mcg31m1; }
+// 31-bit words (mcg31m1): another threshold and uniform shift, no bias.
+bool is_mcg(const rng_conf_t &conf) {
+    return engine_traits(conf.alg).word_bits == 31;
+}
 
 // --- bits: the words are the output ----------------------------------------
 

@@ -33,7 +33,7 @@ public:
         : conf_(conf)
         , words_isa_(words_isa)
         , layout_(conf.dst)
-        , shift_(u24_shift(conf.alg == rng_alg::mcg31m1))
+        , shift_(u24_shift(engine_traits(conf.alg).word_bits == 31))
         , dst_dt_(conf.dst.get_data_type()) {}
 
     void execute(const rng_run_t &run) const override {
@@ -74,7 +74,7 @@ void ref_rng_t::run_range(
     alignas(64) uint8_t flags[block_elems];
     alignas(64) unsigned char typed[block_elems * 4];
 
-    const bool mcg = conf_.alg == rng_alg::mcg31m1;
+    const bool mcg = engine_traits(conf_.alg).word_bits == 31;
     const uint64_t threshold = mcg ? bernoulli_threshold_mcg31(run.p)
                                    : bernoulli_threshold32(run.p);
     const uint32_t flip = conf_.keep == keep_rule_t::onednn ? ~0u : 0u;
