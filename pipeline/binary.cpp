@@ -11,6 +11,7 @@
 #include "pipeline/pipeline_utils.hpp"
 #include "rndnn/binary.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/args.hpp"
 #include "src/parallel.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"

@@ -5,6 +5,7 @@
 #include "pipeline/pipeline_utils.hpp"
 #include "rndnn/dropout.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/args.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"

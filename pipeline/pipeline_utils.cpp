@@ -29,19 +29,5 @@ void check_broadcast(const char *what, const dims &shape, const dims &data) {
                         " (each dim must equal the data's or be 1)"));
 }
 
-const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
-        const char *what, const memory::desc &desc) {
-    const memory *m = find_arg(args, id);
-    if (!m) fail(status::invalid_arguments, cat(what, " argument is missing"));
-    if (m->get_desc() != desc)
-        fail(status::invalid_arguments,
-                cat(what, " memory ", m->get_desc().str(),
-                        " does not match the primitive's ", what, " ",
-                        desc.str()));
-    if (!m->get_data_handle() && desc.get_size() > 0)
-        fail(status::invalid_arguments, cat(what, " memory has no data"));
-    return *m;
-}
-
 } // namespace impl
 } // namespace rndnn

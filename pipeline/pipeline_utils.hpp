@@ -27,10 +27,6 @@ bool broadcasts_to(const dims &shape, const dims &data);
 // broadcasts_to() `data`.
 void check_broadcast(const char *what, const dims &shape, const dims &data);
 
-// The tensor argument `id` (named `what` in errors), checked against desc.
-const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
-        const char *what, const memory::desc &desc);
-
 // Fewer elements than this per thread are not worth a thread.
 constexpr dim_t pipeline_min_per_thread = 65536;
 

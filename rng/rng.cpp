@@ -323,14 +323,7 @@ void rng::execute(const stream &strm,
         const rng::desc &d = pd_.get_desc();
         const impl::rng_conf_t &c = pd_.impl()->conf;
 
-        const memory *dst = impl::find_arg(args, RNDNN_ARG_DST);
-        if (!dst) fail(status::invalid_arguments, "dst argument is missing");
-        if (dst->get_desc() != d.dst)
-            fail(status::invalid_arguments,
-                    cat("dst memory ", dst->get_desc().str(),
-                            " does not match the primitive's dst ", d.dst.str()));
-        if (!dst->get_data_handle() && d.dst.get_size() > 0)
-            fail(status::invalid_arguments, "dst memory has no data");
+        const memory &dst = impl::tensor_arg(args, RNDNN_ARG_DST, "dst", d.dst);
 
         impl::rng_arg_spec_t spec;
         spec.seed_dt = d.seed_dt;
@@ -343,7 +336,7 @@ void rng::execute(const stream &strm,
         impl::rng_args_t a = impl::read_rng_args(spec, args);
         impl::rng_run_t &run = a.run;
         if (!d.runtime_p) run.p = c.p;
-        run.dst = dst->get_data_handle();
+        run.dst = dst.get_data_handle();
         run.nthr = strm.get_nthreads();
         int64_t *next = a.next_offset;
 

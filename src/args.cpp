@@ -68,6 +68,20 @@ const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
     return it == args.end() || !it->second ? nullptr : &it->second;
 }
 
+const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
+        const char *what, const memory::desc &desc) {
+    const memory *m = find_arg(args, id);
+    if (!m) fail(status::invalid_arguments, cat(what, " argument is missing"));
+    if (m->get_desc() != desc)
+        fail(status::invalid_arguments,
+                cat(what, " memory ", m->get_desc().str(),
+                        " does not match the primitive's ", what, " ",
+                        desc.str()));
+    if (!m->get_data_handle() && desc.get_size() > 0)
+        fail(status::invalid_arguments, cat(what, " memory has no data"));
+    return *m;
+}
+
 rng_args_t read_rng_args(const rng_arg_spec_t &spec,
         const std::unordered_map<int, memory> &args) {
     rng_args_t r;

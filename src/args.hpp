@@ -47,6 +47,12 @@ double read_probability(const std::unordered_map<int, memory> &args, int id,
         scalar_kind kind);
 // The argument `id`, or nullptr if absent or empty.
 const memory *find_arg(const std::unordered_map<int, memory> &args, int id);
+// The tensor argument `id` (named `what` in errors), checked against desc:
+// every primitive's execute() reads its tensors through it.
+// @throws error (invalid_arguments) if it is missing, has another
+//     descriptor, or has no data where desc has bytes.
+const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
+        const char *what, const memory::desc &desc);
 
 } // namespace impl
 } // namespace rndnn
