@@ -44,8 +44,9 @@ sharded_input::sharded_input(const std::string &flag, const std::string &path)
         std::string shape;
         for (const rndnn::dim_t d : header_.shape)
             shape += (shape.empty() ? "" : "x") + std::to_string(d);
-        const std::string mine = std::string(rndnn::dt2str(header_.dt)) + " of shape ["
-                + shape + "] in " + std::to_string(file_bytes) + " bytes";
+        const std::string mine = std::string(rndnn::dt2str(header_.dt))
+                + " of shape [" + shape + "] in " + std::to_string(file_bytes)
+                + " bytes";
         job.check_same(mine, [&](const std::string &first) {
             return flag + " '" + path + "' holds " + mine + " on rank "
                     + std::to_string(job.rank()) + ", " + first
@@ -112,10 +113,10 @@ sharded_output::sharded_output(const std::string &flag,
         file_->write(header.data(), header.size());
         return;
     }
-    // The ranks agree on the file before one is created: a relative path
-    // in different working directories names different files.
-    // A special file is refused before it is opened: opening a FIFO waits
-    // for its reader.
+    // The ranks agree on the file before one is created (a relative path
+    // in different working directories names different files), and refuse
+    // a special file before anything opens it (opening a FIFO waits for
+    // its reader).
     std::string resolved;
     job.agree([&] {
         resolved = resolved_path(path);
