@@ -111,6 +111,7 @@ def _array(a, what):
 def _view(a, what, written=False):
     """(the ndarray sharing @a's memory, rndnn's name of its type) of a
     NumPy array or a torch CPU tensor; @written: rndnn writes it."""
+    _array(a, what)
     if isinstance(a, np.ndarray):
         if written and not a.flags.writeable:
             raise Error(f"{what} is read-only")
@@ -126,7 +127,6 @@ def _view(a, what, written=False):
         a = a.detach()
         dtype = _FROM_TORCH.get(str(a.dtype))
         return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
-    _array(a, what)
 
 
 def _new(like, shape, dtype):
