@@ -60,12 +60,40 @@ using impl::dropout_conf_t;
 
 memory::desc dense_bits(const dims &d) { return memory::desc(d, data_type::bit); }
 
+void check_rate(double rate) {
+    if (!(rate >= 0.0 && rate <= 1.0)) // false for NaN
+        fail(status::invalid_arguments,
+                cat("rate=", rate, " is outside [0, 1]"));
+}
+
+// The Bernoulli post-op of @p d's keep mask with the probability of a keep
+// @p p: oneDNN's rule under onednn_compat (which needs its algorithm and
+// one word an element), else d's method and bits.
+impl::bernoulli_t keep_bernoulli(const dropout::desc &d, double p) {
+    impl::check_enum(d.method, "bernoulli method", "bernoulli_method");
+    if (d.method == bernoulli_method::onednn)
+        fail(status::invalid_arguments,
+                "dropout's method onednn is set by onednn_compat: give "
+                "onednn_compat with method threshold32 or automatic");
+    if (!d.onednn_compat) return {p, d.method, d.bits};
+    const bernoulli_method method = d.method == bernoulli_method::automatic
+            ? bernoulli_method::threshold32
+            : d.method;
+    if (d.alg != rng_alg::philox4x32_10_onednn
+            || method != bernoulli_method::threshold32)
+        fail(status::invalid_arguments,
+                cat("onednn_compat needs alg=philox4x32_10_onednn and method "
+                    "threshold32, got alg=",
+                        alg2str(d.alg), " method=",
+                        bernoulli_method2str(method)));
+    return {p, bernoulli_method::onednn, 1};
+}
+
 // Validates the problem into c (every field but info).
 void check_desc(dropout_conf_t &c) {
     const dropout::desc &d = c.desc;
     impl::check_enum(d.prop, "propagation kind", "prop_kind");
     impl::check_enum(d.plan, "plan", "dropout_plan");
-    impl::check_enum(d.method, "bernoulli method", "bernoulli_method");
     impl::check_enum(d.alg, "algorithm", "rng_alg");
     if (c.attr.get_post_ops().len() != 0)
         fail(status::invalid_arguments, "dropout takes no post-ops");
@@ -129,22 +157,11 @@ void check_desc(dropout_conf_t &c) {
     c.mask_n = 1;
     for (dim_t x : dw.active ? noise_global : c.noise)
         c.mask_n *= x;
-    if (!d.runtime_rate && !(d.rate >= 0.0 && d.rate <= 1.0))
-        fail(status::invalid_arguments,
-                cat("rate=", d.rate, " is outside [0, 1]"));
-    // onednn_compat keeps oneDNN's one word an element.
-    const bernoulli_method method
-            = d.onednn_compat && d.method == bernoulli_method::automatic
-            ? bernoulli_method::threshold32
-            : d.method;
-    if (d.onednn_compat
-            && (d.alg != rng_alg::philox4x32_10_onednn
-                    || method != bernoulli_method::threshold32))
-        fail(status::invalid_arguments,
-                cat("onednn_compat needs alg=philox4x32_10_onednn and method "
-                    "threshold32, got alg=",
-                        alg2str(d.alg), " method=",
-                        bernoulli_method2str(method)));
+    if (!d.runtime_rate) {
+        check_rate(d.rate);
+        c.rate = impl::dropout_rate(d.rate, d.onednn_compat);
+    }
+    const impl::bernoulli_t keep = keep_bernoulli(d, c.rate.p);
 
     // The RNG problem, validated by the RNG's own checks.
     rng::desc rd;
@@ -170,15 +187,8 @@ void check_desc(dropout_conf_t &c) {
         rd.global_dims = noise_global;
         rd.origin = noise_origin;
     }
-    post_ops po;
-    po.append_bernoulli(d.runtime_rate
-                    ? 0.5
-                    : impl::rate_values(d.rate, d.onednn_compat).p,
-            method, d.bits);
-    primitive_attr rattr = c.attr;
-    rattr.set_post_ops(po);
-    c.noise_rng = impl::make_rng_conf(rd, rattr);
-    if (d.onednn_compat) c.noise_rng.keep = impl::keep_rule_t::onednn;
+    c.noise_rng = impl::make_bernoulli_conf(
+            rd, keep, c.attr.get_max_cpu_isa());
     c.window = impl::make_rng_window(rd);
     c.pregenerate = c.generate && (c.broadcast || c.window.active);
 }
@@ -286,9 +296,12 @@ void dropout::execute(const stream &strm,
         // rate and, when the mask is generated, the RNG's arguments.
         int64_t *next_offset = nullptr;
         if (d.prop != prop_kind::forward_inference) {
-            const double rate = d.runtime_rate
-                    ? impl::read_probability(args, RNDNN_ARG_RATE, d.scalars)
-                    : d.rate;
+            // A runtime rate is read and converted first, once.
+            const impl::dropout_rate_t r = d.runtime_rate
+                    ? impl::dropout_rate(impl::read_probability(args,
+                                                 RNDNN_ARG_RATE, d.scalars),
+                            d.onednn_compat)
+                    : c.rate;
             // A stored mask read back still advances next_offset (no seed read).
             if (c.generate || d.with_next_offset) {
                 impl::rng_arg_spec_t spec;
@@ -302,9 +315,8 @@ void dropout::execute(const stream &strm,
                 run.rng = a.run;
                 next_offset = a.next_offset;
             }
-            const impl::rate_values_t rv = impl::rate_values(rate, d.onednn_compat);
-            run.rng.p = rv.p;
-            run.scale = rv.scale;
+            run.rng.p = r.p;
+            run.scale = r.scale;
         }
         run.rng.nthr = run.nthr;
         const int64_t offset = run.rng.offset;
@@ -317,6 +329,22 @@ void dropout::execute(const stream &strm,
                     cat(p.name, ",", c.info, ",nthr=", run.nthr, ",",
                             impl::now_ms() - t0, "ms"));
     });
+}
+
+double dropout::keep_probability(double rate, bool onednn_compat) {
+    check_rate(rate);
+    return impl::dropout_rate(rate, onednn_compat).p;
+}
+
+post_ops dropout::keep_post_ops(const desc &d) {
+    if (d.runtime_rate)
+        fail(status::invalid_arguments,
+                "keep_post_ops needs the rate: the desc has a runtime rate");
+    const impl::bernoulli_t b
+            = keep_bernoulli(d, keep_probability(d.rate, d.onednn_compat));
+    post_ops po;
+    po.append_bernoulli(b.p, b.method, b.bits);
+    return po;
 }
 
 } // namespace rndnn

@@ -199,8 +199,7 @@ public:
         apply_ = b.apply_impl->create(b.apply);
         // A creation-time rate: the scales now; a runtime one at execution.
         if (b.onednn_scale && !c.desc.runtime_rate)
-            make_scales(rate_values(c.desc.rate, c.desc.onednn_compat).scale,
-                    block_scale_, tail_scale_);
+            make_scales(c.rate.scale, block_scale_, tail_scale_);
     }
 
     void execute(const dropout_run_t &run) const override {
@@ -403,15 +402,6 @@ std::unique_ptr<dropout_plan_t> make_fused_plan(
 #endif
 
 } // namespace
-
-rate_values_t rate_values(double rate, bool onednn_compat) {
-    if (onednn_compat) { // oneDNN takes the rate as f32
-        const auto r = static_cast<float>(rate);
-        return {onednn_keep_probability(r), r == 1.f ? 0.f : 1.f / (1.f - r)};
-    }
-    return {1.0 - rate,
-            rate == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - rate))};
-}
 
 const std::vector<dropout_impl_t> &dropout_impl_list() {
     static const std::vector<dropout_impl_t> list = [] {

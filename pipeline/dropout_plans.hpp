@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rndnn/dropout.hpp"
+#include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "rng/window.hpp"
 
@@ -38,21 +39,13 @@ struct dropout_conf_t {
     // shape, or a window), then read.
     bool pregenerate = false;
     // The mask's RNG problem over the noise shape: dst is the mask desc, or
-    // without a mask a dense bit tensor; a creation-time rate is in p.
+    // without a mask a dense bit tensor; a creation-time rate's p is in it.
     rng_conf_t noise_rng;
+    // A creation-time rate's p and scale (dropout_rate()); unset for a
+    // runtime rate.
+    dropout_rate_t rate {0.0, 0.f};
     std::string info; // the problem as pd.info() prints it
 };
-
-// The RNG's p (the probability of a keep, under the problem's keep rule)
-// and the scale of kept elements for a drop rate in [0, 1]. oneDNN's rule
-// (onednn_compat) takes the rate as f32, as oneDNN does, and its scale is
-// 1.f / (1.f - r) in f32; else p = 1 - rate and the scale is 1 / (1 - rate)
-// in double, rounded to f32. A rate of 1 scales by 0.
-struct rate_values_t {
-    double p;
-    float scale;
-};
-rate_values_t rate_values(double rate, bool onednn_compat);
 
 // One execution. Handles point at the memories' buffers (their offset0 not
 // applied); mask is null without a mask.

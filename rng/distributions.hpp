@@ -23,12 +23,32 @@ inline uint64_t bernoulli_threshold32(double p) {
 
 // oneDNN's dropout keeps an element iff W > (2^32 - 1) * rate, in double.
 // With k = floor((2^32 - 1) * rate), W > k iff ~W < t = 2^32 - 1 - k, so
-// the rule is threshold32 on complemented words (keep_rule_t::onednn) with
+// the rule is threshold32 on complemented words (bernoulli_method::onednn) with
 // the probability of a 1 p = t / 2^32, which this returns, exactly (t is
 // in [0, 2^32 - 1]; bernoulli_threshold32(p) gives t back).
 inline double onednn_keep_probability(double rate) {
     constexpr double max32 = 4294967295.0;
     return std::ldexp(max32 - std::floor(max32 * rate), -32);
+}
+
+// Dropout with drop rate r in [0, 1]: p, the probability of a keep (a 1 of
+// the mask's Bernoulli), and the scale of kept elements. oneDNN's rule
+// (bernoulli_method::onednn, dropout's onednn_compat) takes r as f32, as
+// oneDNN does: p = onednn_keep_probability(r), scale = 1.f / (1.f - r) in
+// f32. Else p = 1 - r and scale = 1 / (1 - r) in double, rounded to f32.
+// r = 1 scales by 0. The one place where a rate becomes a problem: dropout
+// calls it once at creation, or once an execution for a runtime rate.
+struct dropout_rate_t {
+    double p;
+    float scale;
+};
+inline dropout_rate_t dropout_rate(double rate, bool onednn) {
+    if (onednn) {
+        const auto r = static_cast<float>(rate);
+        return {onednn_keep_probability(r), r == 1.f ? 0.f : 1.f / (1.f - r)};
+    }
+    return {1.0 - rate,
+            rate == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - rate))};
 }
 
 // mcg31m1 words are in [1, m - 1]: 1 iff W < p * m, decided exactly as

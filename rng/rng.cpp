@@ -94,8 +94,38 @@ void resolve_bernoulli_method(
     bits = by_counter ? 32 : 1;
 }
 
-rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
-    impl::rng_conf_t c;
+namespace {
+
+// Sets the Bernoulli problem @p b on @p c, checked: p in [0, 1] unless
+// runtime, a method and b that @p c's algorithm can draw.
+void set_bernoulli(rng_conf_t &c, const bernoulli_t &b, bool runtime_p) {
+    check_enum(b.method, "bernoulli method", "bernoulli_method");
+    bernoulli_method method = b.method;
+    int bits = b.bits;
+    resolve_bernoulli_method(c.alg, method, bits);
+    c.dist = dist_t::bernoulli;
+    c.p = b.p;
+    c.method = method;
+    c.bits = method == bernoulli_method::bitsliced ? bits : 1;
+    if (!runtime_p && !p_ok(b.p))
+        fail(status::invalid_arguments,
+                cat("bernoulli p=", b.p, " is outside [0, 1]"));
+    if (method == bernoulli_method::bitsliced && (bits < 1 || bits > 32))
+        fail(status::invalid_arguments,
+                cat("bitsliced b=", bits, " is outside [1, 32]"));
+    const int word_bits = engine_traits(c.alg).word_bits;
+    if ((method == bernoulli_method::bitsliced
+                || method == bernoulli_method::onednn)
+            && word_bits != 32)
+        fail(status::invalid_arguments,
+                cat(bernoulli_method2str(method),
+                        " bernoulli needs 32-bit words; ", alg2str(c.alg),
+                        " has ", word_bits, " (use threshold32)"));
+}
+
+// The checks of @p d that every distribution shares, and the ISA cap.
+rng_conf_t check_problem(const rng::desc &d, cpu_isa max_isa) {
+    rng_conf_t c;
     c.alg = d.alg;
     impl::check_enum(d.alg, "algorithm", "rng_alg");
     impl::check_enum(d.scalars, "scalar kind", "scalar_kind");
@@ -117,7 +147,17 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 cat("key name '", escape(d.name), "' is only used by multfly, not ",
                         alg2str(d.alg)));
     c.name = d.name;
+    c.runtime_p = d.runtime_p;
+    c.max_isa = max_isa;
+    check_enum(c.max_isa, "ISA cap", "cpu_isa");
+    get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
+    return c;
+}
 
+} // namespace
+
+rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
+    rng_conf_t c = check_problem(d, attr.get_max_cpu_isa());
     const post_ops &po = attr.get_post_ops();
     if (po.len() > 1)
         fail(status::invalid_arguments,
@@ -126,35 +166,9 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     if (po.len() == 1) {
         const post_ops::entry &e = po.get(0);
         switch (e.k) {
-            case post_ops::kind::bernoulli: {
-                impl::check_enum(e.method, "bernoulli method",
-                        "bernoulli_method");
-                bernoulli_method method = e.method;
-                int bits = e.bits;
-                impl::resolve_bernoulli_method(d.alg, method, bits);
-                c.dist = impl::dist_t::bernoulli;
-                c.p = e.p;
-                c.keep = method == bernoulli_method::bitsliced
-                        ? impl::keep_rule_t::bitsliced
-                        : impl::keep_rule_t::threshold32;
-                c.bits = method == bernoulli_method::bitsliced ? bits : 1;
-                if (!d.runtime_p && !p_ok(e.p))
-                    fail(status::invalid_arguments,
-                            cat("bernoulli p=", e.p, " is outside [0, 1]"));
-                if (method == bernoulli_method::bitsliced) {
-                    if (bits < 1 || bits > 32)
-                        fail(status::invalid_arguments,
-                                cat("bitsliced b=", bits,
-                                        " is outside [1, 32]"));
-                    if (engine_traits(d.alg).word_bits != 32)
-                        fail(status::invalid_arguments,
-                                cat("bitsliced bernoulli needs 32-bit words; ",
-                                        alg2str(d.alg), " has ",
-                                        engine_traits(d.alg).word_bits,
-                                        " (use threshold32)"));
-                }
+            case post_ops::kind::bernoulli:
+                set_bernoulli(c, {e.p, e.method, e.bits}, d.runtime_p);
                 break;
-            }
             case post_ops::kind::uniform:
                 c.dist = impl::dist_t::uniform;
                 c.a = e.a;
@@ -204,11 +218,15 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
         fail(status::invalid_arguments,
                 "a runtime p needs a bernoulli post-op");
-    c.runtime_p = d.runtime_p;
     check_dst_type(c.dist, d.dst.get_data_type());
-    c.max_isa = attr.get_max_cpu_isa();
-    impl::check_enum(c.max_isa, "ISA cap", "cpu_isa");
-    get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
+    return c;
+}
+
+rng_conf_t make_bernoulli_conf(
+        const rng::desc &d, const bernoulli_t &b, cpu_isa max_isa) {
+    rng_conf_t c = check_problem(d, max_isa);
+    set_bernoulli(c, b, d.runtime_p);
+    check_dst_type(c.dist, d.dst.get_data_type());
     return c;
 }
 
@@ -217,9 +235,9 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::bernoulli)
         dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
     if (c.dist == dist_t::bernoulli)
-        dist += c.keep == keep_rule_t::bitsliced ? cat(":bitsliced:", c.bits)
-                : c.keep == keep_rule_t::onednn      ? std::string(":onednn")
-                                                     : std::string(":threshold32");
+        dist += c.method == bernoulli_method::bitsliced
+                ? cat(":bitsliced:", c.bits)
+                : cat(":", bernoulli_method2str(c.method));
     if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
     if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);

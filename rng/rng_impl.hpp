@@ -19,19 +19,6 @@ namespace impl {
 
 enum class dist_t { bits, bernoulli, uniform, normal };
 
-// How Bernoulli decisions are made from words. Under every rule the
-// problem's p is the probability of a 1.
-enum class keep_rule_t {
-    // 1 iff W < ceil(p * 2^32) (mcg31m1: W < ceil(p * m)); one word each.
-    threshold32,
-    // bitsliced(b): 32 decisions from b words, 1 iff U < round(p * 2^b).
-    bitsliced,
-    // oneDNN's dropout: 1 iff ~W < ceil(p * 2^32), one word each. With
-    // p = onednn_keep_probability(rate) that is oneDNN's "keep iff
-    // W > (2^32 - 1) * rate" (rng/distributions.hpp). Never for mcg31m1.
-    onednn,
-};
-
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
 enum class bitsliced_eval_t {
     // lazy where the engine addresses its words by counter and b is a
@@ -49,7 +36,12 @@ enum class bitsliced_eval_t {
 struct rng_conf_t {
     rng_alg alg = rng_alg::philox4x32_10;
     dist_t dist = dist_t::bits;
-    keep_rule_t keep = keep_rule_t::threshold32; // bernoulli
+    // bernoulli: how a decision is made from words (include/rndnn/
+    // enums.hpp), never automatic. Under every method p is the probability
+    // of a 1: threshold32, 1 iff W < ceil(p * 2^32) (mcg31m1: W < ceil(p *
+    // m)); bitsliced(b), 32 decisions from b words, 1 iff U < round(p *
+    // 2^b); onednn, 1 iff ~W < ceil(p * 2^32) (rng/distributions.hpp).
+    bernoulli_method method = bernoulli_method::threshold32;
     int bits = 1; // bitsliced b
     bitsliced_eval_t eval = bitsliced_eval_t::automatic; // JIT bitsliced
     double p = 0.5; // the probability of a 1, unless runtime_p
@@ -68,6 +60,17 @@ void resolve_bernoulli_method(
 
 // Validates an RNG problem (the checks rng::primitive_desc documents).
 rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr);
+// A Bernoulli post-op's values (post_ops::entry's p, method and bits).
+struct bernoulli_t {
+    double p;
+    bernoulli_method method;
+    int bits;
+};
+// make_rng_conf() of @p d with the Bernoulli post-op @p b and the ISA cap
+// @p max_isa: dropout's mask, built without a post-op (p is unused with
+// d.runtime_p).
+rng_conf_t make_bernoulli_conf(
+        const rng::desc &d, const bernoulli_t &b, cpu_isa max_isa);
 // The problem as one line: "alg=...,dist=...,dst=...".
 std::string rng_info(const rng_conf_t &conf);
 // rng_info's "alg=...,dist=..." part alone (no dst, no name).

@@ -37,7 +37,8 @@ constexpr row_t<rng_alg> algs[] = {{rng_alg::philox4x32_10, "philox4x32_10"},
 constexpr row_t<bernoulli_method> methods[]
         = {{bernoulli_method::automatic, "auto"},
                 {bernoulli_method::threshold32, "threshold32"},
-                {bernoulli_method::bitsliced, "bitsliced"}};
+                {bernoulli_method::bitsliced, "bitsliced"},
+                {bernoulli_method::onednn, "onednn"}};
 constexpr row_t<scalar_kind> scalar_kinds[]
         = {{scalar_kind::host, "host"}, {scalar_kind::memory, "memory"}};
 constexpr row_t<binary_alg> binary_algs[]

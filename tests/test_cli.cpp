@@ -199,6 +199,24 @@ TEST_F(Cli, GenEqualsApi) {
     }
 }
 
+// The Bernoulli method onednn is oneDNN's dropout rule: with the keep
+// probability of rate 0.1 (t / 2^32, t = 2^32 - 1 - floor((2^32 - 1) *
+// 0.1f) = 3865470560) it writes the mask that oneDNN 3.14 wrote.
+TEST_F(Cli, GenOnednnMethodWritesOnednnsMask) {
+    const bytes_t want = read_file(RNDNN_TEST_DATA_DIR "/onednn-dropout-mask.u8");
+    ASSERT_EQ(want.size(), 4099u);
+    const args_t args = {"gen", "--alg", "philox4x32_10_onednn", "--dist",
+            "bernoulli", "--method", "onednn", "--p", "0.8999999985098839",
+            "--dtype", "u8", "--shape", "4099", "--seed", "7", "--stream",
+            "99", "--out", "-"};
+    const result_t r = run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out == want);
+    args_t mcg = args;
+    mcg[2] = "mcg31m1";
+    expect_failure(run(mcg), 2, "onednn bernoulli needs 32-bit words");
+}
+
 // gen writes in pieces of --chunk-bytes: any size gives the one-shot bytes
 // (pieces that cut normal pairs, bitsliced words and mask bytes), to a
 // file or to stdout, and so does a window (whose pieces are boxes of the

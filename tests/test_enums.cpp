@@ -83,11 +83,12 @@ TEST(EnumNames, PrimitiveEnums) {
     const names_t<bernoulli_method> methods
             = {{bernoulli_method::threshold32, "threshold32"},
                     {bernoulli_method::bitsliced, "bitsliced"},
-                    {bernoulli_method::automatic, "auto"}};
+                    {bernoulli_method::automatic, "auto"},
+                    {bernoulli_method::onednn, "onednn"}};
     expect_names(methods, bernoulli_method2str);
     expect_parse(methods, str2bernoulli_method,
             "unknown bernoulli method 'bogus\\x1b' (expected auto, "
-            "threshold32 or bitsliced)");
+            "threshold32, bitsliced or onednn)");
     expect_names<scalar_kind>(
             {{scalar_kind::host, "host"}, {scalar_kind::memory, "memory"}},
             scalar_kind2str);

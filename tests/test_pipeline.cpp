@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "rng/distributions.hpp"
 #include "src/utils.hpp"
 #include "tests/test_utils.hpp"
 
@@ -889,14 +890,144 @@ TEST(Dropout, OneDNNCompatMatchesOneDNNsMask) {
                 }
             }
         }
+    // The RNG draws the same mask with oneDNN's rule named in its post-op.
+    rng::desc rd(p.alg, memory::desc({4099}, data_type::u8));
+    post_ops po;
+    po.append_bernoulli(dropout::keep_probability(p.rate, true),
+            bernoulli_method::onednn);
+    for (cpu_isa isa : {cpu_isa::none, cpu_isa::all}) {
+        primitive_attr a = isa_attr(isa);
+        a.set_post_ops(po);
+        std::vector<uint8_t> got(4099);
+        run_args_t r;
+        r.seed = p.seed;
+        r.stream = p.strm;
+        generate(rd, a, got.data(), r);
+        EXPECT_EQ(got, want) << isa2str(isa);
+    }
     dropout::desc d = make_desc(p, prop_kind::forward_training);
     d.onednn_compat = true;
+    EXPECT_EQ(dropout::keep_post_ops(d).get(0), po.get(0));
     d.alg = rng_alg::philox4x32_10;
     EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "philox4x32_10_onednn");
     d.alg = rng_alg::philox4x32_10_onednn;
     d.method = bernoulli_method::bitsliced;
     d.bits = 32;
     EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "method=bitsliced");
+}
+
+// dropout::keep_post_ops() names the RNG problem of dropout's mask: the
+// RNG over the noise shape (a window of the global one) writes the mask
+// that dropout writes, over methods, algorithms, noise shapes, windows and
+// oneDNN's rule.
+TEST(Dropout, KeepPostOpsMakeTheRngWriteTheMask) {
+    struct case_t {
+        rng_alg alg;
+        bernoulli_method method;
+        int bits;
+        dims noise, global, origin; // global empty: no window
+        bool onednn_compat = false;
+    };
+    const auto ph = rng_alg::philox4x32_10;
+    const auto thr = bernoulli_method::threshold32;
+    const auto sl = bernoulli_method::bitsliced;
+    const auto au = bernoulli_method::automatic;
+    const std::vector<case_t> cases = {{ph, thr, 1, {}, {}, {}},
+            {ph, au, 1, {}, {}, {}}, {ph, sl, 5, {3, 1}, {}, {}},
+            {rng_alg::threefry4x32_20, sl, 32, {1, 1000}, {}, {}},
+            {rng_alg::mcg31m1, au, 1, {}, {}, {}},
+            {rng_alg::mt19937, thr, 1, {3, 1}, {}, {}},
+            {ph, sl, 3, {}, {7, 1500}, {2, 300}},
+            {ph, au, 1, {7, 1}, {7, 1500}, {4, 500}},
+            {rng_alg::philox4x32_10_onednn, thr, 1, {}, {9, 1000}, {5, 0},
+                    true},
+            {rng_alg::philox4x32_10_onednn, au, 1, {1, 1000}, {}, {}, true}};
+    for (const case_t &k : cases)
+        for (data_type mdt : {data_type::bit, data_type::u8}) {
+            problem_t p;
+            p.alg = k.alg;
+            p.method = k.method;
+            p.bits = k.bits;
+            p.mask_dt = mdt;
+            dropout::desc d = make_desc(p, prop_kind::forward_training);
+            d.onednn_compat = k.onednn_compat;
+            d.noise_shape = k.noise;
+            d.global_dims = k.global;
+            d.origin = k.origin;
+            // The block's mask: 1 where the noise broadcasts.
+            dims block_mask = p.shape;
+            const dims &global = k.global.empty() ? p.shape : k.global;
+            const dims noise_global = k.noise.empty() ? global : k.noise;
+            rng::desc rd(p.alg, {}); // dst set below
+            if (!k.global.empty()) {
+                rd.global_dims = noise_global;
+                rd.origin = k.origin;
+            }
+            for (size_t j = 0; j < block_mask.size(); ++j)
+                if (noise_global[j] == 1) {
+                    block_mask[j] = 1;
+                    if (!rd.origin.empty()) rd.origin[j] = 0;
+                }
+            d.mask = memory::desc(block_mask, mdt);
+            rd.dst = d.mask;
+            const std::string what = impl::cat(alg2str(k.alg), " ",
+                    bernoulli_method2str(k.method), " noise=",
+                    impl::dims2str(k.noise), " window=",
+                    impl::dims2str(k.global), " ", dt2str(mdt));
+            tensor_t src(d.src), dst(d.dst), mask(d.mask);
+            fill_values(src, 5);
+            // Both leave the bits past a bit mask's end as they are.
+            std::vector<uint8_t> got = mask.buf;
+            dropout {dropout::primitive_desc(d)}.execute(stream(2),
+                    {{RNDNN_ARG_SRC, src.mem()}, {RNDNN_ARG_DST, dst.mem()},
+                            {RNDNN_ARG_MASK, mask.mem()},
+                            {RNDNN_ARG_SEED, memory::scalar(p.seed)},
+                            {RNDNN_ARG_OFFSET, memory::scalar(p.offset)},
+                            {RNDNN_ARG_STREAM, memory::scalar(p.strm)}});
+            primitive_attr a;
+            a.set_post_ops(dropout::keep_post_ops(d));
+            run_args_t r;
+            r.seed = p.seed;
+            r.offset = p.offset;
+            r.stream = p.strm;
+            generate(rd, a, got.data(), r);
+            EXPECT_EQ(got, mask.buf) << what;
+        }
+}
+
+TEST(Dropout, KeepProbabilityAndPostOpsRefuseBadValues) {
+    EXPECT_EQ(dropout::keep_probability(0.25, false), 0.75);
+    EXPECT_EQ(dropout::keep_probability(0.1, true),
+            impl::onednn_keep_probability(0.1f));
+    for (double r : {-0.1, 1.5, std::nan("")}) {
+        EXPECT_ERROR_NAMES(dropout::keep_probability(r, false), "rate=");
+        EXPECT_ERROR_NAMES(dropout::keep_probability(r, true), "rate=");
+    }
+    problem_t p;
+    dropout::desc d = make_desc(p, prop_kind::forward_training);
+    d.runtime_rate = true;
+    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "runtime rate");
+    d.runtime_rate = false;
+    d.rate = 2.0;
+    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "rate=2");
+    d.rate = 0.5;
+    d.onednn_compat = true;
+    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "philox4x32_10_onednn");
+    // Dropout names oneDNN's rule by onednn_compat alone.
+    d.onednn_compat = false;
+    d.method = bernoulli_method::onednn;
+    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "onednn_compat");
+    EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "onednn_compat");
+    // The RNG's oneDNN rule needs 32-bit words.
+    post_ops po;
+    po.append_bernoulli(0.5, bernoulli_method::onednn);
+    primitive_attr a;
+    a.set_post_ops(po);
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(rng::desc(rng_alg::mcg31m1,
+                                        memory::desc({8}, data_type::u8)),
+                    a),
+            "onednn bernoulli needs 32-bit words; mcg31m1 has 31");
 }
 
 TEST(Dropout, BadProblemsNameTheValue) {

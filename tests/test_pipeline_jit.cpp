@@ -302,11 +302,11 @@ TEST(RngJit, OnednnKeepEqualsReference) {
             const memory::desc md({n}, dt);
             rng::desc d(rng_alg::philox4x32_10_onednn, md);
             post_ops po;
-            po.append_bernoulli(rate);
+            po.append_bernoulli(
+                    onednn_keep_probability(rate), bernoulli_method::onednn);
             primitive_attr attr;
             attr.set_post_ops(po);
-            rng_conf_t conf = make_rng_conf(d, attr);
-            conf.keep = keep_rule_t::onednn;
+            const rng_conf_t conf = make_rng_conf(d, attr);
             rng_run_t run;
             run.seed = g();
             run.stream = g();
@@ -395,17 +395,13 @@ struct fused_combo_t {
     rng_alg alg;
     bernoulli_method method;
     int b; // bitsliced b
-    bool onednn_keep;
     bitsliced_eval_t eval = bitsliced_eval_t::automatic;
     std::string str() const {
         std::ostringstream os;
-        os << alg2str(alg) << " "
-           << (method == bernoulli_method::threshold32 ? "threshold32"
-                                                       : "bitsliced");
+        os << alg2str(alg) << " " << bernoulli_method2str(method);
         if (method == bernoulli_method::bitsliced) os << "(" << b << ")";
         if (eval == bitsliced_eval_t::lazy) os << " lazy";
         if (eval == bitsliced_eval_t::eager) os << " eager";
-        if (onednn_keep) os << " onednn_keep";
         return os.str();
     }
 };
@@ -414,21 +410,19 @@ std::vector<fused_combo_t> fused_combos() {
     std::vector<fused_combo_t> v;
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::mcg31m1}) {
-        v.push_back({alg, bernoulli_method::threshold32, 1, false});
+        v.push_back({alg, bernoulli_method::threshold32, 1});
         if (alg == rng_alg::mcg31m1) continue;
         for (int b : {1, 2, 5, 32})
-            v.push_back({alg, bernoulli_method::bitsliced, b, false});
+            v.push_back({alg, bernoulli_method::bitsliced, b});
         for (int b : {3, 13, 32})
-            v.push_back({alg, bernoulli_method::bitsliced, b, false,
+            v.push_back({alg, bernoulli_method::bitsliced, b,
                     bitsliced_eval_t::lazy});
-        v.push_back({alg, bernoulli_method::bitsliced, 32, false,
+        v.push_back({alg, bernoulli_method::bitsliced, 32,
                 bitsliced_eval_t::eager});
     }
-    v.push_back({rng_alg::multfly, bernoulli_method::bitsliced, 32, false});
-    v.push_back({rng_alg::philox4x32_10_onednn, bernoulli_method::threshold32,
-            1, true});
-    v.push_back({rng_alg::philox4x32_10, bernoulli_method::threshold32, 1,
-            true});
+    v.push_back({rng_alg::multfly, bernoulli_method::bitsliced, 32});
+    v.push_back({rng_alg::philox4x32_10_onednn, bernoulli_method::onednn, 1});
+    v.push_back({rng_alg::philox4x32_10, bernoulli_method::onednn, 1});
     return v;
 }
 
@@ -470,7 +464,6 @@ struct fused_case_t {
         primitive_attr attr;
         attr.set_post_ops(po);
         rng_conf_t c = make_rng_conf(d, attr);
-        if (combo.onednn_keep) c.keep = keep_rule_t::onednn;
         c.eval = combo.eval;
         return c;
     }

@@ -280,8 +280,8 @@ void parse_method(
     const size_t colon = text.find(':');
     const auto bad = [&] {
         return usage_error("unknown --method '" + text
-                + "' (expected auto, threshold32 or bitsliced:B, 1 <= B <= "
-                  "32)");
+                + "' (expected auto, threshold32, onednn or bitsliced:B, 1 "
+                  "<= B <= 32)");
     };
     try {
         method = rndnn::str2bernoulli_method(text.substr(0, colon));

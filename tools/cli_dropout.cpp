@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <unordered_map>
 
 #include "cli_common.hpp"
 #include "problem_dropout.hpp"
+#include "rng_pieces.hpp"
 #include "sharded_file.hpp"
 
 namespace rndnn_cli {
@@ -181,52 +183,29 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
     }
 }
 
-// The mask pass (forward with --mask-out): the block's mask, written like
-// `rndnn gen` writes a tensor. Element m of the block's mask is the keep
-// of a dropout whose data is the mask tensor itself, so each range runs as
-// dropout of zeros (f16) over windows of the global mask.
+// The mask pass (forward with --mask-out): the block's mask, written as
+// `rndnn gen` writes a tensor: the RNG problem of dropout's keep mask
+// (dropout::keep_post_ops) over the block's window of the global mask.
 void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
         std::int64_t chunk_bytes, progress_t &progress) {
-    const rndnn::stream strm(r.so.threads);
-    const bool bit = r.mask_dt == rndnn::data_type::bit;
-    // The zeros take 2 bytes an element: chunk_bytes of them, and 7 more
-    // where a bit mask's piece grows to whole bytes (byte_align).
-    const std::int64_t elems = std::max<std::int64_t>(8, chunk_bytes / 2 / 8 * 8);
-    const auto zeros = aligned_buffer((elems + 7) * 2);
-    std::vector<uint8_t> bits;
-    // The global mask: the noise shape (the global data's without one).
-    const rndnn::dims noise_global
+    rng_problem_t mask;
+    mask.desc = rndnn::rng::desc(
+            r.whole.alg, rndnn::memory::desc(r.block_mask, r.mask_dt));
+    mask.desc.seed_dt = r.whole.seed_dt;
+    mask.desc.with_offset = true;
+    mask.desc.name = r.whole.name;
+    // The global mask: the noise shape (the global data's without one),
+    // and the block's origin in it (0 where the noise broadcasts).
+    mask.desc.global_dims
             = r.whole.noise_shape.empty() ? r.global : r.whole.noise_shape;
-    rndnn::dims noise_origin = r.origin;
-    for (size_t j = 0; j < noise_origin.size(); ++j)
-        if (noise_global[j] == 1) noise_origin[j] = 0;
-    write_share(out, r.block_mask, r.mask_dt, split, bit ? elems / 8 : elems,
-            progress, [&](std::int64_t first, std::int64_t count, void *dst) {
-                for_each_range_box(r.block_mask, first, count,
-                        [&](const box_t &b, std::int64_t f) {
-                            rndnn::dropout::desc d = r.whole;
-                            d.prop = rndnn::prop_kind::forward_training;
-                            d.plan = rndnn::dropout_plan::any;
-                            d.src = d.dst = rndnn::memory::desc(
-                                    b.dims, rndnn::data_type::f16);
-                            d.noise_shape.clear();
-                            d.global_dims = noise_global;
-                            d.origin = noise_origin;
-                            for (size_t j = 0; j < d.origin.size(); ++j)
-                                d.origin[j] += b.origin[j];
-                            d.mask = rndnn::memory::desc(b.dims, r.mask_dt);
-                            d.with_offset = true;
-                            std::memset(zeros.get(), 0, static_cast<size_t>(b.nelems() * 2));
-                            auto *out_bytes = static_cast<uint8_t *>(dst);
-                            if (!bit) {
-                                r.execute(d, zeros.get(), out_bytes + (f - first), strm);
-                                return;
-                            }
-                            bits.assign(d.mask.get_size(), 0);
-                            r.execute(d, zeros.get(), bits.data(), strm);
-                            copy_bits(bits.data(), 0, out_bytes, f - first, b.nelems());
-                        });
-            });
+    mask.desc.origin = r.origin;
+    for (size_t j = 0; j < r.origin.size(); ++j)
+        if (mask.desc.global_dims[j] == 1) mask.desc.origin[j] = 0;
+    mask.attr.set_post_ops(rndnn::dropout::keep_post_ops(r.whole));
+    mask.so = r.so;
+    rng_pieces pieces(mask);
+    write_share(out, r.block_mask, r.mask_dt, split, chunk_bytes, progress,
+            std::ref(pieces));
 }
 
 // Everything `rndnn dropout` was asked, checked.

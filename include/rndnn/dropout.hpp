@@ -56,8 +56,11 @@ public:
         int bits = 1;
         std::string name; ///< multfly's key name
         /// oneDNN's dropout attribute: needs philox4x32_10_onednn and
-        /// threshold32 (or automatic, which then is threshold32). The rate is taken as f32 r; keep iff
-        /// W > (2^32 - 1) * r in double; scale = 1.f / (1.f - r) in f32.
+        /// threshold32 (or automatic, which then is threshold32); the mask
+        /// is then drawn with bernoulli_method::onednn (method onednn
+        /// itself is refused: this flag is how dropout names it). The
+        /// rate is taken as f32 r; keep iff W > (2^32 - 1) * r in double;
+        /// scale = 1.f / (1.f - r) in f32.
         bool onednn_compat = false;
 
         /// Runtime arguments, as in rng::desc.
@@ -87,6 +90,25 @@ public:
     /// @throws error (invalid_arguments) naming the axis if one is outside
     ///     [-ndims, ndims) (negative axes count from the end) or repeats.
     static dims noise_shape_for_axes(const dims &data, const std::vector<int> &axes);
+
+    /// @returns the probability of a keep (a 1 of the mask) for the drop
+    ///     rate @p rate in [0, 1]: 1 - rate in double; with @p
+    ///     onednn_compat, oneDNN's, for bernoulli_method::onednn: the rate
+    ///     rounded to f32 r, t = 2^32 - 1 - floor((2^32 - 1) * r) and
+    ///     t / 2^32, exact, so that ~W < t iff W > (2^32 - 1) * r.
+    /// @throws error (invalid_arguments) naming a rate outside [0, 1].
+    static double keep_probability(double rate, bool onednn_compat);
+
+    /// @returns the RNG's post-ops whose 1s are @p d's keep mask: one
+    ///     Bernoulli of p = keep_probability(d.rate, d.onednn_compat), with
+    ///     d's method and bits, or bernoulli_method::onednn under
+    ///     onednn_compat. An RNG of d's alg and name over the noise shape
+    ///     (a window of the global one where @p d has a window: its
+    ///     global_dims and origin with 0 where the noise dim is 1), run
+    ///     with d's seed, offset and stream, writes d's mask, bit for bit.
+    /// @throws error (invalid_arguments) for a runtime rate, a rate outside
+    ///     [0, 1], or onednn_compat without its algorithm and method.
+    static post_ops keep_post_ops(const desc &d);
 
     class RNDNN_API primitive_desc {
     public:

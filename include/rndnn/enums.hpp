@@ -42,10 +42,17 @@ enum class bernoulli_method {
     /// for mcg31m1 (31-bit words) and mt19937 (sequential), and for
     /// dropout's onednn_compat. The bits given with it are ignored.
     automatic,
+    /// oneDNN's dropout rule: 1 iff ~W < ceil(p * 2^32), threshold32 on the
+    /// complemented word; one word an element, 32-bit words only (not
+    /// mcg31m1). With p = dropout::keep_probability(rate, true) the 1s are
+    /// exactly what oneDNN's dropout with that rate keeps (W > (2^32 - 1) *
+    /// rate); dropout's onednn_compat draws its mask so.
+    onednn,
 };
-/// @returns "threshold32", "bitsliced" or "auto" (automatic).
+/// @returns "threshold32", "bitsliced", "auto" (automatic) or "onednn".
 RNDNN_API const char *bernoulli_method2str(bernoulli_method method);
-/// @returns the method named @p name ("auto", "threshold32", "bitsliced").
+/// @returns the method named @p name ("auto", "threshold32", "bitsliced",
+/// "onednn").
 /// @throws error (invalid_arguments) naming @p name if it names none.
 RNDNN_API bernoulli_method str2bernoulli_method(const std::string &name);
 

@@ -96,7 +96,7 @@ public:
         // 31-bit mcg31m1 words). The oneDNN rule compares ~W with t: W's
         // bias then also flips its other 31 bits; t's stays the sign bit.
         const uint32_t sign = is_mcg(conf_) ? 0u : 0x80000000u;
-        const uint32_t bias = conf_.keep == keep_rule_t::onednn ? ~sign : sign;
+        const uint32_t bias = conf_.method == bernoulli_method::onednn ? ~sign : sign;
         const bool full = t >> 32;
         c.bias.fill(bias);
         c.thr.fill(full ? 0u : static_cast<uint32_t>(t) ^ sign);
@@ -107,7 +107,7 @@ public:
         c.byte_one.fill(0x01010101u);
         // avx512 compares unsigned words with the threshold directly:
         // W < t, or for the oneDNN rule ~W < t as W > ~t.
-        c.thr_u.fill(conf_.keep == keep_rule_t::onednn
+        c.thr_u.fill(conf_.method == bernoulli_method::onednn
                         ? ~static_cast<uint32_t>(t)
                         : static_cast<uint32_t>(t));
     }
@@ -117,7 +117,7 @@ private:
     // bits at once, u8 dst a 0/1 byte per bit (zero-masked moves of ones).
     // p = 1 (t = 2^32) or-s in k5 = `full`.
     void emit_unit_avx512() {
-        const bool onednn = conf_.keep == keep_rule_t::onednn;
+        const bool onednn = conf_.method == bernoulli_method::onednn;
         // vpcmpud k = thr OP W: W < t is thr nle (6) W; the oneDNN rule's
         // W > ~t is thr lt (1) W.
         const uint8_t pred = onednn ? 1 : 6;
@@ -808,7 +808,7 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     switch (conf.dist) {
         case dist_t::bits: return true;
         case dist_t::bernoulli:
-            if (conf.keep == keep_rule_t::bitsliced) {
+            if (conf.method == bernoulli_method::bitsliced) {
                 if (t == data_type::bit) return true;
                 why = cat("bitsliced to ", dt2str(t), " has no JIT kernel");
                 return false;
@@ -834,7 +834,7 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
 }
 
 bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine) {
-    if (conf.dist != dist_t::bernoulli || conf.keep != keep_rule_t::bitsliced
+    if (conf.dist != dist_t::bernoulli || conf.method != bernoulli_method::bitsliced
             || engine.lazy_vectors() == 0)
         return false;
     switch (conf.eval) {
@@ -856,7 +856,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
             if (jit_bitsliced_lazy(conf, engine))
                 return std::make_unique<jit_bitsliced_lazy_t>(
                         h, f, conf, engine);
-            if (conf.keep == keep_rule_t::bitsliced)
+            if (conf.method == bernoulli_method::bitsliced)
                 return std::make_unique<jit_bitsliced_t>(h, f, conf);
             return std::make_unique<jit_threshold_t>(
                     h, f, conf, conf.dst.get_data_type() == data_type::bit);

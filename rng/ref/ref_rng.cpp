@@ -77,7 +77,7 @@ void ref_rng_t::run_range(
     const bool mcg = engine_traits(conf_.alg).word_bits == 31;
     const uint64_t threshold = mcg ? bernoulli_threshold_mcg31(run.p)
                                    : bernoulli_threshold32(run.p);
-    const uint32_t flip = conf_.keep == keep_rule_t::onednn ? ~0u : 0u;
+    const uint32_t flip = conf_.method == bernoulli_method::onednn ? ~0u : 0u;
     const uint64_t level = bitsliced_level(run.p, conf_.bits);
     const int b = conf_.bits;
     const float b_minus_a = conf_.b - conf_.a;
@@ -127,7 +127,7 @@ void ref_rng_t::run_range(
                 layout_.store(run.dst, i0, cnt, words);
                 break;
             case dist_t::bernoulli:
-                if (conf_.keep != keep_rule_t::bitsliced) {
+                if (conf_.method != bernoulli_method::bitsliced) {
                     source->fill(gb, cnt, words);
                     for (dim_t k = 0; k < cnt; ++k)
                         flags[k] = (words[k] ^ flip) < threshold;
