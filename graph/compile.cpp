@@ -11,7 +11,7 @@
 
 #include "graph/arena.hpp"
 #include "graph/graph_impl.hpp"
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 #include "src/enums.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "graph/graph_impl.hpp"
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "graph/graph_impl.hpp"
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "pipeline/apply.hpp"
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "rndnn/binary.hpp"

@@ -9,7 +9,7 @@
 
 #include "pipeline/apply.hpp"
 #include "pipeline/fused.hpp"
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "rng/distributions.hpp"

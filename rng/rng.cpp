@@ -6,6 +6,7 @@
 #include "rng/distributions.hpp"
 #include "rng/engines/word_source.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/args.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
 #include "src/impl_list.hpp"

@@ -1,6 +1,7 @@
 // The RNG primitive's internal interface: the validated problem
 // (rng_conf_t), kernels, and the implementation list that creation walks.
-// One execution's runtime values (rng_run_t) and their readers: src/args.hpp.
+// One execution's runtime values (rng_run_t) and their reader:
+// rng/rng_args.hpp.
 #ifndef RNDNN_RNG_RNG_IMPL_HPP
 #define RNDNN_RNG_RNG_IMPL_HPP
 
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "rndnn/rng.hpp"
-#include "src/args.hpp"
+#include "rng/rng_args.hpp"
 #include "src/impl_list.hpp"
 
 namespace rndnn {

@@ -1,5 +1,6 @@
-// Runtime-argument readers shared by the primitives: scalars (seed,
-// offset, stream, p, rate) as host scalars or one-element memories, checked.
+// Runtime-argument readers shared by the primitives: tensors, and scalars
+// (seed, offset, stream, p, rate) as host scalars or one-element memories,
+// checked.
 #include <cstring>
 #include <limits>
 
@@ -11,6 +12,8 @@ namespace impl {
 namespace {
 
 bool p_ok(double p) { return p >= 0.0 && p <= 1.0; } // false for NaN
+
+} // namespace
 
 const char *arg2str(int id) {
     switch (id) {
@@ -25,8 +28,6 @@ const char *arg2str(int id) {
     return "argument";
 }
 
-// Reads a scalar argument of type `want` passed as `kind`. Integers come
-// back in i, floats in f.
 void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
         int64_t &i, double &f) {
     const memory::desc &md = m.get_desc();
@@ -61,8 +62,6 @@ void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
     }
 }
 
-} // namespace
-
 const memory *find_arg(const std::unordered_map<int, memory> &args, int id) {
     const auto it = args.find(id);
     return it == args.end() || !it->second ? nullptr : &it->second;
@@ -80,51 +79,6 @@ const memory &tensor_arg(const std::unordered_map<int, memory> &args, int id,
     if (!m->get_data_handle() && desc.get_size() > 0)
         fail(status::invalid_arguments, cat(what, " memory has no data"));
     return *m;
-}
-
-rng_args_t read_rng_args(const rng_arg_spec_t &spec,
-        const std::unordered_map<int, memory> &args) {
-    rng_args_t r;
-    int64_t i = 0;
-    double f = 0;
-    if (spec.with_seed) {
-        const memory *seed = find_arg(args, RNDNN_ARG_SEED);
-        if (!seed) fail(status::invalid_arguments, "seed argument is missing");
-        read_scalar(*seed, RNDNN_ARG_SEED, spec.scalars, spec.seed_dt, i, f);
-        r.run.seed = static_cast<uint64_t>(i); // an s32 seed was sign-extended
-    }
-
-    if (spec.with_offset) {
-        const memory *off = find_arg(args, RNDNN_ARG_OFFSET);
-        if (!off) fail(status::invalid_arguments, "offset argument is missing");
-        read_scalar(*off, RNDNN_ARG_OFFSET, spec.scalars, data_type::s64, i, f);
-        if (i < 0)
-            fail(status::invalid_arguments,
-                    cat("offset=", i, " is negative"));
-        if (i > std::numeric_limits<int64_t>::max() - spec.nelems)
-            fail(status::invalid_arguments,
-                    cat("offset=", i, " plus ", spec.nelems,
-                            " elements passes 2^63 - 1"));
-        r.run.offset = i;
-    }
-    if (const memory *s = find_arg(args, RNDNN_ARG_STREAM)) {
-        read_scalar(*s, RNDNN_ARG_STREAM, spec.scalars, data_type::s64, i, f);
-        r.run.stream = static_cast<uint64_t>(i);
-    }
-    if (spec.p_arg) r.run.p = read_probability(args, spec.p_arg, spec.scalars);
-    if (spec.with_next_offset) {
-        const memory *n = find_arg(args, RNDNN_ARG_NEXT_OFFSET);
-        if (!n)
-            fail(status::invalid_arguments, "next_offset argument is missing");
-        const memory::desc &nmd = n->get_desc();
-        if (nmd.is_host_scalar() || nmd.get_data_type() != data_type::s64
-                || nmd.nelems() != 1 || !n->get_data_handle())
-            fail(status::invalid_arguments,
-                    cat("next_offset must be a one-element s64 memory, got ",
-                            nmd.str()));
-        r.next_offset = n->data<int64_t>() + nmd.get_offset0();
-    }
-    return r;
 }
 
 double read_probability(const std::unordered_map<int, memory> &args, int id,

@@ -1,6 +1,7 @@
 // Runtime-argument readers shared by the primitives (rng, binary, dropout):
-// find_arg, read_rng_args (seed, offset, stream, p, next_offset) and
-// read_probability, with the runtime values they fill (rng_run_t).
+// find_arg, tensor_arg, read_scalar and read_probability. The RNG's own
+// arguments (seed, offset, stream, p, next_offset) are read by
+// rng/rng_args.hpp with them.
 #ifndef RNDNN_SRC_ARGS_HPP
 #define RNDNN_SRC_ARGS_HPP
 
@@ -14,34 +15,15 @@
 namespace rndnn {
 namespace impl {
 
-// One execution: the runtime arguments, checked; what the RNG kernels
-// (rng/rng_impl.hpp) and the fused dropout kernel run on.
-struct rng_run_t {
-    uint64_t seed = 0; // the s64 seed as u64
-    uint64_t stream = 0;
-    dim_t offset = 0; // >= 0, offset + nelems <= 2^63 - 1
-    double p = 0.5; // the Bernoulli p, runtime or not
-    void *dst = nullptr;
-    int nthr = 1;
-};
-
-// Which runtime arguments an execution reads (rng::desc's fields).
-struct rng_arg_spec_t {
-    data_type seed_dt = data_type::s64;
-    scalar_kind scalars = scalar_kind::host;
-    bool with_seed = true; // false: no seed is read (run.seed stays 0)
-    bool with_offset = false;
-    bool with_next_offset = false;
-    int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0
-    dim_t nelems = 0; // elements generated: offset + nelems <= 2^63 - 1
-};
-struct rng_args_t {
-    rng_run_t run; // seed, offset, stream and (if p_arg) p; the rest unset
-    int64_t *next_offset = nullptr; // where to write it, if asked
-};
-// Reads and checks the arguments; throws error naming a bad one.
-rng_args_t read_rng_args(const rng_arg_spec_t &spec,
-        const std::unordered_map<int, memory> &args);
+// Reads the scalar argument @p m (id @p id, named in errors) of type
+// @p want passed as @p kind: integers (s32 sign-extended, s64) come back
+// in @p i, f32 in @p f.
+// @throws error (invalid_arguments) naming the argument if it is passed
+//     otherwise, has another type, or has no data.
+void read_scalar(const memory &m, int id, scalar_kind kind, data_type want,
+        int64_t &i, double &f);
+// The name of argument @p id in messages ("seed", "offset", ...).
+const char *arg2str(int id);
 // Reads the f32 argument `id`, checked to lie in [0, 1].
 double read_probability(const std::unordered_map<int, memory> &args, int id,
         scalar_kind kind);

@@ -1,5 +1,5 @@
 // The oneDNN glue: engine, descriptor conversion, threads, the eltwise scale.
-#include "pipeline/onednn.hpp"
+#include "src/onednn.hpp"
 
 #include <omp.h>
 

@@ -1,8 +1,10 @@
-// The oneDNN side of the pipeline: one CPU engine, rndnn -> oneDNN memory
-// descriptors, thread control, and the eltwise scale (linear) step.
+// The glue to oneDNN that the pipeline (binary, dropout's chain) and the
+// graph (its lowered oneDNN primitives) share: one CPU engine, rndnn ->
+// oneDNN memory descriptors, thread control, and the eltwise scale
+// (linear) step.
 // Nothing here leaks into the public headers.
-#ifndef RNDNN_PIPELINE_ONEDNN_HPP
-#define RNDNN_PIPELINE_ONEDNN_HPP
+#ifndef RNDNN_SRC_ONEDNN_HPP
+#define RNDNN_SRC_ONEDNN_HPP
 
 #include <string>
 
