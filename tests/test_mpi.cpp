@@ -356,8 +356,9 @@ done)sh"));
     expect_namespace_ok(r);
 }
 
-// Signals sent to mpirun or to one rank in the middle of a large output
-// leave no temporary file: rank 0 removes the one they share when it is
+// Signals sent to mpirun, to tests/mpirun.sh (which passes them on to
+// mpirun) or to one rank in the middle of a large output leave no
+// temporary file and no rank running: rank 0 removes the one they share when it is
 // signalled, and mpirun signals it when another rank dies. mpirun sends
 // SIGKILL odls_base_sigkill_timeout seconds after SIGTERM (1 by default):
 // on a loaded machine rank 0, busy in a write, was seen to need more (2
@@ -377,21 +378,27 @@ rank_pid() { # the pid of rank $1 of the job writing $out
             && echo $p
     done
 }
-for target in mpirun 0 1; do
+for target in mpirun wrapper 0 1; do
     for sig in TERM INT; do
         [ $target != mpirun ] && [ $sig = INT ] && continue
-        "${mpirun[@]}" -np 2 "$RNDNN" gen --dist bits --shape 268435456 --out "$out" \
+        # 2 GiB: about 3 s to write here, so that the signal comes first.
+        "${mpirun[@]}" -np 2 "$RNDNN" gen --dist bits --shape 536870912 --out "$out" \
             --quiet > /dev/null 2>&1 & pid=$!
         sleep "$((RANDOM % 2)).$((RANDOM % 10))"
         if [ $target = mpirun ]; then
             # $pid is tests/mpirun.sh; mpirun is its child.
             pkill -$sig -P $pid
+        elif [ $target = wrapper ]; then
+            # tests/mpirun.sh passes it on to mpirun, and waits.
+            kill -$sig $pid
         else
             kill -$sig $(rank_pid $target) 2>/dev/null
         fi
         wait $pid
         [ -z "$(ls -A | grep rndnn)" ] \
             || echo "FAIL: $sig to $target left $(ls -A)"
+        [ -z "$(pgrep -f -- "--out $out")" ] \
+            || echo "FAIL: $sig to $target left ranks running"
         rm -f big.bin
     done
 done)sh"));
