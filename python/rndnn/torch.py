@@ -302,8 +302,11 @@ _library.define("dropout(Tensor input, float p, bool train, bool inplace, "
 
 
 def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
+    # The generator is looked up only to draw: in eval mode, a key unknown
+    # here (a module saved elsewhere) is no error.
     return _forward(input, p, train, inplace, kind,
-                    "bit" if keep_mask else None, _generator(generator))
+                    "bit" if keep_mask else None,
+                    _generator(generator) if train and p != 0.0 else None)
 
 
 _library.impl("dropout", _dropout_op, "CPU")

@@ -269,3 +269,25 @@ def test_trace_in_eval_and_train():
     assert not torch.equal(traced(x), a)  # not frozen into the trace
     torch.manual_seed(5)
     assert torch.equal(model(x), a)
+
+
+def test_a_scripted_model_saves_and_loads(tmp_path):
+    model = _model()
+    path = str(tmp_path / "model.pt")
+    torch.jit.save(torch.jit.script(model), path)
+    loaded = torch.jit.load(path)
+    x = torch.randn(3, 8)
+    torch.manual_seed(2)
+    a = loaded(x)
+    torch.manual_seed(2)
+    assert torch.equal(model(x), a)
+    loaded.eval(), model.eval()
+    assert torch.equal(loaded(x), model(x))
+
+
+def test_an_unknown_generator_key_raises_in_train_mode_only():
+    x = torch.ones(4)
+    assert torch.ops.rndnn.dropout(x, 0.5, False, False, 0, True,
+                                   10**9) is x
+    with pytest.raises(Exception, match="no generator has key 1000000000"):
+        torch.ops.rndnn.dropout(x, 0.5, True, False, 0, True, 10**9)
