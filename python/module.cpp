@@ -3,6 +3,7 @@
 // docs/python.md describes the package.
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <list>
 #include <memory>
 #include <optional>
@@ -160,11 +161,73 @@ void dropout(py::array src, py::array dst, std::optional<py::array> mask,
     if (m && !backward) clear_unused_bits(m, d.mask);
 }
 
+// The exception of an integer argument outside its range: rndnn.Error
+// (so a ValueError) and OverflowError both, as Python's own conversions
+// raise OverflowError. Made in PYBIND11_MODULE.
+PyObject *out_of_range_error = nullptr;
+
+// @p value, an integer argument named @p name in [@p lo, @p hi]
+// (@p range says so in words): a TypeError for what is no integer (1.5
+// is never truncated), OutOfRangeError outside, each naming the value,
+// instead of pybind11's "incompatible function arguments".
+std::int64_t to_integer(const py::handle &value, const char *name,
+        std::int64_t lo, std::int64_t hi, const char *range) {
+    PyObject *index = PyNumber_Index(value.ptr());
+    if (!index) {
+        PyErr_Clear();
+        throw py::type_error(std::string(name) + " must be an integer, not "
+                + std::string(py::str(py::type::of(value).attr("__name__")))
+                + " " + std::string(py::repr(value)));
+    }
+    const py::object i = py::reinterpret_steal<py::object>(index);
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow || v < lo || v > hi) {
+        PyErr_SetString(out_of_range_error,
+                (std::string(name) + "=" + std::string(py::str(i))
+                        + " is outside " + range)
+                        .c_str());
+        throw py::error_already_set();
+    }
+    return v;
+}
+
+constexpr std::int64_t s64_min = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t s64_max = std::numeric_limits<std::int64_t>::max();
+
+std::int64_t to_seed(const py::handle &value) {
+    return to_integer(value, "seed", s64_min, s64_max, "[-2^63, 2^63)");
+}
+
+std::int64_t to_count(const py::handle &value, const char *name) {
+    return to_integer(value, name, 0, s64_max, "[0, 2^63)");
+}
+
+rndnn::generator make_generator(
+        const py::handle &seed, const py::handle &offset) {
+    const std::int64_t s = to_seed(seed);
+    return rndnn::generator(s, to_count(offset, "offset"));
+}
+
+// The bytes of a saved state: a TypeError for what is not bytes.
+std::string state_bytes(const py::handle &state) {
+    if (!py::isinstance<py::bytes>(state))
+        throw py::type_error("state must be bytes, not "
+                + std::string(py::str(py::type::of(state).attr("__name__"))));
+    return py::reinterpret_borrow<py::bytes>(state);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_rndnn, m) {
     m.doc() = "rndnn: deep-learning randomness on CPUs (the C++ core)";
-    py::register_exception<rndnn::error>(m, "Error", PyExc_ValueError);
+    const auto error
+            = py::register_exception<rndnn::error>(m, "Error", PyExc_ValueError);
+    out_of_range_error = PyErr_NewException("rndnn._rndnn.OutOfRangeError",
+            py::make_tuple(error, py::handle(PyExc_OverflowError)).ptr(),
+            nullptr);
+    if (!out_of_range_error) throw py::error_already_set();
+    m.attr("OutOfRangeError") = py::handle(out_of_range_error);
     m.attr("__version__") = rndnn::version().str;
 
     // generate(out, shape, dtype, dist, params, alg, seed, offset, stream,
@@ -209,8 +272,8 @@ PYBIND11_MODULE(_rndnn, m) {
         const auto s = g.save();
         return py::bytes(reinterpret_cast<const char *>(s.data()), s.size());
     };
-    const auto load = [](const py::bytes &b) {
-        const std::string s = b;
+    const auto load = [](const py::object &b) {
+        const std::string s = state_bytes(b);
         return rndnn::generator::load(s.data(), s.size());
     };
     // A Generator holds a valid state from the moment it exists: __new__
@@ -219,32 +282,62 @@ PYBIND11_MODULE(_rndnn, m) {
     // and so re-initialise a live generator: they are plain methods bound
     // under other names, as pybind11 silently skips any function named
     // __init__ or __setstate__ on an object already made. Final: __new__
-    // makes Generators only.
-    py::class_<rndnn::generator> generator(m, "Generator", py::is_final());
+    // makes Generators only. Integers arrive as objects, converted by
+    // to_integer: TypeError or OutOfRangeError naming the value.
+    py::class_<rndnn::generator> generator(m, "Generator",
+            "Generator(seed=0, offset=0): a seed and the next free element "
+            "of its stream.\n\n"
+            "The graph executor's generator (docs/graph.md), and the "
+            "default generator of the package's functions "
+            "(rndnn.default_generator, reset by rndnn.manual_seed). "
+            "reserve(count) hands out the elements [offset, offset + count) "
+            "and moves the offset past them; save() and Generator.load() "
+            "give and take its 16 bytes (seed, then offset, little-endian "
+            "s64). It pickles and copies as those bytes; generators compare "
+            "with ==.\n\n"
+            "seed: an integer in [-2^63, 2^63); offset: in [0, 2^63). A "
+            "float or a string raises TypeError, a value outside its range "
+            "rndnn.OutOfRangeError (an OverflowError and an rndnn.Error).",
+            py::is_final());
     generator
             .def_static(
                     "__new__",
-                    [](const py::object &cls, std::int64_t seed,
-                            std::int64_t offset) {
+                    [](const py::object &cls, const py::object &seed,
+                            const py::object &offset) {
                         if (!cls.is(py::type::of<rndnn::generator>()))
                             throw py::type_error("Generator.__new__("
                                     + py::repr(cls).cast<std::string>()
                                     + "): not rndnn.Generator");
-                        return rndnn::generator(seed, offset);
+                        return make_generator(seed, offset);
                     },
                     py::arg("cls"), py::arg("seed") = 0, py::arg("offset") = 0)
             .def(
                     "_init",
-                    [](rndnn::generator &g, std::int64_t seed,
-                            std::int64_t offset) {
-                        g = rndnn::generator(seed, offset);
+                    [](rndnn::generator &g, const py::object &seed,
+                            const py::object &offset) {
+                        g = make_generator(seed, offset);
                     },
-                    py::arg("seed") = 0, py::arg("offset") = 0)
-            .def_property_readonly("seed", &rndnn::generator::get_seed)
-            .def_property_readonly("offset", &rndnn::generator::get_offset)
-            .def("reserve", &rndnn::generator::reserve, py::arg("count"))
-            .def("save", save)
-            .def_static("load", load, py::arg("state"))
+                    py::arg("seed") = 0, py::arg("offset") = 0,
+                    "Re-initialises the generator to (seed, offset).")
+            .def_property_readonly("seed", &rndnn::generator::get_seed,
+                    "The seed (an s64).")
+            .def_property_readonly("offset", &rndnn::generator::get_offset,
+                    "The next free element of the stream.")
+            .def(
+                    "reserve",
+                    [](rndnn::generator &g, const py::object &count) {
+                        return g.reserve(to_count(count, "count"));
+                    },
+                    py::arg("count"),
+                    "Reserves the elements [offset, offset + count): returns "
+                    "the first and moves the offset past them (rndnn.Error "
+                    "if it would pass 2^63 - 1).")
+            .def("save", save,
+                    "The 16 bytes of the state: seed, then offset, "
+                    "little-endian s64.")
+            .def_static("load", load, py::arg("state"),
+                    "The generator that save() described (TypeError for "
+                    "what is not bytes, rndnn.Error for a bad state).")
             // Pickled (and so copied, and saved with a whole model) as its
             // 16 bytes: Generator() then __setstate__(bytes). __reduce__
             // serves every protocol; without it protocols 0 and 1 go
@@ -253,7 +346,7 @@ PYBIND11_MODULE(_rndnn, m) {
             .def("__getstate__", save)
             .def(
                     "_setstate",
-                    [load](rndnn::generator &g, const py::bytes &state) {
+                    [load](rndnn::generator &g, const py::object &state) {
                         g = load(state);
                     },
                     py::arg("state"))

@@ -1,21 +1,55 @@
 """rndnn: deep-learning randomness on CPUs (docs/python.md).
 
 Random tensors whose values depend only on (seed, stream, global element
-index): bits, bernoulli (bit masks packed 8 to a byte, LSB first), uniform
-and normal, and dropout forward and backward, on NumPy arrays or torch CPU
-tensors, into new ones or into those you give (out=, never copied).
-rndnn.torch holds the torch.nn.Dropout replacement.
+index), as NumPy's Generator draws them: bits, bernoulli, uniform(low,
+high) and normal(loc, scale), each with size=, dtype= (a NumPy or torch
+dtype or a string) and out=, and dropout forward and backward, on NumPy
+arrays or torch CPU tensors, into new ones or into those you give (out=,
+never copied). Without seed=, the values come from default_generator,
+which moves on at each call; manual_seed(s) resets it.
+
+rndnn.torch (imported at first use) holds the drop-in replacements of
+torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d.
 """
+import functools
+import importlib
+import numbers
 import operator
 import sys
 
 import numpy as np
 
 from . import _rndnn
-from ._rndnn import Error, Generator, __version__
+from ._rndnn import Error, Generator, OutOfRangeError, __version__
 
-__all__ = ["Error", "Generator", "bits", "bernoulli", "uniform", "normal",
+__all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
+           "manual_seed", "bits", "bernoulli", "uniform", "normal",
            "dropout", "dropout_backward", "unpackbits", "__version__"]
+
+# The generator of every call without seed=: seed 0 until manual_seed, as
+# torch's default generator has a fixed seed, so a program that seeds
+# nothing still draws the same values at every run.
+default_generator = Generator(0, 0)
+
+
+def manual_seed(seed):
+    """Resets rndnn.default_generator to (seed, offset 0) and returns it:
+    the calls without seed= that follow draw the same values again."""
+    default_generator.__init__(seed, 0)
+    return default_generator
+
+
+def __getattr__(name):
+    # rndnn.torch without `import rndnn.torch`, and without importing
+    # torch at `import rndnn`.
+    if name == "torch":
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module 'rndnn' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + ["torch"])
+
 
 # rndnn's data types as NumPy's (bf16 as its bits: NumPy has none) and
 # torch's (bit: packed uint8; torch has no uint32: int32 holds the words).
@@ -26,6 +60,15 @@ _TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
           "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 _FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
                if k not in ("u32", "bit")}
+# dtype= as a string: rndnn's names and NumPy's and torch's.
+_NAMES = {"u32": "u32", "uint32": "u32", "s32": "s32", "int32": "s32",
+          "u8": "u8", "uint8": "u8", "bit": "bit", "f32": "f32",
+          "float32": "f32", "f16": "f16", "float16": "f16", "half": "f16",
+          "bf16": "bf16", "bfloat16": "bf16"}
+# dtype= as a NumPy type (uint16 is no dtype to ask for: bf16 is).
+_FROM_NUMPY_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+                     np.dtype(np.uint8): "u8", np.dtype(np.int32): "s32",
+                     np.dtype(np.uint32): "u32"}
 
 
 def _torch():
@@ -38,16 +81,43 @@ def _is_tensor(a):
     return torch is not None and isinstance(a, torch.Tensor)
 
 
-def _shape(shape):
+def _dtype(dtype):
+    """(rndnn's name of @dtype, whether it is a torch dtype): None, a
+    string, a NumPy dtype or type, or a torch dtype."""
+    if dtype is None:
+        return None, False
+    torch = _torch()
+    if torch is not None and isinstance(dtype, torch.dtype):
+        name = _FROM_TORCH.get(str(dtype))
+        if name is None:
+            raise Error(f"dtype {dtype} is not one rndnn writes: "
+                        "torch.float32, float16, bfloat16, uint8 or int32")
+        return name, True
+    if isinstance(dtype, str):
+        if dtype not in _NAMES:
+            raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NAMES))
+        return _NAMES[dtype], False
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError("dtype must be a string, a NumPy dtype or a torch "
+                        f"dtype, not {type(dtype).__name__} {dtype!r}") from None
+    if d not in _FROM_NUMPY_DTYPE:
+        raise Error(f"dtype {d} is not one rndnn writes: float32, float16, "
+                    "uint8, int32, uint32 (or 'bfloat16', 'bit')")
+    return _FROM_NUMPY_DTYPE[d], False
+
+
+def _shape(shape, what="shape"):
     # operator.index: a float or a string is no dim (int() truncated 2.5).
     try:
         dims = ((operator.index(shape),) if np.isscalar(shape)
                 else tuple(operator.index(d) for d in shape))
     except TypeError:
-        raise TypeError(f"shape {shape!r} is not an int or a sequence of "
+        raise TypeError(f"{what} {shape!r} is not an int or a sequence of "
                         "ints") from None
     if any(d < 0 for d in dims):
-        raise Error(f"shape {dims} has a negative dim")
+        raise Error(f"{what} {dims} has a negative dim")
     return dims
 
 
@@ -59,7 +129,8 @@ _RANGES = {"seed": (-(1 << 63), 1 << 63, "[-2^63, 2^63)"),
 
 def _integer(value, name):
     """@value, an integer in @name's range: a TypeError for a float or a
-    string (int() truncated 1.5), rndnn.Error outside the range."""
+    string (int() truncated 1.5), OutOfRangeError (an OverflowError and
+    an rndnn.Error) outside the range."""
     try:
         v = operator.index(value)
     except TypeError:
@@ -67,8 +138,61 @@ def _integer(value, name):
                         f"{type(value).__name__} {value!r}") from None
     lo, hi, text = _RANGES[name]
     if not lo <= v < hi:
-        raise Error(f"{name}={v} is outside {text}")
+        raise OutOfRangeError(f"{name}={v} is outside {text}")
     return v
+
+
+def _real(value, name):
+    """@value as a float: TypeError for what is no real number (a string,
+    a list: rndnn's parameters are scalars)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, not "
+                        f"{type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _probability(p, rate, fn, default=0.5):
+    """The probability given as @p or, by its older name, @rate."""
+    if p is not None and rate is not None:
+        raise TypeError(f"{fn}() got p={p!r} and rate={rate!r}: rate is p's "
+                        "older name, give one")
+    p = _real(default if p is None and rate is None
+              else rate if p is None else p, "p")
+    if not 0.0 <= p <= 1.0:
+        raise Error(f"{fn} probability p={p} is outside [0, 1]")
+    return p
+
+
+def _string(value, name):
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not "
+                        f"{type(value).__name__} {value!r}")
+    return value
+
+
+def _drawn(seed, offset, generator, count, run):
+    """run(seed, offset): @seed and @offset as given or, without a seed,
+    drawn from @generator (default_generator when None), which reserves
+    @count elements, and moves back if run raises."""
+    if seed is None:
+        if offset is not None:
+            raise TypeError("offset= goes with seed=: without seed=, the "
+                            "generator gives both")
+        g = default_generator if generator is None else generator
+        if not isinstance(g, Generator):
+            raise TypeError("generator must be an rndnn.Generator, not "
+                            f"{type(g).__name__}")
+        state = g.save()
+        start = g.reserve(count)
+        try:
+            return run(g.seed, start)
+        except BaseException:
+            g.__setstate__(state)
+            raise
+    if generator is not None:
+        raise TypeError("seed= and generator= exclude each other")
+    return run(_integer(seed, "seed"),
+               _integer(0 if offset is None else offset, "offset"))
 
 
 def _elements(shape):
@@ -116,23 +240,22 @@ def _view(a, what, written=False):
         if written and not a.flags.writeable:
             raise Error(f"{what} is read-only")
         return a, _FROM_NUMPY.get(a.dtype)
-    if _is_tensor(a):
-        torch = _torch()
-        if a.device.type != "cpu":
-            raise Error(f"{what} is on {a.device}, rndnn runs on the CPU")
-        if not a.is_contiguous():
-            raise Error(f"{what} must be contiguous")
-        if written:
-            _check_written(a)
-        a = a.detach()
-        dtype = _FROM_TORCH.get(str(a.dtype))
-        return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
+    torch = _torch()
+    if a.device.type != "cpu":
+        raise Error(f"{what} is on {a.device}, rndnn runs on the CPU")
+    if not a.is_contiguous():
+        raise Error(f"{what} must be contiguous")
+    if written:
+        _check_written(a)
+    a = a.detach()
+    dtype = _FROM_TORCH.get(str(a.dtype))
+    return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
 
 
-def _new(like, shape, dtype):
+def _new(torch_like, shape, dtype):
     """A new array of @shape and rndnn type @dtype: a torch tensor where
-    @like is one, else NumPy."""
-    if _is_tensor(like):
+    @torch_like, else NumPy."""
+    if torch_like:
         torch = _torch()
         return torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
     return np.empty(shape, _NUMPY[dtype])
@@ -147,7 +270,7 @@ def _noise(noise_shape, shape):
     the data's @shape when None."""
     if noise_shape is None:
         return tuple(shape)
-    noise = _shape(noise_shape)
+    noise = _shape(noise_shape, "noise_shape")
     if len(noise) != len(shape) or any(
             n not in (d, 1) for n, d in zip(noise, shape)):
         raise Error(f"noise shape {noise} does not fit the data shape "
@@ -172,7 +295,7 @@ def _overlap(a, b, a_name, b_name, same=False):
 
 
 def _method(method):
-    kind, _, bits = method.partition(":")
+    kind, _, bits = _string(method, "method").partition(":")
     if (kind not in ("auto", "threshold32", "bitsliced")
             or (bits and kind != "bitsliced")):
         raise Error(f"unknown method '{method}': auto, threshold32 or "
@@ -183,74 +306,187 @@ def _method(method):
         raise Error(f"bad bit count in method '{method}'") from None
 
 
-def _run(shape, dtype, default, dist, params, *, method="auto", alg,
-         seed, offset, stream, name, out):
-    shape = _shape(shape)
+_ALG = "philox4x32_10"
+
+
+def _numpy_style(params, legacy):
+    """Decorates a function whose signature is NumPy's (@params, then
+    size, then keyword-only arguments) so that it keeps its older calls:
+    its positional arguments bind to (size, *params) unless size= is given
+    by keyword, and the keywords of @legacy ({older name: name}) are
+    accepted."""
+    def decorate(impl):
+        name = impl.__name__
+
+        @functools.wraps(impl)
+        def f(*args, **kwargs):
+            for old, new in legacy.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{name}() got {old}= and {new}=: "
+                                        f"{old} is {new}'s older name")
+                    kwargs[new] = kwargs.pop(old)
+            order = list(params) if "size" in kwargs else ["size", *params]
+            if len(args) > len(order):
+                raise TypeError(
+                    f"{name}() takes at most {len(order)} positional "
+                    f"arguments ({len(args)} given): "
+                    + ("with size= by keyword, the positional ones are "
+                       + ", ".join(params) if "size" in kwargs else
+                       "(size, " + ", ".join(params) + "), or NumPy's "
+                       "order with size= by keyword"))
+            for key, value in zip(order, args):
+                if key in kwargs:
+                    raise TypeError(f"{name}() got multiple values for "
+                                    f"argument '{key}'")
+                kwargs[key] = value
+            return impl(**kwargs)
+        return f
+    return decorate
+
+
+def _generate(fn, dist, params, size, dtype, default, *, packed=False,
+              method="auto", alg, seed, offset, stream, generator, name,
+              out):
+    dtype, as_torch = _dtype(dtype)
+    if packed:
+        if dtype not in (None, "bit"):
+            raise Error(f"{fn}(packed=True) gives packed bits (uint8); "
+                        f"dtype={dtype} asks for another type")
+        dtype = "bit"
+    scalar = size is None and out is None
+    if size is None:
+        if out is not None:
+            if dtype == "bit":
+                raise TypeError(f"{fn}() of packed bits into out= needs "
+                                "size=: out holds 8 elements a byte")
+            shape = tuple(_array(out, "out").shape)
+        else:
+            shape = ()
+    else:
+        try:
+            shape = _shape(size, "size")
+        except TypeError as e:
+            raise TypeError(f"{e} (the first positional argument is size; "
+                            "with size= by keyword, the positional ones are "
+                            "NumPy's)") from None
+    params = [_real(v, k) for k, v in params]
     if dtype is not None and dtype not in _NUMPY:
         raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NUMPY))
+    kind, bits = _method(method)
+    alg = _string(alg, "alg")
+    name = "" if name is None else _string(name, "name")
+    stream = _integer(stream, "stream")
     if out is None:
         dtype = dtype or default
-        out = _new(None, _mask_shape(shape, dtype), dtype)
+        out = _new(as_torch, _mask_shape(shape, dtype), dtype)
     array, out_dtype = _view(out, "out", written=True)
     if out_dtype is None:
         raise Error(f"out is {out.dtype}, a type rndnn does not write")
     if dtype is None:
         # u8 and packed bits share uint8: the size tells them apart.
-        dtype = ("bit" if default == "bit" and out_dtype == "u8"
+        dtype = ("bit" if dist == "bernoulli" and out_dtype == "u8"
                  and array.size != _elements(shape) else out_dtype)
     if dtype not in (out_dtype, {"u8": "bit", "s32": "u32"}.get(out_dtype)):
         raise Error(f"out is {out.dtype}, the {dtype} values need "
                     f"{_NUMPY[dtype].__name__}")
-    kind, bits = _method(method)
-    _rndnn.generate(array, list(shape), dtype, dist, list(params), kind,
-                    bits, alg, _integer(seed, "seed"),
-                    _integer(offset, "offset"), _integer(stream, "stream"),
-                    name or "")
-    return out
+
+    def run(s, o):
+        _rndnn.generate(array, list(shape), dtype, dist, params, kind, bits,
+                        alg, s, o, stream, name)
+    _drawn(seed, offset, generator, _elements(shape), run)
+    return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
-def bits(shape, *, alg="philox4x32_10", seed=0, offset=0, stream=0,
-         name=None, out=None):
-    """Raw 32-bit words (uint32; torch int32)."""
-    return _run(shape, "u32", "u32", "bits", [], alg=alg, seed=seed,
-                offset=offset, stream=stream, name=name, out=out)
+_COMMON = """
+    size: an int or a tuple of ints; None (the default) gives one value,
+    or out's shape when out= is given. dtype: a string ('float16', 'f16'),
+    a NumPy dtype (np.float16) or a torch dtype (torch.float16: the result
+    is then a torch tensor). seed/offset: the values at (seed, stream,
+    offset + i) for element i; without seed= (and with no offset=), they
+    come from generator= (an rndnn.Generator) or rndnn.default_generator,
+    which moves on by the element count. stream, alg ('philox4x32_10'...),
+    name (Multfly's key): as `rndnn gen` takes them. out: a C-contiguous
+    NumPy array or torch CPU tensor written in place and returned.
+
+    The first positional argument is size, as in older versions
+    (normal((2, 3), 0.0, 1.0)); with size= given by keyword, the
+    positional ones are NumPy's (normal(0.0, 1.0, size=(2, 3))).
+"""
 
 
-def bernoulli(shape, p=0.5, *, dtype=None, method="auto",
-              alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
-              out=None):
-    """1 with probability p. dtype "bit" (the default) gives packed uint8
-    (see unpackbits), else "u8", "s32" or "f32". method: "auto" (the
-    default: bitsliced:32 where alg allows, else threshold32; p exact to
-    2^-32 either way), "threshold32" or "bitsliced:B"."""
-    return _run(shape, dtype, "bit", "bernoulli", [p], method=method,
-                alg=alg, seed=seed, offset=offset, stream=stream, name=name,
-                out=out)
+@_numpy_style([], {"shape": "size"})
+def bits(size=None, *, seed=None, offset=None, stream=0, generator=None,
+         alg=_ALG, name=None, out=None):
+    """Raw 32-bit words (uint32; into a torch tensor: int32).
+    """
+    return _generate("bits", "bits", [], size, "u32", "u32", alg=alg,
+                     seed=seed, offset=offset, stream=stream,
+                     generator=generator, name=name, out=out)
 
 
-def uniform(shape, a=0.0, b=1.0, *, dtype=None, alg="philox4x32_10",
-            seed=0, offset=0, stream=0, name=None, out=None):
-    """Uniform on [a, b] (b only by rounding); dtype f32 (the default), f16
-    or bf16 (as uint16 bits in NumPy)."""
-    return _run(shape, dtype, "f32", "uniform", [a, b], alg=alg, seed=seed,
-                offset=offset, stream=stream, name=name, out=out)
+@_numpy_style(["p"], {"shape": "size"})
+def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
+              seed=None, offset=None, stream=0, generator=None, alg=_ALG,
+              name=None, out=None):
+    """1 with probability p, 0 otherwise, of the shape size.
+
+    dtype: uint8 (the default, 0/1), int32 or float32; packed=True (or
+    dtype='bit') gives the bits packed 8 to a byte, LSB first, a 1-D
+    uint8 array of ceil(n/8) (rndnn gen's bit files; see unpackbits).
+    method: 'auto' (the default: bitsliced:32 where alg allows, else
+    threshold32; p exact to 2^-32 either way), 'threshold32' or
+    'bitsliced:B'.
+    """
+    return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
+                     "u8", packed=packed, method=method, alg=alg, seed=seed,
+                     offset=offset, stream=stream, generator=generator,
+                     name=name, out=out)
 
 
-def normal(shape, mean=0.0, stddev=1.0, *, dtype=None,
-           alg="philox4x32_10", seed=0, offset=0, stream=0, name=None,
+@_numpy_style(["low", "high"], {"shape": "size", "a": "low", "b": "high"})
+def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
+            offset=None, stream=0, generator=None, alg=_ALG, name=None,
+            out=None):
+    """Uniform on [low, high) (high only by rounding); dtype float32 (the
+    default), float16 or bfloat16 (uint16 bits in NumPy). a and b are
+    low's and high's older names.
+    """
+    return _generate("uniform", "uniform", [("low", low), ("high", high)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out)
+
+
+@_numpy_style(["loc", "scale"],
+              {"shape": "size", "mean": "loc", "stddev": "scale"})
+def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
+           offset=None, stream=0, generator=None, alg=_ALG, name=None,
            out=None):
-    """Normal(mean, stddev) by Box-Muller; dtype f32, f16 or bf16."""
-    return _run(shape, dtype, "f32", "normal", [mean, stddev], alg=alg,
-                seed=seed, offset=offset, stream=stream, name=name, out=out)
+    """Normal(loc, scale) by Box-Muller; dtype float32 (the default),
+    float16 or bfloat16. mean and stddev are loc's and scale's older
+    names.
+    """
+    return _generate("normal", "normal", [("loc", loc), ("scale", scale)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out)
 
 
-def _dropout(src, rate, backward, mask, mask_dtype, *, seed, offset, stream,
+for _f in (bits, bernoulli, uniform, normal):
+    _f.__doc__ += _COMMON
+del _f
+
+
+def _wants_grad(a):
+    return _is_tensor(a) and a.requires_grad and _torch().is_grad_enabled()
+
+
+def _dropout(src, p, backward, mask, mask_dtype, *, seed, offset, stream,
              noise_shape, alg, method, name, out):
     s, dtype = _view(src, "dy" if backward else "x")
     if dtype not in ("f32", "bf16", "f16"):
         raise Error(f"dropout takes f32, bf16 or f16 data, not {src.dtype}")
     if out is None:
-        out = _new(src, tuple(src.shape), dtype)
+        out = _new(_is_tensor(src), tuple(src.shape), dtype)
     d, out_dtype = _view(out, "out", written=True)
     if out_dtype != dtype:
         raise Error(f"out is {out.dtype}, the data is {src.dtype}")
@@ -266,56 +502,76 @@ def _dropout(src, rate, backward, mask, mask_dtype, *, seed, offset, stream,
         if m_dtype != "u8":
             raise Error(f"mask is {mask.dtype}, not uint8")
         _overlap(d, m, "out", "mask")
-    _rndnn.dropout(s, d, m, shape, dtype, noise,
-                   mask_dtype, float(rate), backward, *_method(method), alg,
-                   _integer(seed, "seed"), _integer(offset, "offset"),
-                   _integer(stream, "stream"), name or "")
+    _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p, backward,
+                   *_method(method), _string(alg, "alg"),
+                   seed, offset, _integer(stream, "stream"),
+                   "" if name is None else _string(name, "name"))
     return out
 
 
-def dropout(x, rate, *, seed=0, offset=0, stream=0, mask="bit",
-            noise_shape=None, alg="philox4x32_10", method="auto",
-            name=None, out=None):
-    """Dropout forward in training: y = keep ? x / (1 - rate) : 0, the keep
-    mask bernoulli(1 - rate) of the RNG at (seed, stream, offset + i).
+def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
+            mask="bit", noise_shape=None, alg=_ALG, method="auto",
+            name=None, out=None, rate=None):
+    """Dropout forward in training: y = keep ? x / (1 - p) : 0, the keep
+    mask bernoulli(1 - p) of the RNG at (seed, stream, offset + i).
 
     x: a C-contiguous f32, f16 or bf16 (uint16 in NumPy) array or torch CPU
-    tensor. mask: "bit" (packed uint8 of ceil(n/8), as bernoulli's),
-    "u8" (0/1 of the noise shape) or None (keep none: dropout_backward
-    recomputes it). noise_shape: the mask's dims, each x's or 1 (shared
-    along that axis). out: where y goes (may be x: in place; must not
-    overlap x otherwise).
+    tensor. p: the probability of dropping an element (0.5 by default;
+    rate is its older name, still accepted). seed, offset: without them,
+    drawn from generator= or rndnn.default_generator (pass seed= to
+    recompute the mask in dropout_backward). mask: "bit" (packed uint8 of
+    ceil(n/8), as bernoulli(packed=True)'s), "u8" (0/1 of the noise
+    shape) or None (keep none: dropout_backward recomputes it).
+    noise_shape: the mask's dims, each x's or 1 (shared along that axis).
+    out: where y goes (may be x: in place; must not overlap x otherwise).
+    A torch x that requires grad gives a y that backpropagates (the
+    gradient is the mask times 1 / (1 - p)).
 
     Returns (y, mask), mask None when not kept.
     """
+    p = _probability(p, rate, "dropout")
     if mask not in ("bit", "u8", None):
         raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
-    m = None
-    if mask is not None:
-        # Checked before the mask is made: a bad shape may be huge.
-        m = _new(x, _mask_shape(_noise(noise_shape, _array(x, "x").shape),
-                                mask), "u8")
-    y = _dropout(x, rate, False, m, mask or "", seed=seed, offset=offset,
-                 stream=stream, noise_shape=noise_shape, alg=alg,
-                 method=method, name=name, out=out)
-    return y, m
+    # Checked before the mask is made: a bad shape may be huge.
+    noise = _noise(noise_shape, _array(x, "x").shape)
+    if _wants_grad(x):
+        if out is not None and out is not x:
+            raise RuntimeError(
+                "x requires grad and out= is another tensor: autograd does "
+                "not record writes into out; use y, mask = "
+                "rndnn.dropout(x, p) (or out=x: in place)")
+        rt = importlib.import_module(".torch", __name__)
+        return _drawn(seed, offset, generator, _elements(noise),
+                      lambda s, o: rt._dropout_with_grad(
+                          x, p, s, o, mask, out is x, noise_shape, stream,
+                          alg, method, name))
+
+    def run(s, o):
+        m = _new(_is_tensor(x), _mask_shape(noise, mask), "u8") if mask \
+            else None
+        y = _dropout(x, p, False, m, mask or "", seed=s, offset=o,
+                     stream=stream, noise_shape=noise_shape, alg=alg,
+                     method=method, name=name, out=out)
+        return y, m
+    return _drawn(seed, offset, generator, _elements(noise), run)
 
 
-def dropout_backward(dy, rate, *, mask=None, seed=0, offset=0, stream=0,
-                     noise_shape=None, alg="philox4x32_10",
-                     method="auto", name=None, out=None):
-    """Dropout backward: dx = keep ? dy / (1 - rate) : 0.
+def dropout_backward(dy, p=None, *, mask=None, seed=None, offset=None,
+                     stream=0, noise_shape=None, alg=_ALG, method="auto",
+                     name=None, out=None, rate=None):
+    """Dropout backward: dx = keep ? dy / (1 - p) : 0.
 
     mask: the mask dropout returned ("bit": packed, or "u8": of the noise
     shape, so with the forward's noise_shape), or None to recompute it from
-    the same seed, offset, stream, alg, method and noise_shape as the
-    forward's. out may be dy.
+    the forward's seed (required then), offset, stream, alg, method and
+    noise_shape. rate is p's older name. out may be dy.
     """
+    p = _probability(p, rate, "dropout_backward")
     mask_dtype = ""
+    noise = _noise(noise_shape, _array(dy, "dy").shape)
     if mask is not None:
         # A u8 mask has the noise shape, a bit mask is 1-D (packed): a u8
         # mask read as bits would keep 1 element in 8.
-        noise = _noise(noise_shape, _array(dy, "dy").shape)
         packed = (_mask_shape(noise, "bit")[0],)
         m, _ = _view(mask, "mask")
         if m.shape == noise:
@@ -330,7 +586,21 @@ def dropout_backward(dy, rate, *, mask=None, seed=0, offset=0, stream=0,
                 + (" (pass the forward's noise_shape)"
                    if noise_shape is None and len(m.shape) == len(noise)
                    else ""))
-    return _dropout(dy, rate, True, mask, mask_dtype, seed=seed,
+        if seed is None:
+            seed = 0  # not read: the mask is given
+    elif seed is None:
+        raise TypeError("dropout_backward() needs the forward's mask= or its "
+                        "seed= (and offset=) to recompute the mask")
+    seed = _integer(seed, "seed")
+    offset = _integer(0 if offset is None else offset, "offset")
+    if _wants_grad(dy):
+        if out is not None:
+            raise RuntimeError("dy requires grad and out= is given: "
+                               "autograd does not record writes into out")
+        rt = importlib.import_module(".torch", __name__)
+        return rt._Backward.apply(dy, p, seed, offset, mask, noise_shape,
+                                  stream, alg, method, name)
+    return _dropout(dy, p, True, mask, mask_dtype, seed=seed,
                     offset=offset, stream=stream, noise_shape=noise_shape,
                     alg=alg, method=method, name=name, out=out)
 

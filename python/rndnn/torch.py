@@ -1,20 +1,65 @@
 """rndnn.torch: dropout for PyTorch CPU tensors (docs/python.md).
 
-Dropout is a drop-in for torch.nn.Dropout that keeps a 1-bit mask for the
-backward pass, or none (mask=None: the backward recomputes it from the seed
-and offset), and draws its masks from an rndnn.Generator that replays: the
-same generator state gives the same masks, whatever the thread count.
+Dropout, Dropout1d, Dropout2d and Dropout3d are drop-ins for torch.nn's
+(subclasses of them, with their arguments, shapes, warnings and errors and
+an empty state_dict) that keep a 1-bit mask for the backward pass, or none
+(mask=None: the backward recomputes it). Each training forward draws one
+64-bit word from torch's default generator, or from the generator= given
+(a torch.Generator, or an rndnn.Generator, whose offset moves on instead),
+as the mask's seed: torch.manual_seed (or reseeding the generator given)
+replays the masks, as it does torch's own dropout's.
+
+replace_dropout(model) swaps torch's dropout modules for these. The
+modules script and trace (torch.jit) through the operator
+torch.ops.rndnn.dropout, registered here.
 """
+import itertools
+import math
+import numbers
+import warnings
+
 import torch
 
 import rndnn
 
-__all__ = ["Dropout", "DropoutFunction", "dropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "DropoutFunction", "dropout", "dropout1d", "dropout2d",
+           "dropout3d", "replace_dropout"]
+
+_TYPES = (torch.float32, torch.float16, torch.bfloat16)
+_MASKS = ("bit", None)
 
 
 def _check_p(p):
+    # torch's check and message (torch.nn.functional.dropout's).
+    if not isinstance(p, numbers.Real):
+        raise TypeError(f"dropout probability must be a real number, not "
+                        f"{type(p).__name__} {p!r}")
     if not 0.0 <= p <= 1.0:
-        raise rndnn.Error(f"dropout probability p={p} is outside [0, 1]")
+        raise ValueError("dropout probability has to be between 0 and 1, "
+                         f"but got {p}")
+
+
+def _check_mask(mask):
+    if mask not in _MASKS:
+        raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
+
+
+def _check_generator(generator):
+    if generator is not None and not isinstance(
+            generator, (torch.Generator, rndnn.Generator)):
+        raise TypeError("generator must be a torch.Generator or an "
+                        f"rndnn.Generator, not {type(generator).__name__}")
+
+
+def _draw(generator, count):
+    """(seed, offset) of one forward of @count mask elements: an
+    rndnn.Generator reserves them; torch's (the default one when None)
+    gives a seed, one random 63-bit integer, at offset 0."""
+    if isinstance(generator, rndnn.Generator):
+        return generator.seed, generator.reserve(count)
+    seed = torch.empty((), dtype=torch.int64).random_(generator=generator)
+    return int(seed), 0
 
 
 class _Backward(torch.autograd.Function):
@@ -22,100 +67,396 @@ class _Backward(torch.autograd.Function):
     dy, so its own backward is itself: higher derivatives work."""
 
     @staticmethod
-    def forward(ctx, dy, p, seed, offset, mask):
-        ctx.args = (p, seed, offset, mask)
-        return rndnn.dropout_backward(dy.contiguous(), p, mask=mask,
-                                      seed=seed, offset=offset)
+    def forward(ctx, dy, p, seed, offset, mask, noise_shape=None, stream=0,
+                alg="philox4x32_10", method="auto", name=None):
+        ctx.args = (p, seed, offset, mask, noise_shape, stream, alg, method,
+                    name)
+        return rndnn.dropout_backward(
+            dy.contiguous(), p, mask=mask, seed=seed, offset=offset,
+            noise_shape=noise_shape, stream=stream, alg=alg, method=method,
+            name=name)
 
     @staticmethod
     def backward(ctx, ddx):
-        return _Backward.apply(ddx, *ctx.args), None, None, None, None
+        return (_Backward.apply(ddx, *ctx.args),) + (None,) * 9
 
 
 class DropoutFunction(torch.autograd.Function):
     """y = keep ? x / (1 - p) : 0, the keep mask bernoulli(1 - p) of rndnn's
     Philox at (seed, offset + i), i the element's row-major index.
 
-    DropoutFunction.apply(x, p, seed, offset, mask="bit", inplace=False):
-    mask "bit" keeps the mask as bits for the backward pass (n/8 bytes),
-    None keeps nothing and recomputes it. The result is a function of
-    (x, p, seed, offset) alone, so torch.autograd.gradcheck applies.
+    DropoutFunction.apply(x, p, seed, offset, mask="bit", inplace=False,
+    noise_shape=None): mask "bit" keeps the mask as bits for the backward
+    pass (n/8 bytes), None keeps nothing and recomputes it; noise_shape
+    shares the mask along its 1s. The result is a function of (x, p,
+    seed, offset) alone, so torch.autograd.gradcheck applies. The gradient
+    is the mask times 1 / (1 - p).
     """
 
     @staticmethod
-    def forward(ctx, x, p, seed, offset, mask="bit", inplace=False):
-        if mask not in ("bit", None):
+    def forward(ctx, x, p, seed, offset, mask="bit", inplace=False,
+                noise_shape=None, stream=0, alg="philox4x32_10",
+                method="auto", name=None, sink=None):
+        if mask not in ("bit", "u8", None):
             raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
+        if inplace and not x.is_contiguous():
+            raise rndnn.Error("x must be contiguous to be written in place")
         y, m = rndnn.dropout(x.contiguous(), p, seed=seed, offset=offset,
-                             mask=mask, out=x if inplace else None)
+                             mask=mask, noise_shape=noise_shape,
+                             stream=stream, alg=alg, method=method,
+                             name=name, out=x if inplace else None)
         if inplace:
             ctx.mark_dirty(x)
-        ctx.args = (p, seed, offset, m)
+        if sink is not None:
+            sink.append(m)  # rndnn.dropout's (y, mask)
+        ctx.args = (p, seed, offset, m, noise_shape, stream, alg, method,
+                    name)
         return y
 
     @staticmethod
     def backward(ctx, dy):
-        return (_Backward.apply(dy, *ctx.args), None, None, None, None, None)
+        return (_Backward.apply(dy, *ctx.args),) + (None,) * 11
 
 
-def _check_generator(generator):
-    if generator is not None and not isinstance(generator, rndnn.Generator):
-        raise TypeError("generator must be an rndnn.Generator, not "
-                        f"{type(generator).__name__}")
+def _check_inplace(x):
+    # Refused before anything is written, with torch's message (the
+    # autograd function's mark_dirty says so only after the write).
+    if x.requires_grad and torch.is_grad_enabled():
+        if x.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being "
+                               "used in an in-place operation.")
+        if x._base is not None and x._base.is_leaf:
+            raise RuntimeError("a view of a leaf Variable that requires "
+                               "grad is being used in an in-place "
+                               "operation.")
 
 
-def _seed_from_torch():
-    """A seed from torch's default generator, so torch.manual_seed decides
-    it as it decides torch's own dropout."""
-    return int(torch.empty((), dtype=torch.int64).random_())
+def _dropout_with_grad(x, p, seed, offset, mask, inplace, noise_shape,
+                       stream, alg, method, name):
+    """rndnn.dropout's (y, mask) of a tensor that requires grad."""
+    if inplace:
+        _check_inplace(x)
+    sink = []
+    y = DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise_shape,
+                              stream, alg, method, name, sink)
+    return y, sink[0]
 
 
-def dropout(x, p=0.5, training=True, inplace=False, *, generator=None,
-            mask="bit"):
-    """torch.nn.functional.dropout's signature. Its masks come from
-    @generator (an rndnn.Generator: the offset moves on by x.numel()), or,
-    without one, from a seed drawn from torch's default generator."""
+_NAMES = {0: "dropout", 1: "dropout1d", 2: "dropout2d", 3: "dropout3d"}
+
+
+def _noise_shape(x, kind):
+    """The mask's shape for dropout @kind (0: elementwise, else the
+    dropout@kind d of channels), or None for x's; torch's errors and
+    warnings on the number of dims."""
+    d = x.dim()
+    if kind == 0:
+        return None
+    if kind == 1:
+        if d not in (2, 3):
+            raise RuntimeError(
+                f"dropout1d: Expected 2D or 3D input, but received a {d}D "
+                "input. Note that dropout1d exists to provide channel-wise "
+                "dropout on inputs with 1 spatial dimension, a channel "
+                "dimension, and an optional batch dimension (i.e. 2D or 3D "
+                "inputs).")
+        batched = d == 3
+    elif kind == 2:
+        if d not in (3, 4):
+            warnings.warn(
+                f"dropout2d: Received a {d}-D input to dropout2d, which is "
+                "deprecated and will result in an error in a future "
+                "release. To retain the behavior and silence this warning, "
+                "please use dropout instead. Note that dropout2d exists to "
+                "provide channel-wise dropout on inputs with 2 spatial "
+                "dimensions, a channel dimension, and an optional batch "
+                "dimension (i.e. 3D or 4D inputs).")
+        if d == 3:
+            warnings.warn(
+                "dropout2d: Received a 3D input to dropout2d and assuming "
+                "that channel-wise 1D dropout behavior is desired - input is "
+                "interpreted as shape (N, C, L), where C is the channel dim. "
+                "This behavior will change in a future release to interpret "
+                "the input as one without a batch dimension, i.e. shape (C, "
+                "H, W). To maintain the 1D channel-wise dropout behavior, "
+                "please switch to using dropout1d instead.")
+        batched = True  # as torch: a 3D input is (N, C, L)
+    else:
+        if d not in (4, 5):
+            warnings.warn(
+                f"dropout3d: Received a {d}-D input to dropout3d, which is "
+                "deprecated and will result in an error in a future "
+                "release. To retain the behavior and silence this warning, "
+                "please use dropout instead. Note that dropout3d exists to "
+                "provide channel-wise dropout on inputs with 3 spatial "
+                "dimensions, a channel dimension, and an optional batch "
+                "dimension (i.e. 4D or 5D inputs).")
+        batched = d == 5
+    shape = tuple(x.shape)
+    if not batched:
+        shape = (1,) + shape
+    if len(shape) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions "
+                           "in the input")
+    noise = shape[:2] + (1,) * (len(shape) - 2)
+    return noise if batched else noise[1:]
+
+
+def _forward(x, p, training, inplace, kind, mask, generator):
+    """The dropout of every module and function here: x itself in eval
+    mode or at p = 0, else the dropout of a seed drawn from @generator."""
     _check_p(p)
-    _check_generator(generator)
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{_NAMES[kind]}(): argument 'input' must be Tensor, "
+                        f"not {type(x).__name__}")
+    noise = _noise_shape(x, kind)
     if not training or p == 0.0:
         return x
+    _check_mask(mask)
+    if x.dtype not in _TYPES:
+        raise rndnn.Error(f"dropout takes f32, bf16 or f16 data, not "
+                          f"{x.dtype}")
+    if x.device.type != "cpu":
+        raise rndnn.Error(f"x is on {x.device}, rndnn runs on the CPU")
+    if inplace:
+        if not x.is_contiguous():
+            raise rndnn.Error("x must be contiguous to be written in place")
+        _check_inplace(x)
+    seed, offset = _draw(generator, math.prod(noise or x.shape))
+    return DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None,
+            mask="bit"):
+    """torch.nn.functional.dropout's signature and results, rndnn's masks:
+    each call draws its seed from @generator (a torch.Generator, or an
+    rndnn.Generator whose offset moves on by input.numel()), torch's
+    default generator without one."""
+    _check_generator(generator)
+    return _forward(input, p, training, inplace, 0, mask, generator)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False, *,
+              generator=None, mask="bit"):
+    """torch.nn.functional.dropout1d: whole channels of (N, C, L) or
+    (C, L) inputs, with rndnn's masks (see dropout)."""
+    _check_generator(generator)
+    return _forward(input, p, training, inplace, 1, mask, generator)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False, *,
+              generator=None, mask="bit"):
+    """torch.nn.functional.dropout2d: whole channels of (N, C, H, W)
+    inputs (a 3-D input is (N, C, L), as torch has it, with its warning),
+    with rndnn's masks (see dropout)."""
+    _check_generator(generator)
+    return _forward(input, p, training, inplace, 2, mask, generator)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False, *,
+              generator=None, mask="bit"):
+    """torch.nn.functional.dropout3d: whole channels of (N, C, D, H, W) or
+    (C, D, H, W) inputs, with rndnn's masks (see dropout)."""
+    _check_generator(generator)
+    return _forward(input, p, training, inplace, 3, mask, generator)
+
+
+# The generators of modules, by a key that TorchScript can hold (it has
+# no type for a generator): 0 is torch's default generator. A key lives
+# as long as the process; a scripted module saved and loaded in another
+# process finds its key no more, unless it is 0.
+_GENERATORS = {0: None}
+_KEYS = {}
+_next_key = itertools.count(1)
+
+
+def _key(generator):
     if generator is None:
-        seed, offset = _seed_from_torch(), 0
-    else:
-        seed, offset = generator.seed, generator.reserve(x.numel())
-    return DropoutFunction.apply(x, p, seed, offset, mask, inplace)
+        return 0
+    key = _KEYS.get(id(generator))
+    if key is None:
+        key = _KEYS[id(generator)] = next(_next_key)
+        _GENERATORS[key] = generator  # held: the id stays its own
+    return key
 
 
-class Dropout(torch.nn.Module):
-    """torch.nn.Dropout(p, inplace) with rndnn's masks.
+def _generator(key):
+    try:
+        return _GENERATORS[key]
+    except KeyError:
+        raise rndnn.Error(
+            f"rndnn.dropout: no generator has key {key} in this process (a "
+            "scripted module saved with its own generator= and loaded in "
+            "another process: script it there, or use torch's default "
+            "generator)") from None
+
+
+# torch.ops.rndnn.dropout: the modules' forward under torch.jit.script
+# and torch.jit.trace, which call it instead of Python. CONSERVATIVE: it
+# may write its input (inplace) and draws from a generator, so the JIT
+# neither merges two calls nor moves one.
+_library = torch.library.Library("rndnn", "DEF")
+_library.define("dropout(Tensor input, float p, bool train, bool inplace, "
+                "int kind, bool keep_mask, int generator) -> Tensor",
+                alias_analysis="CONSERVATIVE")
+
+
+def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
+    # The generator is looked up only to draw: in eval mode, a key unknown
+    # here (a module saved elsewhere) is no error.
+    return _forward(input, p, train, inplace, kind,
+                    "bit" if keep_mask else None,
+                    _generator(generator) if train and p != 0.0 else None)
+
+
+_library.impl("dropout", _dropout_op, "CPU")
+
+
+class _Mixin:
+    """What the four modules add to torch's: mask=, generator= and
+    forward."""
+    # TorchScript compiles forward alone: the generator property and the
+    # Python branch of forward are never compiled.
+    __jit_unused_properties__ = ["generator"]
+
+    def _setup(self, kind, mask, generator):
+        _check_mask(mask)
+        self.mask = mask
+        self._kind = kind
+        self._keep_mask = mask is not None
+        self.generator = generator
+
+    @property
+    def generator(self):
+        """The generator= given (a torch.Generator or an rndnn.Generator),
+        or None for torch's default one."""
+        return self._generator
+
+    @generator.setter
+    def generator(self, generator):
+        _check_generator(generator)
+        self._generator = generator
+        self._generator_key = _key(generator)
+
+    def forward(self, input):
+        if torch.jit.is_scripting() or torch.jit.is_tracing():
+            return torch.ops.rndnn.dropout(
+                input, self.p, self.training, self.inplace, self._kind,
+                self._keep_mask, self._generator_key)
+        return _forward(input, self.p, self.training, self.inplace,
+                        self._kind, self.mask, self._generator)
+
+    def extra_repr(self):
+        return super().extra_repr() + (
+            "" if self.mask == "bit" else f", mask={self.mask!r}") + (
+            "" if self._generator is None else
+            f", generator={self._generator!r}")
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        # Older rndnn.torch.Dropouts saved their rndnn.Generator as
+        # _extra_state: such checkpoints still load, restoring it.
+        old = state_dict.pop(prefix + "_extra_state", None)
+        if old is not None and isinstance(self._generator, rndnn.Generator):
+            self.generator = rndnn.Generator.load(old)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    # A torch.Generator does not pickle: a module holding one is saved
+    # (torch.save, copy.deepcopy) with the generator's state instead.
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        g = state.get("_generator")
+        if isinstance(g, torch.Generator):
+            state["_generator"] = ("torch.Generator", g.get_state())
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        g = self.__dict__.get("_generator")
+        if isinstance(g, tuple) and g[:1] == ("torch.Generator",):
+            g = torch.Generator()
+            g.set_state(self.__dict__["_generator"][1])
+        self.generator = g
+
+
+class Dropout(_Mixin, torch.nn.Dropout):
+    """torch.nn.Dropout(p=0.5, inplace=False) with rndnn's masks.
 
     mask: "bit" (the default) keeps a 1-bit mask per element for the
     backward pass, 32x less than a float mask; None keeps nothing and
-    recomputes the mask from the seed and offset.
-    generator: an rndnn.Generator; the default one is seeded from torch's
-    default generator when the module is made. Its 16-byte state is part
-    of state_dict(), so a loaded checkpoint replays the same masks.
+    recomputes the mask from the seed and offset. generator: a
+    torch.Generator or an rndnn.Generator; torch's default one without.
+    Each training forward draws its seed from it (see rndnn.torch).
     """
 
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
-        super().__init__()
-        _check_p(p)
-        _check_generator(generator)
-        if mask not in ("bit", None):
-            raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
-        self.p, self.inplace, self.mask = p, inplace, mask
-        self.generator = (generator if generator is not None
-                          else rndnn.Generator(_seed_from_torch()))
+        super().__init__(p, inplace)
+        self._setup(0, mask, generator)
 
-    def forward(self, x):
-        return dropout(x, self.p, self.training, self.inplace,
-                       generator=self.generator, mask=self.mask)
 
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}, mask={self.mask!r}"
+class Dropout1d(_Mixin, torch.nn.Dropout1d):
+    """torch.nn.Dropout1d(p=0.5, inplace=False): whole channels of (N, C,
+    L) or (C, L) inputs, with rndnn's masks (mask=, generator= as
+    Dropout's)."""
 
-    def get_extra_state(self):
-        return self.generator.save()
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+        super().__init__(p, inplace)
+        self._setup(1, mask, generator)
 
-    def set_extra_state(self, state):
-        self.generator = rndnn.Generator.load(state)
+
+class Dropout2d(_Mixin, torch.nn.Dropout2d):
+    """torch.nn.Dropout2d(p=0.5, inplace=False): whole channels of (N, C,
+    H, W) inputs (a 3-D input is (N, C, L), with torch's warning), with
+    rndnn's masks (mask=, generator= as Dropout's)."""
+
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+        super().__init__(p, inplace)
+        self._setup(2, mask, generator)
+
+
+class Dropout3d(_Mixin, torch.nn.Dropout3d):
+    """torch.nn.Dropout3d(p=0.5, inplace=False): whole channels of (N, C,
+    D, H, W) or (C, D, H, W) inputs, with rndnn's masks (mask=,
+    generator= as Dropout's)."""
+
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+        super().__init__(p, inplace)
+        self._setup(3, mask, generator)
+
+
+_REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
+                 torch.nn.Dropout2d: Dropout2d, torch.nn.Dropout3d: Dropout3d}
+
+
+def replace_dropout(model, *, mask="bit", generator=None):
+    """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d in
+    @model (recursively; exactly those types, not subclasses) for
+    rndnn.torch's, with the same p, inplace and training mode, and returns
+    the model (the new module when @model is itself one of those). A
+    module found at several places is replaced by one module."""
+    _check_mask(mask)
+    _check_generator(generator)
+    done = {}
+
+    def swap(m):
+        if id(m) not in done:
+            new = _REPLACEMENTS[type(m)](m.p, m.inplace, mask=mask,
+                                         generator=generator)
+            new.train(m.training)
+            done[id(m)] = new
+        return done[id(m)]
+
+    def walk(module):
+        # _modules, not named_children(), which gives a module found at
+        # several places once.
+        for name, child in list(module._modules.items()):
+            if child is None:
+                continue
+            if type(child) in _REPLACEMENTS:
+                setattr(module, name, swap(child))
+            else:
+                walk(child)
+
+    if type(model) in _REPLACEMENTS:
+        return swap(model)
+    walk(model)
+    return model

@@ -1,0 +1,108 @@
+# Stubs of the rndnn package (docs/python.md).
+from types import ModuleType
+from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+
+from ._rndnn import Error as Error
+from ._rndnn import Generator as Generator
+from ._rndnn import OutOfRangeError as OutOfRangeError
+
+__version__: str
+__all__: list[str]
+
+torch: ModuleType  # rndnn.torch, imported at first use
+
+Size = Union[int, Sequence[int]]
+# A string ('float16', 'f16', 'bfloat16', 'bit'...), a NumPy dtype or
+# type, or a torch dtype (the result is then a torch tensor).
+DType = Any
+Array = Any  # a NumPy array or a torch CPU tensor
+Method = str  # 'auto', 'threshold32' or 'bitsliced:B'
+
+default_generator: Generator
+
+
+def manual_seed(seed: int) -> Generator: ...
+
+
+# Each function takes size first when size is not given by keyword (the
+# older form), NumPy's order when it is: both are typed.
+@overload
+def bits(size: Optional[Size] = ..., *, seed: Optional[int] = ...,
+         offset: Optional[int] = ..., stream: int = ...,
+         generator: Optional[Generator] = ..., alg: str = ...,
+         name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
+@overload
+def bits(*, shape: Size, seed: Optional[int] = ...,
+         offset: Optional[int] = ..., stream: int = ...,
+         generator: Optional[Generator] = ..., alg: str = ...,
+         name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
+
+
+@overload
+def bernoulli(p: float = ..., *, size: Optional[Size] = ...,
+              dtype: DType = ..., packed: bool = ..., method: Method = ...,
+              seed: Optional[int] = ..., offset: Optional[int] = ...,
+              stream: int = ..., generator: Optional[Generator] = ...,
+              alg: str = ..., name: Optional[str] = ...,
+              out: Optional[Array] = ...) -> Any: ...
+@overload
+def bernoulli(size: Size, p: float = ..., *, dtype: DType = ...,
+              packed: bool = ..., method: Method = ...,
+              seed: Optional[int] = ..., offset: Optional[int] = ...,
+              stream: int = ..., generator: Optional[Generator] = ...,
+              alg: str = ..., name: Optional[str] = ...,
+              out: Optional[Array] = ...) -> Any: ...
+
+
+@overload
+def uniform(low: float = ..., high: float = ..., *,
+            size: Optional[Size] = ..., dtype: DType = ...,
+            seed: Optional[int] = ..., offset: Optional[int] = ...,
+            stream: int = ..., generator: Optional[Generator] = ...,
+            alg: str = ..., name: Optional[str] = ...,
+            out: Optional[Array] = ...) -> Any: ...
+@overload
+def uniform(size: Size, a: float = ..., b: float = ..., *,
+            dtype: DType = ..., seed: Optional[int] = ...,
+            offset: Optional[int] = ..., stream: int = ...,
+            generator: Optional[Generator] = ..., alg: str = ...,
+            name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
+
+
+@overload
+def normal(loc: float = ..., scale: float = ..., *,
+           size: Optional[Size] = ..., dtype: DType = ...,
+           seed: Optional[int] = ..., offset: Optional[int] = ...,
+           stream: int = ..., generator: Optional[Generator] = ...,
+           alg: str = ..., name: Optional[str] = ...,
+           out: Optional[Array] = ...) -> Any: ...
+@overload
+def normal(size: Size, mean: float = ..., stddev: float = ..., *,
+           dtype: DType = ..., seed: Optional[int] = ...,
+           offset: Optional[int] = ..., stream: int = ...,
+           generator: Optional[Generator] = ..., alg: str = ...,
+           name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
+
+
+def dropout(x: Array, p: Optional[float] = ..., *,
+            seed: Optional[int] = ..., offset: Optional[int] = ...,
+            stream: int = ..., generator: Optional[Generator] = ...,
+            mask: Optional[Literal["bit", "u8"]] = ...,
+            noise_shape: Optional[Size] = ..., alg: str = ...,
+            method: Method = ..., name: Optional[str] = ...,
+            out: Optional[Array] = ...,
+            rate: Optional[float] = ...) -> Tuple[Any, Optional[Any]]: ...
+
+
+def dropout_backward(dy: Array, p: Optional[float] = ..., *,
+                     mask: Optional[Array] = ..., seed: Optional[int] = ...,
+                     offset: Optional[int] = ..., stream: int = ...,
+                     noise_shape: Optional[Size] = ..., alg: str = ...,
+                     method: Method = ..., name: Optional[str] = ...,
+                     out: Optional[Array] = ...,
+                     rate: Optional[float] = ...) -> Any: ...
+
+
+def unpackbits(packed: Array, shape: Size) -> np.ndarray: ...

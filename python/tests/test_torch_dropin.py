@@ -1,0 +1,293 @@
+"""rndnn.torch as a drop-in for torch.nn's dropouts: masks replayed by
+torch.manual_seed and by reseeding a given torch.Generator, state_dict
+compatible with torch.nn.Dropout both ways, Dropout1d/2d/3d against
+torch's shapes, keep rates, warnings and errors, replace_dropout, inplace,
+autograd, and torch.jit.trace and script."""
+import warnings
+
+import pytest
+import torch
+
+import rndnn
+import rndnn.torch as rt
+
+KINDS = [(rt.Dropout, torch.nn.Dropout, (4, 6, 5)),
+         (rt.Dropout1d, torch.nn.Dropout1d, (4, 6, 5)),
+         (rt.Dropout2d, torch.nn.Dropout2d, (4, 6, 5, 3)),
+         (rt.Dropout3d, torch.nn.Dropout3d, (4, 6, 5, 3, 2))]
+
+
+@pytest.mark.parametrize("ours,theirs,shape", KINDS)
+def test_torch_manual_seed_replays_the_masks(ours, theirs, shape):
+    d, x = ours(0.5), torch.ones(shape)
+    torch.manual_seed(0)
+    first = d(x)
+    second = d(x)
+    assert not torch.equal(first, second)  # the generator moved on
+    torch.manual_seed(0)
+    assert torch.equal(d(x), first) and torch.equal(d(x), second)
+    torch.manual_seed(1)
+    assert not torch.equal(d(x), first)
+
+
+def test_the_functional_form_replays_too():
+    x = torch.ones(64)
+    torch.manual_seed(3)
+    first = rt.dropout(x, 0.5)
+    torch.manual_seed(3)
+    assert torch.equal(rt.dropout(x, 0.5), first)
+
+
+def test_each_forward_draws_one_word_from_torchs_generator():
+    # The design docs/python.md gives: the seed is one random_() int64 of
+    # the generator, the offset 0.
+    x = torch.ones(1000)
+    g = torch.Generator().manual_seed(11)
+    y = rt.dropout(x, 0.25, generator=g)
+    seed = int(torch.empty((), dtype=torch.int64).random_(
+        generator=torch.Generator().manual_seed(11)))
+    assert torch.equal(y, rndnn.dropout(x, 0.25, seed=seed)[0])
+    assert torch.equal(g.get_state(), torch.Generator().manual_seed(11)
+                       .get_state()) is False
+
+
+def test_a_given_torch_generator_replays_when_reseeded():
+    g = torch.Generator()
+    d, x = rt.Dropout(0.5, generator=g), torch.ones(100)
+    g.manual_seed(42)
+    first = d(x)
+    torch.manual_seed(0)  # the default generator plays no part
+    g.manual_seed(42)
+    assert torch.equal(d(x), first)
+    g.manual_seed(43)
+    assert not torch.equal(d(x), first)
+    g.manual_seed(42)
+    assert torch.equal(rt.dropout(x, 0.5, generator=g), first)
+
+
+def test_an_rndnn_generator_still_reserves_its_offset():
+    g = rndnn.Generator(9, 5)
+    rt.Dropout(0.5, generator=g)(torch.ones(3, 4))
+    assert g.offset == 17
+    rt.Dropout2d(0.5, generator=g)(torch.ones(2, 3, 4, 4))
+    assert g.offset == 17 + 6  # channel masks: one element a channel
+
+
+@pytest.mark.parametrize("ours,theirs,shape", KINDS)
+def test_state_dict_loads_both_ways_strictly(ours, theirs, shape):
+    def model(dropout):
+        return torch.nn.Sequential(torch.nn.Linear(shape[-1], shape[-1]),
+                                   dropout(0.3), torch.nn.ReLU())
+    mine, torchs = model(ours), model(theirs)
+    assert list(mine.state_dict()) == list(torchs.state_dict()) \
+        == ["0.weight", "0.bias"]
+    mine.load_state_dict(torchs.state_dict())  # strict=True
+    torchs.load_state_dict(mine.state_dict())
+    assert torch.equal(mine[0].weight, torchs[0].weight)
+
+
+@pytest.mark.parametrize("ours,theirs,shape", KINDS)
+def test_variants_keep_torchs_shapes_channels_and_keep_rate(ours, theirs,
+                                                            shape):
+    torch.manual_seed(0)
+    x = torch.ones(shape)
+    y, t = ours(0.3)(x), theirs(0.3)(x)
+    assert y.shape == t.shape == x.shape and y.dtype == t.dtype
+    scale = torch.tensor(1 / 0.7, dtype=torch.float32)
+    assert torch.all((y == 0) | (y == scale))
+    if ours is not rt.Dropout:  # whole channels: all of (n, c) or none
+        per_channel = y.flatten(2)
+        assert torch.all((per_channel == 0).all(2) |
+                         (per_channel != 0).all(2))
+    big = torch.ones((64, 256) + shape[2:])
+    keep = (ours(0.3)(big).flatten(2)[..., 0] != 0).float().mean().item()
+    assert abs(keep - 0.7) < 0.02
+
+
+def test_channel_masks_are_the_librarys_noise_shape_masks():
+    x = torch.randn(3, 4, 5, 6)
+    g = rndnn.Generator(3)
+    y = rt.Dropout2d(0.4, generator=g)(x)
+    want, _ = rndnn.dropout(x, 0.4, seed=3, offset=0,
+                            noise_shape=(3, 4, 1, 1))
+    assert torch.equal(y, want)
+
+
+def test_unbatched_channel_inputs_as_torch():
+    torch.manual_seed(0)
+    y = rt.Dropout1d(0.5)(torch.ones(8, 20))  # (C, L)
+    assert torch.all((y == 0).all(1) | (y != 0).all(1))
+    y = rt.Dropout3d(0.5)(torch.ones(8, 2, 3, 4))  # (C, D, H, W)
+    assert torch.all((y.flatten(1) == 0).all(1) | (y.flatten(1) != 0).all(1))
+
+
+def test_dropout2d_warns_and_errors_as_torch():
+    x3 = torch.ones(2, 3, 4)
+    for d in (rt.Dropout2d(0.5), torch.nn.Dropout2d(0.5)):
+        with pytest.warns(UserWarning, match="Received a 3D input to "
+                          "dropout2d and assuming that channel-wise 1D"):
+            y = d(x3)
+        # As (N, C, L): each (n, c) row whole.
+        assert torch.all((y == 0).all(2) | (y != 0).all(2))
+        with pytest.warns(UserWarning, match="Received a 5-D input to "
+                          "dropout2d, which is deprecated"):
+            d(torch.ones(2, 3, 4, 5, 6))
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        rt.Dropout3d(0.5)(torch.ones(2, 3, 4))
+    for d in (rt.Dropout1d(0.5), torch.nn.Dropout1d(0.5)):
+        with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D "
+                           "input, but received a 4D input"):
+            d(torch.ones(2, 3, 4, 5))
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: rt.Dropout(p), lambda p: rt.Dropout1d(p),
+    lambda p: rt.Dropout2d(p), lambda p: rt.Dropout3d(p),
+    lambda p: rt.dropout(torch.ones(3), p)])
+@pytest.mark.parametrize("p", [-0.1, 1.5])
+def test_p_outside_0_1_is_torchs_value_error(make, p):
+    with pytest.raises(ValueError, match="dropout probability has to be "
+                       f"between 0 and 1, but got {p}"):
+        make(p)
+
+
+def test_arguments_are_torchs():
+    d = rt.Dropout(p=0.2, inplace=True)
+    assert (d.p, d.inplace) == (0.2, True)
+    assert isinstance(d, torch.nn.Dropout)
+    assert repr(d) == "Dropout(p=0.2, inplace=True)"
+    assert isinstance(rt.Dropout2d(), torch.nn.Dropout2d)
+    y = rt.dropout(input=torch.ones(4), p=0.0, training=True, inplace=False)
+    assert torch.equal(y, torch.ones(4))
+    with pytest.raises(TypeError, match="argument 'input' must be Tensor"):
+        rt.dropout([1.0, 2.0])
+
+
+def test_replace_dropout_swaps_every_kind_recursively():
+    shared = torch.nn.Dropout(0.1)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(4, 4), torch.nn.Dropout(0.2, inplace=True),
+        torch.nn.Sequential(torch.nn.Dropout1d(0.3), shared, shared),
+        torch.nn.ModuleList([torch.nn.Dropout2d(0.4),
+                             torch.nn.Dropout3d(0.5)]),
+        torch.nn.AlphaDropout(0.5))
+    model[2].eval()
+    assert rt.replace_dropout(model) is model
+    kinds = [(type(m), m.p, m.inplace, m.training) for m in model.modules()
+             if isinstance(m, torch.nn.modules.dropout._DropoutNd)]
+    assert kinds == [
+        (rt.Dropout, 0.2, True, True), (rt.Dropout1d, 0.3, False, False),
+        (rt.Dropout, 0.1, False, False), (rt.Dropout2d, 0.4, False, True),
+        (rt.Dropout3d, 0.5, False, True),
+        (torch.nn.AlphaDropout, 0.5, False, True)]  # not a dropout swapped
+    assert model[2][1] is model[2][2]  # shared stays shared
+    assert type(rt.replace_dropout(torch.nn.Dropout(0.3))) is rt.Dropout
+    assert model[1](torch.ones(2, 4)).shape == (2, 4)
+
+
+def test_inplace_as_torch():
+    x = torch.randn(30, requires_grad=True)
+    h = x * 1
+    y = rt.Dropout(0.5, inplace=True)(h)
+    assert y is h and h._version > 0
+    y.sum().backward()
+    assert torch.equal(x.grad, (y != 0).float() * 2)
+    leaf = torch.ones(5, requires_grad=True)
+    for d in (rt.Dropout(0.5, inplace=True), torch.nn.Dropout(0.5, True)):
+        with pytest.raises(RuntimeError, match="a leaf Variable that "
+                           "requires grad is being used in an in-place"):
+            d(leaf)
+    assert torch.equal(leaf, torch.ones(5))  # refused before any write
+
+
+def test_rndnn_dropout_of_a_tensor_requiring_grad_backpropagates():
+    # It was detached silently: y had no grad_fn.
+    x = torch.randn(6, 10, requires_grad=True)
+    y, mask = rndnn.dropout(x, 0.25, seed=2)
+    assert y.requires_grad and y.grad_fn is not None
+    y.backward(torch.ones_like(y))
+    keep = torch.from_numpy(rndnn.unpackbits(mask, (6, 10))).bool()
+    assert torch.equal(x.grad, keep.float() / 0.75)
+    assert torch.equal(y.detach(), rndnn.dropout(x.detach(), 0.25,
+                                                 seed=2)[0])
+    dy = torch.ones(6, 10, requires_grad=True)
+    dx = rndnn.dropout_backward(dy, 0.25, mask=mask)
+    dx.sum().backward()
+    assert torch.equal(dy.grad, keep.float() / 0.75)
+
+
+def _model(kind=rt.Dropout):
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), kind(0.5),
+                               torch.nn.Linear(16, 4))
+
+
+@pytest.mark.parametrize("kind", [rt.Dropout, rt.Dropout1d])
+def test_script_in_eval_and_train(kind):
+    model = _model(kind)
+    scripted = torch.jit.script(model)
+    x = torch.randn(3, 8)
+    scripted.eval(), model.eval()
+    assert torch.equal(scripted(x), model(x))
+    scripted.train(), model.train()
+    torch.manual_seed(0)
+    a = scripted(x)
+    torch.manual_seed(0)
+    assert torch.equal(scripted(x), a)  # replayed
+    torch.manual_seed(0)
+    assert torch.equal(model(x), a)  # the same masks as the eager model
+    xg = x.clone().requires_grad_()
+    scripted(xg).sum().backward()
+    assert xg.grad is not None
+
+
+def test_script_with_a_given_generator():
+    g = torch.Generator()
+    scripted = torch.jit.script(torch.nn.Sequential(
+        rt.Dropout(0.5, generator=g)))
+    x = torch.ones(50)
+    g.manual_seed(1)
+    a = scripted(x)
+    g.manual_seed(1)
+    assert torch.equal(scripted(x), a)
+
+
+def test_trace_in_eval_and_train():
+    model = _model()
+    x = torch.randn(3, 8)
+    model.eval()
+    traced = torch.jit.trace(model, x)
+    assert torch.equal(traced(x), model(x))
+    model.train()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the check sees new masks
+        traced = torch.jit.trace(model, x)
+    assert "rndnn::dropout" in str(traced.inlined_graph)
+    torch.manual_seed(5)
+    a = traced(x)
+    torch.manual_seed(5)
+    assert torch.equal(traced(x), a)
+    assert not torch.equal(traced(x), a)  # not frozen into the trace
+    torch.manual_seed(5)
+    assert torch.equal(model(x), a)
+
+
+def test_a_scripted_model_saves_and_loads(tmp_path):
+    model = _model()
+    path = str(tmp_path / "model.pt")
+    torch.jit.save(torch.jit.script(model), path)
+    loaded = torch.jit.load(path)
+    x = torch.randn(3, 8)
+    torch.manual_seed(2)
+    a = loaded(x)
+    torch.manual_seed(2)
+    assert torch.equal(model(x), a)
+    loaded.eval(), model.eval()
+    assert torch.equal(loaded(x), model(x))
+
+
+def test_an_unknown_generator_key_raises_in_train_mode_only():
+    x = torch.ones(4)
+    assert torch.ops.rndnn.dropout(x, 0.5, False, False, 0, True,
+                                   10**9) is x
+    with pytest.raises(Exception, match="no generator has key 1000000000"):
+        torch.ops.rndnn.dropout(x, 0.5, True, False, 0, True, 10**9)
