@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The man page of rndnn (tools/rndnn.1) against the command itself: groff
 # formats it without a warning, it has a NAME line that apropos reads, and
-# it names every command of `rndnn --help` and every option of each
-# `rndnn COMMAND --help`, so that a new option cannot go undocumented.
+# its title line names the command's version, and it names every command
+# of `rndnn --help` and every option of each `rndnn COMMAND --help`, so
+# that a new option cannot go undocumented.
 # Usage: check_man.sh RNDNN MAN_PAGE (the page in roff, or gzipped)
 set -euo pipefail
 rndnn=$1 page=$2
@@ -20,6 +21,12 @@ if [ -n "$warnings" ]; then
 fi
 if ! lexgrog "$tmp/rndnn.1" | grep -q 'rndnn - '; then
     echo "FAIL: no NAME line that lexgrog reads"
+    fail=1
+fi
+# Its title line names the command's version.
+version=$("$rndnn" --version | awk '{print $2}')
+if ! grep -q "^\.TH RNDNN 1 \"[0-9-]*\" \"rndnn $version\"" "$tmp/rndnn.1"; then
+    echo "FAIL: the title line is not of rndnn $version: $(grep '^\.TH' "$tmp/rndnn.1")"
     fail=1
 fi
 # The page as text, where roff's \- is a plain dash.
