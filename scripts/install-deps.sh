@@ -37,6 +37,13 @@ packages=(
     # The Python package (docs/python.md): Debian's interpreter, NumPy,
     # pybind11, PyTorch (rndnn.torch), and pytest for its tests.
     python3-numpy python3-pybind11 python3-dev python3-torch python3-pytest
+    # `pip install .` of the Python package offline (pyproject.toml,
+    # setup.py; tests/check_pip.sh): a virtual environment over Debian's
+    # packages, pip, and setuptools and wheel for --no-build-isolation.
+    python3-venv python3-pip python3-setuptools python3-wheel
+    # The man page's test (tests/check_man.sh): groff, and lexgrog of
+    # man-db.
+    groff-base man-db
     # MPI: `mpirun -np K rndnn gen|dropout` and the distributed training
     # example (docs/distributed.md), tested with K = 1..4.
     openmpi-bin libopenmpi-dev

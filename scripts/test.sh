@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fresh machine to test results: installs dependencies, then builds and runs
 # every test in three configurations: the default build (JIT on, MPI with
-# mpirun tests for K = 1..4; its Debian package is then installed and the
-# examples built against it), the reference-only build (JIT and MPI off),
+# mpirun tests for K = 1..4; its Debian packages are then installed and
+# the examples built against them, and the Python package is installed
+# with pip), the reference-only build (JIT and MPI off),
 # and the default build under
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the concurrency
 # suite under ThreadSanitizer, and each fuzz target for about a minute
@@ -29,21 +30,20 @@ run ref -DRNDNN_ENABLE_JIT=OFF -DRNDNN_ENABLE_MPI=OFF
 run sanitize -DRNDNN_SANITIZE=address,undefined \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-# The Debian package of the JIT build: built, installed, the examples built
-# against it as an outside project (find_package and pkg-config) and run,
-# its Python package imported and run,
-# then removed; then rndnn built inside another project
+# The Debian packages of the JIT build (librndnn0, librndnn-dev, rndnn,
+# python3-rndnn): made, checked (no -dev package among the runtime,
+# command and Python packages' Depends, copyright files, the man page, the
+# multiarch directory), installed, the examples built against them as an
+# outside project (find_package and pkg-config) and run, the Python
+# package imported and run, the command run alone, then purged
+# (tests/check_debs.sh --install). Then `pip install .` as README.md gives
+# it, into a fresh virtual environment (setup.py builds the extension with
+# CMake: the library compiled once more), imported from an empty directory
+# (tests/check_pip.sh); then rndnn built inside another project
 # (add_subdirectory).
 echo "=== package"
-(cd "$here/build-test-jit" && cpack -G DEB >/dev/null)
-deb=$(ls "$here"/build-test-jit/rndnn_*.deb)
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-"${sudo_cmd[@]}" dpkg -i "$deb" >/dev/null
-trap '"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null || true' EXIT
-"$here/tests/check_install.sh" --python --installed /usr "$here"
-"${sudo_cmd[@]}" dpkg -r rndnn >/dev/null
-trap - EXIT
+"$here/tests/check_debs.sh" --install "$here/build-test-jit" "$here"
+"$here/tests/check_pip.sh" "$here"
 # rndnn added to another project: the libraries alone, no test
 # dependency looked for.
 "$here/tests/check_subdirectory.sh" "$here"

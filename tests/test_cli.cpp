@@ -284,8 +284,9 @@ TEST_F(Cli, GenMemoryStaysBoundedForA4GiBOutput) {
 }
 
 // On a terminal, gen and dropout draw a progress line on stderr (size
-// done, rate, time left); --quiet draws none, and in pipes and files
-// (every other test) stderr stays empty.
+// done, rate, time left) for outputs of 4 MiB or more; --quiet draws none,
+// nor do smaller outputs, and in pipes and files (every other test) stderr
+// stays empty.
 TEST_F(Cli, ProgressLineOnlyOnATerminal) {
     const auto on_tty = [&](const std::string &cmd) {
         // script(1) runs the command on a pseudo-terminal and copies what
@@ -308,6 +309,20 @@ TEST_F(Cli, ProgressLineOnlyOnATerminal) {
             std::string::npos)
             << d;
     EXPECT_EQ(on_tty("gen --shape 4000000 --out g.npy --quiet"), "");
+    // 4 MiB draws the line, a byte less none, even in chunks small enough
+    // to redraw it many times; nor does dropout of 4 MB and its 125 kB
+    // mask.
+    EXPECT_NE(on_tty("gen --dist normal --shape 1048576 --chunk-bytes 4096 "
+                     "--out s.bin")
+                      .find("rndnn gen: 4.0 MiB of 4.0 MiB (100%)"),
+            std::string::npos);
+    EXPECT_EQ(on_tty("gen --dist bernoulli --dtype u8 --shape 4194303 "
+                     "--chunk-bytes 4096 --out s.bin"),
+            "");
+    EXPECT_EQ(on_tty("gen --dist normal --shape 1000000 --out s.npy"), "");
+    EXPECT_EQ(on_tty("dropout --in s.npy --out y.npy --rate 0.5 "
+                     "--mask-out m.npy --chunk-bytes 4096"),
+            "");
     const result_t piped = run({"gen", "--shape", "4000000", "--out", "g.npy"});
     EXPECT_EQ(piped.err, "");
 }

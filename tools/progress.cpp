@@ -31,7 +31,8 @@ std::string bytes_str(double b) {
 progress_t::progress_t(const std::string &what, std::int64_t total, bool quiet)
     : what_(what)
     , total_(total)
-    , on_(!quiet && job_t::get().rank() == 0 && ::isatty(STDERR_FILENO))
+    , on_(!quiet && total >= min_total && job_t::get().rank() == 0
+              && ::isatty(STDERR_FILENO))
     , start_(clock::now())
     , last_(start_) {}
 

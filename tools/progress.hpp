@@ -1,6 +1,7 @@
 // The progress line of `rndnn gen` and `rndnn dropout`: on stderr, only
-// when stderr is a terminal (never in a pipe or a file), and only on rank 0
-// under mpirun.
+// when stderr is a terminal (never in a pipe or a file, and so never under
+// mpirun, which gives its ranks pipes), only for outputs of
+// progress_t::min_total bytes or more, and only on rank 0.
 #ifndef RNDNN_TOOLS_PROGRESS_HPP
 #define RNDNN_TOOLS_PROGRESS_HPP
 
@@ -12,10 +13,15 @@ namespace rndnn_cli {
 
 class progress_t {
 public:
+    // Below this many bytes (4 MiB) no line is drawn: the work is done
+    // before a line could say anything.
+    static constexpr std::int64_t min_total = std::int64_t(4) << 20;
+
     // @p what names the work ("rndnn gen"); @p total is the bytes this
     // rank will write (its share: under mpirun, rank 0's share stands for
     // every rank's, which are as large within one piece). Silent if
-    // @p quiet, if stderr is no terminal, or on ranks other than 0.
+    // @p quiet, if @p total is under min_total, if stderr is no terminal,
+    // or on ranks other than 0.
     progress_t(const std::string &what, std::int64_t total, bool quiet);
     // Ends the line if one was drawn.
     ~progress_t();

@@ -1,78 +1,137 @@
-"""rndnn.torch.Dropout against torch.nn.functional.dropout on the CPU, in
-one process (docs/python.md, "Speed against torch").
+"""rndnn.torch.Dropout against torch.nn.Dropout on the CPU, in one process
+(docs/python.md, "Speed against torch").
 
     PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/bench_torch.py
 
-Every row runs once per round, the rounds interleave the rows (so the
-noise of a shared machine spreads over all of them), and the table gives
-each row's median and torch's out-of-place dropout time over the row's.
+For each thread count and f32 size (by default 2^22, 2^24 and 2^25
+elements on 1 and 2 threads), the training forward of both modules out of
+place (a new output each call, from the allocator the process has: glibc's
+malloc unless LD_PRELOAD says otherwise) and in place; rndnn's out of
+place once more without the huge-page advice of its new outputs (what it
+was before: rndnn._rndnn.advise_huge_pages replaced by a function that
+advises nothing), and a copy into new memory (x.clone()), the floor of any
+new output that is not advised. Every row runs once
+per round, the rounds interleave the rows (so the noise of a shared
+machine spreads over all of them), and the table gives each row's median
+and torch's time over rndnn's in the same mode, all from this one run.
+The header names the CPU, the load average and LD_PRELOAD.
 """
 import argparse
 import os
+import platform
 import statistics
 import time
 
 import torch
-import torch.nn.functional as F
 
 import rndnn
 import rndnn.torch as rt
+from rndnn import _rndnn
+
+advise_huge_pages = _rndnn.advise_huge_pages
 
 
-def rows(n, p):
-    """(name, function) pairs; each function runs the row once."""
+def unadvised(run):
+    """@run with rndnn's new outputs left unadvised."""
+    def call():
+        _rndnn.advise_huge_pages = lambda address, nbytes: 0
+        try:
+            run()
+        finally:
+            _rndnn.advise_huge_pages = advise_huge_pages
+    return call
+
+
+def cpu():
+    """'family F model M (name)' from /proc/cpuinfo, or the platform's."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+                if not line.strip():
+                    break
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    return (f"family {fields.get('cpu family', '?')} model "
+            f"{fields.get('model', '?')} ({fields.get('model name', '?')})")
+
+
+def cases(n, p):
+    """(mode, {"torch": run, "rndnn": run}, clone run) of @n elements; each
+    run is one call of the module."""
     x = torch.randn(n)
     x_inplace = x.clone()
-    y = torch.empty_like(x)
-    xg = x.clone().requires_grad_()
-    dy = torch.randn(n)
-    ours = rt.Dropout(p, generator=rndnn.Generator(1))
-    ours_none = rt.Dropout(p, mask=None, generator=rndnn.Generator(1))
-    ours_inplace = rt.Dropout(p, inplace=True, generator=rndnn.Generator(1))
-
-    def forward_backward(dropout):
-        def run():
-            xg.grad = None
-            dropout(xg).backward(dy)
-        return run
-
+    theirs = torch.nn.Dropout(p)
+    theirs_inplace = torch.nn.Dropout(p, inplace=True)
+    ours = rt.Dropout(p)
+    ours_inplace = rt.Dropout(p, inplace=True)
+    # In place the same tensor is dropped again and again: each kept value
+    # grows by 1 / (1 - p) a call, so it starts at 1 and is refilled each
+    # round (outside the timing) before it can overflow.
+    x_inplace.fill_(1.0)
     return [
-        ("torch F.dropout", lambda: F.dropout(x, p)),
-        ("torch F.dropout inplace", lambda: F.dropout(x_inplace, p, inplace=True)),
-        ("torch F.dropout fwd+bwd", forward_backward(lambda t: F.dropout(t, p))),
-        ("rndnn Dropout (bit mask)", lambda: ours(x)),
-        ("rndnn Dropout (no mask)", lambda: ours_none(x)),
-        ("rndnn Dropout inplace", lambda: ours_inplace(x_inplace)),
-        ("rndnn Dropout fwd+bwd", forward_backward(ours)),
-        ("memcpy: y.copy_(x)", lambda: y.copy_(x)),
-        ("x.clone() (new memory)", lambda: x.clone()),
-    ]
+        ("out of place", {"torch": lambda: theirs(x),
+                          "rndnn": lambda: ours(x),
+                          "rndnn, no advice": unadvised(lambda: ours(x))}),
+        ("in place", {"torch": lambda: theirs_inplace(x_inplace),
+                      "rndnn": lambda: ours_inplace(x_inplace)}),
+        ("x.clone()", {"torch": lambda: x.clone()}),
+    ], x_inplace
+
+
+def measure(n, threads, p, rounds):
+    """{(mode, who): median seconds} of @rounds rounds after one warm-up."""
+    torch.set_num_threads(threads)
+    table, x_inplace = cases(n, p)
+    runs = [((mode, who), run) for mode, by in table for who, run in by.items()]
+    times = {key: [] for key, _ in runs}
+    for _ in range(rounds + 1):  # the first round warms up
+        x_inplace.fill_(1.0)
+        for key, run in runs:
+            start = time.perf_counter()
+            run()
+            times[key].append(time.perf_counter() - start)
+    return {key: statistics.median(t[1:]) for key, t in times.items()}
+
+
+def log2(n):
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--elements", type=int, default=1 << 25)
-    parser.add_argument("--p", type=float, default=0.5,
-                        help="dropout probability (torch.nn.Dropout's default)")
+    parser.add_argument("--elements", type=int, nargs="+",
+                        default=[1 << 22, 1 << 24, 1 << 25])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--p", type=float, default=0.1,
+                        help="dropout probability (default 0.1)")
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    table = rows(args.elements, args.p)
-    times = {name: [] for name, _ in table}
-    for _ in range(args.rounds + 1):  # the first round warms up
-        for name, run in table:
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-    median = {name: statistics.median(t[1:]) for name, t in times.items()}
-    base = median["torch F.dropout"]
-    print(f"{args.elements} f32, p={args.p}, {args.threads} thread(s), "
-          f"medians of {args.rounds}; load average "
-          f"{os.getloadavg()[0]:.2f}; LD_PRELOAD={os.environ.get('LD_PRELOAD', '')}")
-    print(f"{'row':<28} {'ms':>9} {'torch F.dropout / row':>22}")
-    for name, _ in table:
-        print(f"{name:<28} {median[name] * 1e3:9.2f} {base / median[name]:21.1f}x")
+    print(f"torch.nn.Dropout against rndnn.torch.Dropout, training forward, "
+          f"f32, p={args.p}, medians of {args.rounds} rounds; "
+          f"torch {torch.__version__}, rndnn {rndnn.__version__}")
+    print(f"CPU: {cpu()}; load average before "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; "
+          f"LD_PRELOAD={os.environ.get('LD_PRELOAD', '') or '(none)'}")
+    print(f"{'elements':>8} {'thr':>3} {'mode':<12} {'torch ms':>9} "
+          f"{'rndnn ms':>9} {'torch/rndnn':>11}")
+    for threads in args.threads:
+        for n in args.elements:
+            median = measure(n, threads, args.p, args.rounds)
+            for mode in ("out of place", "in place"):
+                t, r = median[(mode, "torch")], median[(mode, "rndnn")]
+                print(f"{log2(n):>8} {threads:>3} {mode:<12} {t * 1e3:9.2f} "
+                      f"{r * 1e3:9.2f} {t / r:10.1f}x")
+            t = median[("out of place", "torch")]
+            r = median[("out of place", "rndnn, no advice")]
+            print(f"{log2(n):>8} {threads:>3} {'(no advice)':<12} "
+                  f"{'':>9} {r * 1e3:9.2f} {t / r:10.1f}x")
+            print(f"{log2(n):>8} {threads:>3} {'x.clone()':<12} "
+                  f"{median[('x.clone()', 'torch')] * 1e3:9.2f}")
+    print(f"load average after "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

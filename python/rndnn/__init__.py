@@ -256,8 +256,12 @@ def _new(torch_like, shape, dtype):
     """A new array of @shape and rndnn type @dtype: a torch tensor where
     @torch_like, else NumPy."""
     if torch_like:
+        # Advised for huge pages before the kernel first writes it (NumPy
+        # advises its own arrays of 4 MiB and more itself).
         torch = _torch()
-        return torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
+        t = torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
+        _rndnn.advise_huge_pages(t.data_ptr(), t.numel() * t.element_size())
+        return t
     return np.empty(shape, _NUMPY[dtype])
 
 
