@@ -39,3 +39,6 @@ def dropout(src: np.ndarray, dst: np.ndarray, mask: Optional[np.ndarray],
             mask_dtype: str, rate: float, backward: bool, method: str,
             bits: int, alg: str, seed: int, offset: int, stream: int,
             name: str) -> None: ...
+
+
+def advise_huge_pages(address: int, nbytes: int) -> int: ...
