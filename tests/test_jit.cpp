@@ -54,15 +54,6 @@ constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
 using impl::jit_tiers;
 // The tiers this process may use: test::available_tiers() (test_utils.hpp).
 
-#define SKIP_WITHOUT_JIT() \
-    do { \
-        if (available_tiers().empty()) \
-            GTEST_SKIP() << "no JIT tier available: get_max_cpu_isa() = " \
-                         << isa2str(get_max_cpu_isa()) \
-                         << " (a build without JIT, a CPU without SSE4.1, " \
-                            "or RNDNN_MAX_CPU_ISA=none)"; \
-    } while (0)
-
 std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
 
 // --- problems ---------------------------------------------------------------
@@ -273,16 +264,7 @@ std::string execute_case(const case_t &c, cpu_isa cap, void *handle) {
 
 // --- the case generator -----------------------------------------------------
 
-using prng_t = std::mt19937_64;
-
-template <typename T>
-T pick(prng_t &g, const std::vector<T> &v) {
-    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(g)];
-}
-
-int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
-}
+// prng_t, pick and uniform_s64: test_utils.hpp.
 
 bool coin(prng_t &g, double p_true) {
     return std::bernoulli_distribution(p_true)(g);

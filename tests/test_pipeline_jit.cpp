@@ -47,33 +47,13 @@ using namespace rndnn::impl;
 
 namespace {
 
-using prng_t = std::mt19937_64;
-
 // The tiers with JIT kernels that this process may use (best first).
 using rndnn::test::available_tiers;
-
-#define SKIP_WITHOUT_JIT() \
-    do { \
-        if (available_tiers().empty()) \
-            GTEST_SKIP() << "no JIT tier: get_max_cpu_isa() = " \
-                         << isa2str(get_max_cpu_isa()); \
-    } while (0)
-
-int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
-}
-
-// The index of the first differing byte, or -1.
-int64_t first_diff(
-        const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
-    const auto m = std::mismatch(a.begin(), a.end(), b.begin());
-    return m.first == a.end() ? -1 : m.first - a.begin();
-}
-
-template <typename T>
-T pick(prng_t &g, const std::vector<T> &v) {
-    return v[static_cast<size_t>(uniform_s64(g, 0, int64_t(v.size()) - 1))];
-}
+// The case generator's helpers and SKIP_WITHOUT_JIT: test_utils.hpp.
+using rndnn::test::first_diff;
+using rndnn::test::pick;
+using rndnn::test::prng_t;
+using rndnn::test::uniform_s64;
 
 std::string hex(const void *p, size_t n) {
     std::ostringstream os;
