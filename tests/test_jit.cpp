@@ -1,7 +1,7 @@
-// The ISA tiers: every JIT tier must write exactly the bytes of the
+// The RNG's ISA tiers: every JIT tier must write exactly the bytes of the
 // reference kernel (padding, bits outside the tensor and the bytes around
-// the buffer included), the implementation list must pick the tier an ISA
-// cap asks for, and RNDNN_MAX_CPU_ISA must reach the dispatcher.
+// the buffer included), and the implementation list must pick the tier an
+// ISA cap asks for.
 //
 // JitEquality.* compares, for every (algorithm, distribution, dst type)
 // the JIT kernels cover (and a few they do not, which fall back), the
@@ -12,7 +12,9 @@
 // 1), RNDNN_TEST_JIT_CASES=<n> the number of cases per covered
 // combination (default 64).
 //
-// JitDispatch.* and JitCli.* state which implementation serves a problem.
+// JitDispatch.* states which implementation serves a problem, JitIsa.* the
+// tiers' names and the attribute's cap; RNDNN_MAX_CPU_ISA and
+// RNDNN_VERBOSE through the CLI are test_cli_isa.cpp's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -20,11 +22,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <iterator>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -32,8 +31,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -823,183 +820,6 @@ TEST(JitIsa, BadAttributeCapIsNamed) {
     EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "99");
     attr.set_max_cpu_isa(static_cast<cpu_isa>(-1));
     EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "-1");
-}
-
-// --- JitCli: RNDNN_MAX_CPU_ISA and RNDNN_VERBOSE through the CLI ------------
-
-namespace fs = std::filesystem;
-
-std::string quote(const std::string &s) {
-    std::string q = "'";
-    for (char ch : s)
-        q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return q + "'";
-}
-
-std::string slurp(const fs::path &path) {
-    std::ifstream is(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(is), {});
-}
-
-std::vector<std::string> lines_starting(
-        const std::string &text, const std::string &prefix) {
-    std::vector<std::string> v;
-    std::istringstream is(text);
-    for (std::string line; std::getline(is, line);)
-        if (line.rfind(prefix, 0) == 0) v.push_back(line);
-    return v;
-}
-
-class JitCli : public ::testing::Test {
-protected:
-    struct result_t {
-        int status = -1;
-        std::string out, err;
-    };
-
-    void SetUp() override {
-        std::string tmpl = fs::temp_directory_path() / "rndnn_jit.XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-        dir_ = tmpl;
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    // Runs `env... rndnn args` in dir_.
-    result_t run(const std::string &env, const std::string &args) {
-        const std::string cmd = "cd " + quote(dir_) + " && env " + env + " "
-                + quote(RNDNN_CLI_PATH) + " " + args + " >"
-                + quote(dir_ / "stdout.txt") + " 2>"
-                + quote(dir_ / "stderr.txt");
-        const int rc = std::system(cmd.c_str());
-        result_t r;
-        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-        r.out = slurp(dir_ / "stdout.txt");
-        r.err = slurp(dir_ / "stderr.txt");
-        fs::remove(dir_ / "stdout.txt");
-        fs::remove(dir_ / "stderr.txt");
-        return r;
-    }
-
-    // The implementations named by the creation lines of `out`.
-    // The implementations created, each once: gen creates one primitive
-    // to check the whole problem, then one per size of its pieces.
-    static std::vector<std::string> created(const std::string &out) {
-        std::vector<std::string> v;
-        for (const std::string &line :
-                lines_starting(out, "rndnn_verbose,create,")) {
-            const size_t s = std::strlen("rndnn_verbose,create,");
-            const std::string name = line.substr(s, line.find(',', s) - s);
-            if (std::find(v.begin(), v.end(), name) == v.end())
-                v.push_back(name);
-        }
-        return v;
-    }
-
-    fs::path dir_;
-};
-
-const char *const gen_bernoulli
-        = "gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 --offset 5 "
-          "--stream 7 --threads 2 --out m.bin";
-const char *const bernoulli_problem
-        = "alg=philox4x32_10,dist=bernoulli:p=0.3:bitsliced:32,dst=bit:3x1000,";
-
-TEST_F(JitCli, MaxCpuIsaNoneSelectsReference) {
-    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=none",
-            gen_bernoulli);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
-                      + bernoulli_problem),
-            std::string::npos)
-            << r.out;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
-    EXPECT_EQ(slurp(dir_ / "m.bin").size(), 375u);
-}
-
-TEST_F(JitCli, MaxCpuIsaSelectsTheTier) {
-    SKIP_WITHOUT_JIT();
-    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_bernoulli).status, 0);
-    const std::string ref = slurp(dir_ / "m.bin");
-    ASSERT_EQ(ref.size(), 375u);
-    for (cpu_isa tier : available_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "m.bin");
-        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
-                                           "RNDNN_MAX_CPU_ISA=")
-                        + isa2str(tier),
-                gen_bernoulli);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier) + ","
-                          + bernoulli_problem),
-                std::string::npos)
-                << r.out;
-        EXPECT_EQ(created(r.out), std::vector<std::string> {jit_name(tier)})
-                << r.out;
-        EXPECT_TRUE(slurp(dir_ / "m.bin") == ref) << "output differs";
-    }
-}
-
-// RNDNN_MAX_CPU_ISA caps mt19937's vector words as it caps the JIT
-// kernels, and the verbose line names the code that runs; the words are
-// the same at every tier.
-TEST_F(JitCli, MaxCpuIsaCapsMt19937) {
-    const char *const gen_mt = "gen --alg mt19937 --shape 3x1000 --seed 5489 "
-                               "--offset 600 --threads 2 --out w.bin";
-    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_mt).status, 0);
-    const std::string ref = slurp(dir_ / "w.bin");
-    ASSERT_EQ(ref.size(), 12000u);
-    for (cpu_isa tier : test_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "w.bin");
-        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
-                                           "RNDNN_MAX_CPU_ISA=")
-                        + isa2str(tier),
-                gen_mt);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(created(r.out),
-                std::vector<std::string> {mt19937_impl_name(tier)})
-                << r.out;
-        EXPECT_TRUE(slurp(dir_ / "w.bin") == ref) << "output differs";
-    }
-}
-
-TEST_F(JitCli, BadMaxCpuIsaFailsNamingTheValue) {
-    const result_t r = run("RNDNN_MAX_CPU_ISA=bogus", gen_bernoulli);
-    EXPECT_NE(r.status, 0);
-    EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("RNDNN_MAX_CPU_ISA"), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
-    // Also with the reference kernel asked for by --dist bits.
-    const result_t b = run("RNDNN_MAX_CPU_ISA=AVX9",
-            "gen --shape 8 --out w.bin");
-    EXPECT_NE(b.status, 0);
-    EXPECT_NE(b.err.find("AVX9"), std::string::npos) << b.err;
-    EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
-}
-
-// The sse41 kernel must say why it
-// declines uniform.
-TEST_F(JitCli, CheckLevelReportsTheDecliningKernel) {
-    if (get_max_cpu_isa() < cpu_isa::sse41)
-        GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
-                     << isa2str(get_max_cpu_isa());
-    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=sse41",
-            "gen --dist uniform --shape 64 --out u.bin");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::string prefix = "rndnn_verbose,check,jit:sse41,"
-                               "alg=philox4x32_10,dist=uniform:0:1,"
-                               "dst=f32:64,declined: ";
-    const auto declined = lines_starting(r.out, prefix);
-    ASSERT_FALSE(declined.empty()) << r.out;
-    for (const std::string &line : declined)
-        EXPECT_GT(line.size(), prefix.size()) << "no reason given: " << line;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
-    // At level check, the creation line is not printed.
-    const result_t c = run("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41",
-            "gen --dist uniform --shape 64 --out v.bin");
-    ASSERT_EQ(c.status, 0) << c.err;
-    EXPECT_FALSE(lines_starting(c.out, prefix).empty()) << c.out;
-    EXPECT_TRUE(created(c.out).empty()) << c.out;
 }
 
 } // namespace
