@@ -15,6 +15,15 @@
 // JitDispatch.* states which implementation serves a problem, JitIsa.* the
 // tiers' names and the attribute's cap; RNDNN_MAX_CPU_ISA and
 // RNDNN_VERBOSE through the CLI are test_cli_isa.cpp's.
+//
+// RngJit.* reach inside the RNG: OnednnKeepProbabilityIsExact checks the
+// oneDNN keep probability (rng/distributions.hpp) against oneDNN's rule for
+// every f32 rate it lists; LazyBitslicedEqualsEager checks bitsliced(b)
+// evaluated lazily against the eager code (and the reference), for every b
+// in 1..32, every engine with lazy code, p = 0, 1, 2^-32, 1 - 2^-32,
+// dyadic and not, at runtime, offsets that cut groups and carry the block
+// index past 2^32, unaligned dst and 1..3 threads (the JIT kernels' entry
+// points, so built in JIT builds only).
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -34,6 +43,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rng/distributions.hpp"
+#include "rng/rng_impl.hpp"
 #include "src/cpu_isa.hpp"
 #include "tests/test_utils.hpp"
 
@@ -821,5 +832,103 @@ TEST(JitIsa, BadAttributeCapIsNamed) {
     attr.set_max_cpu_isa(static_cast<cpu_isa>(-1));
     EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "-1");
 }
+
+// --- RngJit: what the public API does not reach ----------------------------
+
+using impl::bernoulli_threshold32;
+using impl::onednn_keep_probability;
+
+// oneDNN keeps iff W > (2^32 - 1) * r (r the f32 rate, in double); the keep
+// rule's p is exact: threshold32 of it is 2^32 - 1 - floor((2^32 - 1) * r)
+// for every rate, including the four (the 0x1.00000xp-3x below) for which
+// 1 - (1 - r) in double is not r, which is why p is not 1 - r.
+TEST(RngJit, OnednnKeepProbabilityIsExact) {
+    const double max32 = 4294967295.0;
+    std::vector<float> rates = {0.f, 1.f, 0.5f, 0.1f, 0.9f, 1e-9f,
+            0x1.000002p-32f, 0x1.000004p-32f, 0x1.000002p-31f,
+            0x1.800002p-31f, std::nextafter(1.f, 0.f), 1e-45f};
+    prng_t g(11);
+    for (int i = 0; i < 1000; ++i)
+        rates.push_back(std::uniform_real_distribution<float>(0.f, 1.f)(g));
+    for (float r : rates) {
+        const auto want = static_cast<uint64_t>(max32 - std::floor(max32 * r));
+        EXPECT_EQ(bernoulli_threshold32(onednn_keep_probability(r)), want) << r;
+    }
+}
+
+
+#if RNDNN_ENABLE_JIT
+
+using impl::bitsliced_eval_t;
+using impl::create_jit_rng;
+using impl::create_ref_rng;
+using impl::make_rng_conf;
+using impl::rng_conf_t;
+using impl::rng_run_t;
+
+// The evaluation is internal (rng_conf_t::eval): the JIT kernels forced
+// lazy, forced eager and the reference must give the same bits.
+TEST(RngJit, LazyBitslicedEqualsEager) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(21);
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly})
+        for (int b = 1; b <= 32; ++b) {
+            const double ulp = std::ldexp(1.0, -b);
+            const double ps[] = {0.0, 1.0, 0x1p-32, 1 - 0x1p-32, 0.5, 0.375,
+                    ulp, 1 - ulp, 0.9, 0.1,
+                    std::uniform_real_distribution<double>(0, 1)(g)};
+            for (size_t i = 0; i < std::size(ps); ++i) {
+                const double p = ps[i];
+                const bool runtime = i % 4 == 3;
+                const int64_t n = i % 3 == 0 ? uniform_s64(g, 1, 300)
+                                             : uniform_s64(g, 2000, 40000);
+                const int64_t off0 = pick<int64_t>(g, {0, 0, 3, 8, 13});
+                const memory::desc md({n}, data_type::bit, {1}, off0);
+                rng::desc d(alg, md);
+                d.with_offset = true;
+                d.runtime_p = runtime;
+                post_ops po;
+                po.append_bernoulli(runtime ? 0.25 : p,
+                        bernoulli_method::bitsliced, b);
+                primitive_attr attr;
+                attr.set_post_ops(po);
+                rng_conf_t lazy = make_rng_conf(d, attr);
+                rng_conf_t eager = lazy;
+                lazy.eval = bitsliced_eval_t::lazy;
+                eager.eval = bitsliced_eval_t::eager;
+                // Block index c = (g / 32) * b / 4 passes 2^32 near g =
+                // 2^39 / b: start there now and then.
+                const int64_t carry = (int64_t(1) << 39) / b - n / 2;
+                rng_run_t run;
+                run.seed = g();
+                run.stream = g();
+                run.offset = pick<int64_t>(g, {0, 1, 31, 2047, 2049, carry,
+                        carry + 17, uniform_s64(g, 0, int64_t(1) << 50)});
+                run.p = runtime ? static_cast<float>(p) : p;
+                run.nthr = static_cast<int>(uniform_s64(g, 1, 3));
+                std::vector<uint8_t> want(md.get_size(), 0x5a);
+                run.dst = want.data();
+                create_ref_rng(eager)->execute(run);
+                for (cpu_isa isa : available_tiers())
+                    for (const rng_conf_t *c : {&eager, &lazy}) {
+                        std::vector<uint8_t> got(md.get_size(), 0x5a);
+                        run.dst = got.data();
+                        create_jit_rng(isa, *c)->execute(run);
+                        ASSERT_EQ(first_diff(want, got), -1)
+                                << isa2str(isa) << " " << alg2str(alg)
+                                << (c == &lazy ? " lazy" : " eager")
+                                << " b=" << b << " p=" << std::hexfloat
+                                << run.p << std::defaultfloat
+                                << " n=" << n << " offset=" << run.offset
+                                << " offset0=" << off0
+                                << " nthr=" << run.nthr;
+                    }
+            }
+        }
+}
+
+
+#endif
 
 } // namespace
