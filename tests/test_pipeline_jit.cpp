@@ -10,18 +10,15 @@
 //   every algorithm and Bernoulli method the RNG JIT covers, every dt,
 //   with and without the mask output, unaligned mask offset0, data offsets
 //   and sizes that cut units, 1..3 threads, runtime p, the oneDNN keep rule
-//   and p = 0 and 1; and which problems it declines.
-// - RngJit.OnednnKeepEqualsReference: the RNG's JIT kernels with the
-//   internal oneDNN keep rule, which the public API cannot reach.
-//   The fused kernel's combos force each bitsliced evaluation (lazy,
-//   eager; the RNG's own: RngJit.LazyBitslicedEqualsEager in
-//   test_rng_jit.cpp).
+//   and p = 0 and 1; and which problems it declines. Its combos force
+//   each bitsliced evaluation (lazy, eager), as
+//   RngJit.LazyBitslicedEqualsEager (test_rng_jit.cpp) does for the RNG's
+//   kernels.
 //
 // Cases come from a std::mt19937_64 with a fixed seed; every failure prints
 // its case. In a build without JIT the apply tests skip and the others,
 // whose entry points do not exist there, are not built.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iomanip>
@@ -35,7 +32,6 @@
 
 #include "pipeline/apply.hpp"
 #include "pipeline/fused.hpp"
-#include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/utils.hpp"
 #include "tests/test_utils.hpp"
@@ -247,43 +243,6 @@ TEST(ApplyJit, Declines) {
 }
 
 #if RNDNN_ENABLE_JIT
-
-// The oneDNN keep rule is internal (dropout sets it), so test_jit.cpp,
-// which goes through the public API, cannot reach it: the RNG's JIT kernels
-// against its reference, for bit and u8 masks.
-TEST(RngJit, OnednnKeepEqualsReference) {
-    SKIP_WITHOUT_JIT();
-    prng_t g(3);
-    for (data_type dt : {data_type::bit, data_type::u8})
-        for (double rate : {0.0, 1.0, 0.5, 0.1, 0.9, 1e-9, 1 - 1e-9}) {
-            const int64_t n = uniform_s64(g, 1, 5000);
-            const memory::desc md({n}, dt);
-            rng::desc d(rng_alg::philox4x32_10_onednn, md);
-            post_ops po;
-            po.append_bernoulli(
-                    onednn_keep_probability(rate), bernoulli_method::onednn);
-            primitive_attr attr;
-            attr.set_post_ops(po);
-            const rng_conf_t conf = make_rng_conf(d, attr);
-            rng_run_t run;
-            run.seed = g();
-            run.stream = g();
-            run.offset = uniform_s64(g, 0, 1 << 20);
-            run.p = onednn_keep_probability(rate);
-            std::vector<uint8_t> want(md.get_size()), got(md.get_size());
-            run.dst = want.data();
-            create_ref_rng(conf)->execute(run);
-            for (cpu_isa isa : available_tiers()) {
-                std::string why;
-                ASSERT_TRUE(init_jit_rng(isa, conf, why)) << why;
-                run.dst = got.data();
-                create_jit_rng(isa, conf)->execute(run);
-                ASSERT_EQ(first_diff(want, got), -1)
-                        << isa2str(isa) << " dt=" << dt2str(dt)
-                        << " rate=" << rate << " n=" << n;
-            }
-        }
-}
 
 // --- fused ------------------------------------------------------------------
 

@@ -66,12 +66,17 @@ std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
 
 // --- problems ---------------------------------------------------------------
 
-enum class dist_kind { bits, threshold32, bitsliced, uniform, normal };
+// onednn: the Bernoulli method bernoulli_method::onednn (oneDNN's dropout
+// rule, threshold32 on complemented words), named "bernoulli_onednn" so
+// that a combination's name does not read as the algorithm
+// philox4x32_10_onednn.
+enum class dist_kind { bits, threshold32, onednn, bitsliced, uniform, normal };
 
 const char *kind2str(dist_kind k) {
     switch (k) {
         case dist_kind::bits: return "bits";
         case dist_kind::threshold32: return "threshold32";
+        case dist_kind::onednn: return "bernoulli_onednn";
         case dist_kind::bitsliced: return "bitsliced";
         case dist_kind::uniform: return "uniform";
         case dist_kind::normal: return "normal";
@@ -94,9 +99,10 @@ struct combo_t {
 };
 
 // What the JIT kernels cover (docs/jit.md): philox4x32_10,
-// philox4x32_10_onednn, threefry4x32_20, mcg31m1 with bits -> u32,
-// threshold32 -> bit/u8, bitsliced(b) -> bit (mcg31m1 refuses bitsliced),
-// uniform -> f32/bf16 (avx2 and up), normal -> f32.
+// philox4x32_10_onednn, threefry4x32_20, mcg31m1, multfly with bits -> u32,
+// threshold32 and onednn -> bit/u8, bitsliced(b) -> bit (mcg31m1's 31-bit
+// words refuse onednn and bitsliced), uniform -> f32/bf16 (avx2 and up),
+// normal -> f32.
 // Every other valid problem falls back to the reference at every tier:
 // ref:any, or for mt19937 simd:<tier> (the reference with that tier's
 // vector words) where the tier has them.
@@ -120,9 +126,12 @@ std::vector<combo_t> covered_combos() {
         c.push_back({alg, dist_kind::bits, data_type::u32});
         c.push_back({alg, dist_kind::threshold32, data_type::bit});
         c.push_back({alg, dist_kind::threshold32, data_type::u8});
-        if (alg != rng_alg::mcg31m1)
+        if (alg != rng_alg::mcg31m1) {
+            c.push_back({alg, dist_kind::onednn, data_type::bit});
+            c.push_back({alg, dist_kind::onednn, data_type::u8});
             for (int b : {1, 2, 3, 8, 13, 32})
                 c.push_back({alg, dist_kind::bitsliced, data_type::bit, b});
+        }
         c.push_back({alg, dist_kind::uniform, data_type::f32});
         c.push_back({alg, dist_kind::uniform, data_type::bf16});
         c.push_back({alg, dist_kind::normal, data_type::f32});
@@ -135,6 +144,7 @@ std::vector<combo_t> uncovered_combos() {
     const rng_alg mt = rng_alg::mt19937;
     c.push_back({mt, dist_kind::bits, data_type::u32, 0, false});
     c.push_back({mt, dist_kind::threshold32, data_type::bit, 0, false});
+    c.push_back({mt, dist_kind::onednn, data_type::bit, 0, false});
     c.push_back({mt, dist_kind::uniform, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::normal, data_type::f32, 0, false});
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mcg31m1}) {
@@ -179,6 +189,7 @@ struct case_t {
         switch (combo.kind) {
             case dist_kind::bits: break;
             case dist_kind::threshold32:
+            case dist_kind::onednn:
             case dist_kind::bitsliced:
                 if (combo.kind == dist_kind::bitsliced) os << "(b=" << combo.b << ")";
                 if (runtime_p)
@@ -214,6 +225,10 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
         case dist_kind::threshold32:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
                     bernoulli_method::threshold32);
+            break;
+        case dist_kind::onednn:
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
+                    bernoulli_method::onednn);
             break;
         case dist_kind::bitsliced:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
@@ -376,6 +391,16 @@ dim_t make_nelems(prng_t &g, int bucket) {
     }
 }
 
+// The kind onednn's p values beside threshold32's: the keep probabilities
+// of oneDNN's dropout at a few rates (dropout::keep_probability(r, true),
+// the mask's p that dropout's onednn_compat draws with).
+std::vector<double> onednn_keep_ps() {
+    std::vector<double> ps;
+    for (double rate : {0.0, 1.0, 0.5, 0.1, 0.9, 1e-9, 1 - 1e-9})
+        ps.push_back(dropout::keep_probability(rate, true));
+    return ps;
+}
+
 case_t make_case(prng_t &g, const combo_t &combo, int index) {
     case_t c;
     c.combo = combo;
@@ -419,6 +444,7 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
     switch (combo.kind) {
         case dist_kind::bits: break;
         case dist_kind::threshold32:
+        case dist_kind::onednn:
         case dist_kind::bitsliced: {
             const int b = combo.kind == dist_kind::bitsliced ? combo.b : 32;
             // A tie of the bitsliced rounding: an odd multiple of 2^-(b+1).
@@ -426,15 +452,22 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
                     = 2 * uniform_s64(g, 0, (int64_t(1) << b) - 1) + 1;
             const double tie
                     = static_cast<double>(odd) * std::ldexp(1.0, -(b + 1));
-            const std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 1e-9,
+            const bool onednn = combo.kind == dist_kind::onednn;
+            std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 1e-9,
                     1.0 - std::ldexp(1.0, -33), std::ldexp(1.0, -32),
                     0.7, 0.123456789, tie,
                     std::uniform_real_distribution<double>(0, 1)(g)};
+            if (onednn)
+                for (double keep : onednn_keep_ps())
+                    ps.push_back(keep);
             c.p = pick(g, ps);
             c.runtime_p = index % 3 == 2;
-            const std::vector<float> rps = {0.f, 1.f, 0.5f, 0.3f, 1e-9f,
+            std::vector<float> rps = {0.f, 1.f, 0.5f, 0.3f, 1e-9f,
                     0.99999994f, 0x1p-32f, static_cast<float>(tie),
                     std::uniform_real_distribution<float>(0, 1)(g)};
+            if (onednn)
+                for (double keep : onednn_keep_ps())
+                    rps.push_back(static_cast<float>(keep));
             c.rt_p = pick(g, rps);
             break;
         }
@@ -694,6 +727,7 @@ std::vector<dispatch_case_t> covered_dispatch_cases() {
         v.push_back({combo, memory::desc({7, 45, 13}, t, {1, 7 * 13, 7}, 3)});
         v.push_back({combo, memory::desc({5, 77}, t, {77, 1}, 3)});
         if (combo.kind == dist_kind::threshold32
+                || combo.kind == dist_kind::onednn
                 || combo.kind == dist_kind::bitsliced)
             v.push_back({combo, memory::desc({333}, t), true});
     }
