@@ -49,17 +49,44 @@ std::vector<std::string> created(const std::string &out) {
 }
 
 // Cli's fixture; each script sets the environment of its `"$RNDNN" ...`.
-class CliIsa : public Cli {};
+class CliIsa : public Cli {
+protected:
+    // Runs the command line `cmd` with RNDNN_VERBOSE=dispatch and
+    // RNDNN_MAX_CPU_ISA=`isa`.
+    result_t dispatch(const std::string &isa, const std::string &cmd) {
+        return sh("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=" + isa + " " + cmd);
+    }
+
+    // Runs `gen`, which writes `file`, with RNDNN_MAX_CPU_ISA=none, then
+    // with each cap of `caps` through dispatch(): each run must succeed
+    // and write the same file of `size` bytes; check(cap, result) checks
+    // the rest of each capped run.
+    template <typename F>
+    void each_cap_writes_the_reference(const std::string &gen,
+            const std::string &file, size_t size,
+            const std::vector<cpu_isa> &caps, const F &check) {
+        ASSERT_EQ(sh("RNDNN_MAX_CPU_ISA=none " + gen).status, 0);
+        const bytes_t ref = read_file(dir_ / file);
+        ASSERT_EQ(ref.size(), size);
+        for (cpu_isa cap : caps) {
+            SCOPED_TRACE(isa2str(cap));
+            fs::remove(dir_ / file);
+            const result_t r = dispatch(isa2str(cap), gen);
+            ASSERT_EQ(r.status, 0) << r.err;
+            check(cap, r);
+            EXPECT_TRUE(read_file(dir_ / file) == ref) << "output differs";
+        }
+    }
+};
 
 const std::string gen_bernoulli
-        = " \"$RNDNN\" gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 "
+        = "\"$RNDNN\" gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 "
           "--offset 5 --stream 7 --threads 2 --out m.bin";
 const char *const bernoulli_problem
         = "alg=philox4x32_10,dist=bernoulli:p=0.3:bitsliced:32,dst=bit:3x1000,";
 
 TEST_F(CliIsa, MaxCpuIsaNoneSelectsReference) {
-    const result_t r = sh("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=none"
-            + gen_bernoulli);
+    const result_t r = dispatch("none", gen_bernoulli);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
                       + bernoulli_problem),
@@ -71,52 +98,35 @@ TEST_F(CliIsa, MaxCpuIsaNoneSelectsReference) {
 
 TEST_F(CliIsa, MaxCpuIsaSelectsTheTier) {
     SKIP_WITHOUT_JIT();
-    ASSERT_EQ(sh("RNDNN_MAX_CPU_ISA=none" + gen_bernoulli).status, 0);
-    const bytes_t ref = read_file(dir_ / "m.bin");
-    ASSERT_EQ(ref.size(), 375u);
-    for (cpu_isa tier : available_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "m.bin");
-        const result_t r = sh(std::string("RNDNN_VERBOSE=dispatch "
-                                          "RNDNN_MAX_CPU_ISA=")
-                + isa2str(tier) + gen_bernoulli);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier) + ","
-                          + bernoulli_problem),
-                std::string::npos)
-                << r.out;
-        EXPECT_EQ(created(r.out), std::vector<std::string> {jit_name(tier)})
-                << r.out;
-        EXPECT_TRUE(read_file(dir_ / "m.bin") == ref) << "output differs";
-    }
+    each_cap_writes_the_reference(gen_bernoulli, "m.bin", 375,
+            available_tiers(), [](cpu_isa tier, const result_t &r) {
+                EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier)
+                                  + "," + bernoulli_problem),
+                        std::string::npos)
+                        << r.out;
+                EXPECT_EQ(created(r.out),
+                        std::vector<std::string> {jit_name(tier)})
+                        << r.out;
+            });
 }
 
 // RNDNN_MAX_CPU_ISA caps mt19937's vector words as it caps the JIT
 // kernels, and the verbose line names the code that runs; the words are
 // the same at every tier.
 TEST_F(CliIsa, MaxCpuIsaCapsMt19937) {
-    const std::string gen_mt = " \"$RNDNN\" gen --alg mt19937 --shape 3x1000 "
+    const std::string gen_mt = "\"$RNDNN\" gen --alg mt19937 --shape 3x1000 "
                                "--seed 5489 --offset 600 --threads 2 "
                                "--out w.bin";
-    ASSERT_EQ(sh("RNDNN_MAX_CPU_ISA=none" + gen_mt).status, 0);
-    const bytes_t ref = read_file(dir_ / "w.bin");
-    ASSERT_EQ(ref.size(), 12000u);
-    for (cpu_isa tier : test_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "w.bin");
-        const result_t r = sh(std::string("RNDNN_VERBOSE=dispatch "
-                                          "RNDNN_MAX_CPU_ISA=")
-                + isa2str(tier) + gen_mt);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(created(r.out),
-                std::vector<std::string> {mt19937_impl_name(tier)})
-                << r.out;
-        EXPECT_TRUE(read_file(dir_ / "w.bin") == ref) << "output differs";
-    }
+    each_cap_writes_the_reference(gen_mt, "w.bin", 12000, test_tiers(),
+            [](cpu_isa tier, const result_t &r) {
+                EXPECT_EQ(created(r.out),
+                        std::vector<std::string> {mt19937_impl_name(tier)})
+                        << r.out;
+            });
 }
 
 TEST_F(CliIsa, BadMaxCpuIsaFailsNamingTheValue) {
-    const result_t r = sh("RNDNN_MAX_CPU_ISA=bogus" + gen_bernoulli);
+    const result_t r = sh("RNDNN_MAX_CPU_ISA=bogus " + gen_bernoulli);
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("RNDNN_MAX_CPU_ISA"), std::string::npos) << r.err;
@@ -134,9 +144,8 @@ TEST_F(CliIsa, CheckLevelReportsTheDecliningKernel) {
     if (get_max_cpu_isa() < cpu_isa::sse41)
         GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
                      << isa2str(get_max_cpu_isa());
-    const result_t r = sh("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=sse41 "
-                          "\"$RNDNN\" gen --dist uniform --shape 64 "
-                          "--out u.bin");
+    const result_t r = dispatch(
+            "sse41", "\"$RNDNN\" gen --dist uniform --shape 64 --out u.bin");
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string prefix = "rndnn_verbose,check,jit:sse41,"
                                "alg=philox4x32_10,dist=uniform:0:1,"
