@@ -10,20 +10,15 @@
 //   every algorithm and Bernoulli method the RNG JIT covers, every dt,
 //   with and without the mask output, unaligned mask offset0, data offsets
 //   and sizes that cut units, 1..3 threads, runtime p, the oneDNN keep rule
-//   and p = 0 and 1; and which problems it declines.
-// - RngJit.OnednnKeepEqualsReference: the RNG's JIT kernels with the
-//   internal oneDNN keep rule, which the public API cannot reach.
-// - RngJit.LazyBitslicedEqualsEager: bitsliced(b) evaluated lazily against
-//   the eager code (and the reference), for every b in 1..32, every engine
-//   with lazy code, p = 0, 1, 2^-32, 1 - 2^-32, dyadic and not, at runtime,
-//   offsets that cut groups and carry the block index past 2^32, unaligned
-//   dst and 1..3 threads. The fused kernel's combos force each evaluation.
+//   and p = 0 and 1; and which problems it declines. Its combos force
+//   each bitsliced evaluation (lazy, eager), as
+//   RngJit.LazyBitslicedEqualsEager (test_rng_jit.cpp) does for the RNG's
+//   kernels.
 //
 // Cases come from a std::mt19937_64 with a fixed seed; every failure prints
 // its case. In a build without JIT the apply tests skip and the others,
 // whose entry points do not exist there, are not built.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iomanip>
@@ -37,7 +32,6 @@
 
 #include "pipeline/apply.hpp"
 #include "pipeline/fused.hpp"
-#include "rng/distributions.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/utils.hpp"
 #include "tests/test_utils.hpp"
@@ -47,33 +41,13 @@ using namespace rndnn::impl;
 
 namespace {
 
-using prng_t = std::mt19937_64;
-
 // The tiers with JIT kernels that this process may use (best first).
 using rndnn::test::available_tiers;
-
-#define SKIP_WITHOUT_JIT() \
-    do { \
-        if (available_tiers().empty()) \
-            GTEST_SKIP() << "no JIT tier: get_max_cpu_isa() = " \
-                         << isa2str(get_max_cpu_isa()); \
-    } while (0)
-
-int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
-}
-
-// The index of the first differing byte, or -1.
-int64_t first_diff(
-        const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
-    const auto m = std::mismatch(a.begin(), a.end(), b.begin());
-    return m.first == a.end() ? -1 : m.first - a.begin();
-}
-
-template <typename T>
-T pick(prng_t &g, const std::vector<T> &v) {
-    return v[static_cast<size_t>(uniform_s64(g, 0, int64_t(v.size()) - 1))];
-}
+// The case generator's helpers and SKIP_WITHOUT_JIT: test_utils.hpp.
+using rndnn::test::first_diff;
+using rndnn::test::pick;
+using rndnn::test::prng_t;
+using rndnn::test::uniform_s64;
 
 std::string hex(const void *p, size_t n) {
     std::ostringstream os;
@@ -269,125 +243,6 @@ TEST(ApplyJit, Declines) {
 }
 
 #if RNDNN_ENABLE_JIT
-
-// --- the RNG's oneDNN keep rule ---------------------------------------------
-
-// oneDNN keeps iff W > (2^32 - 1) * r (r the f32 rate, in double); the keep
-// rule's p is exact: threshold32 of it is 2^32 - 1 - floor((2^32 - 1) * r)
-// for every rate, including the four (the 0x1.00000xp-3x below) for which
-// 1 - (1 - r) in double is not r, which is why p is not 1 - r.
-TEST(RngJit, OnednnKeepProbabilityIsExact) {
-    const double max32 = 4294967295.0;
-    std::vector<float> rates = {0.f, 1.f, 0.5f, 0.1f, 0.9f, 1e-9f,
-            0x1.000002p-32f, 0x1.000004p-32f, 0x1.000002p-31f,
-            0x1.800002p-31f, std::nextafter(1.f, 0.f), 1e-45f};
-    prng_t g(11);
-    for (int i = 0; i < 1000; ++i)
-        rates.push_back(std::uniform_real_distribution<float>(0.f, 1.f)(g));
-    for (float r : rates) {
-        const auto want = static_cast<uint64_t>(max32 - std::floor(max32 * r));
-        EXPECT_EQ(bernoulli_threshold32(onednn_keep_probability(r)), want) << r;
-    }
-}
-
-// The oneDNN keep rule is internal (dropout sets it), so test_jit.cpp,
-// which goes through the public API, cannot reach it: the RNG's JIT kernels
-// against its reference, for bit and u8 masks.
-TEST(RngJit, OnednnKeepEqualsReference) {
-    SKIP_WITHOUT_JIT();
-    prng_t g(3);
-    for (data_type dt : {data_type::bit, data_type::u8})
-        for (double rate : {0.0, 1.0, 0.5, 0.1, 0.9, 1e-9, 1 - 1e-9}) {
-            const int64_t n = uniform_s64(g, 1, 5000);
-            const memory::desc md({n}, dt);
-            rng::desc d(rng_alg::philox4x32_10_onednn, md);
-            post_ops po;
-            po.append_bernoulli(
-                    onednn_keep_probability(rate), bernoulli_method::onednn);
-            primitive_attr attr;
-            attr.set_post_ops(po);
-            const rng_conf_t conf = make_rng_conf(d, attr);
-            rng_run_t run;
-            run.seed = g();
-            run.stream = g();
-            run.offset = uniform_s64(g, 0, 1 << 20);
-            run.p = onednn_keep_probability(rate);
-            std::vector<uint8_t> want(md.get_size()), got(md.get_size());
-            run.dst = want.data();
-            create_ref_rng(conf)->execute(run);
-            for (cpu_isa isa : available_tiers()) {
-                std::string why;
-                ASSERT_TRUE(init_jit_rng(isa, conf, why)) << why;
-                run.dst = got.data();
-                create_jit_rng(isa, conf)->execute(run);
-                ASSERT_EQ(first_diff(want, got), -1)
-                        << isa2str(isa) << " dt=" << dt2str(dt)
-                        << " rate=" << rate << " n=" << n;
-            }
-        }
-}
-
-// The evaluation is internal (rng_conf_t::eval): the JIT kernels forced
-// lazy, forced eager and the reference must give the same bits.
-TEST(RngJit, LazyBitslicedEqualsEager) {
-    SKIP_WITHOUT_JIT();
-    prng_t g(21);
-    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
-                 rng_alg::threefry4x32_20, rng_alg::multfly})
-        for (int b = 1; b <= 32; ++b) {
-            const double ulp = std::ldexp(1.0, -b);
-            const double ps[] = {0.0, 1.0, 0x1p-32, 1 - 0x1p-32, 0.5, 0.375,
-                    ulp, 1 - ulp, 0.9, 0.1,
-                    std::uniform_real_distribution<double>(0, 1)(g)};
-            for (size_t i = 0; i < std::size(ps); ++i) {
-                const double p = ps[i];
-                const bool runtime = i % 4 == 3;
-                const int64_t n = i % 3 == 0 ? uniform_s64(g, 1, 300)
-                                             : uniform_s64(g, 2000, 40000);
-                const int64_t off0 = pick<int64_t>(g, {0, 0, 3, 8, 13});
-                const memory::desc md({n}, data_type::bit, {1}, off0);
-                rng::desc d(alg, md);
-                d.with_offset = true;
-                d.runtime_p = runtime;
-                post_ops po;
-                po.append_bernoulli(runtime ? 0.25 : p,
-                        bernoulli_method::bitsliced, b);
-                primitive_attr attr;
-                attr.set_post_ops(po);
-                rng_conf_t lazy = make_rng_conf(d, attr);
-                rng_conf_t eager = lazy;
-                lazy.eval = bitsliced_eval_t::lazy;
-                eager.eval = bitsliced_eval_t::eager;
-                // Block index c = (g / 32) * b / 4 passes 2^32 near g =
-                // 2^39 / b: start there now and then.
-                const int64_t carry = (int64_t(1) << 39) / b - n / 2;
-                rng_run_t run;
-                run.seed = g();
-                run.stream = g();
-                run.offset = pick<int64_t>(g, {0, 1, 31, 2047, 2049, carry,
-                        carry + 17, uniform_s64(g, 0, int64_t(1) << 50)});
-                run.p = runtime ? static_cast<float>(p) : p;
-                run.nthr = static_cast<int>(uniform_s64(g, 1, 3));
-                std::vector<uint8_t> want(md.get_size(), 0x5a);
-                run.dst = want.data();
-                create_ref_rng(eager)->execute(run);
-                for (cpu_isa isa : available_tiers())
-                    for (const rng_conf_t *c : {&eager, &lazy}) {
-                        std::vector<uint8_t> got(md.get_size(), 0x5a);
-                        run.dst = got.data();
-                        create_jit_rng(isa, *c)->execute(run);
-                        ASSERT_EQ(first_diff(want, got), -1)
-                                << isa2str(isa) << " " << alg2str(alg)
-                                << (c == &lazy ? " lazy" : " eager")
-                                << " b=" << b << " p=" << std::hexfloat
-                                << run.p << std::defaultfloat
-                                << " n=" << n << " offset=" << run.offset
-                                << " offset0=" << off0
-                                << " nthr=" << run.nthr;
-                    }
-            }
-        }
-}
 
 // --- fused ------------------------------------------------------------------
 

@@ -2,8 +2,10 @@
 #ifndef RNDNN_TESTS_TEST_UTILS_HPP
 #define RNDNN_TESTS_TEST_UTILS_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,39 @@ inline const std::vector<rng_alg> &all_algs() {
             rng_alg::mcg31m1, rng_alg::mt19937, rng_alg::multfly};
     return algs;
 }
+
+// The generator of the suites' random cases, seeded by each test.
+using prng_t = std::mt19937_64;
+
+// A uniform integer in [lo, hi].
+inline int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+}
+
+// A uniformly chosen element of v (not empty).
+template <typename T>
+T pick(prng_t &g, const std::vector<T> &v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(g)];
+}
+
+// The index of the first byte where a and b differ, or -1 (b is at least
+// as long as a).
+inline int64_t first_diff(
+        const std::vector<uint8_t> &a, const std::vector<uint8_t> &b) {
+    const auto m = std::mismatch(a.begin(), a.end(), b.begin());
+    return m.first == a.end() ? -1 : m.first - a.begin();
+}
+
+// Skips the test where no JIT tier is available (available_tiers() is
+// empty).
+#define SKIP_WITHOUT_JIT() \
+    do { \
+        if (::rndnn::test::available_tiers().empty()) \
+            GTEST_SKIP() << "no JIT tier available: get_max_cpu_isa() = " \
+                         << ::rndnn::isa2str(::rndnn::get_max_cpu_isa()) \
+                         << " (a build without JIT, a CPU without SSE4.1, " \
+                            "or RNDNN_MAX_CPU_ISA=none)"; \
+    } while (0)
 
 } // namespace test
 } // namespace rndnn

@@ -1,7 +1,7 @@
-// The ISA tiers: every JIT tier must write exactly the bytes of the
+// The RNG's ISA tiers: every JIT tier must write exactly the bytes of the
 // reference kernel (padding, bits outside the tensor and the bytes around
-// the buffer included), the implementation list must pick the tier an ISA
-// cap asks for, and RNDNN_MAX_CPU_ISA must reach the dispatcher.
+// the buffer included), and the implementation list must pick the tier an
+// ISA cap asks for.
 //
 // JitEquality.* compares, for every (algorithm, distribution, dst type)
 // the JIT kernels cover (and a few they do not, which fall back), the
@@ -12,7 +12,18 @@
 // 1), RNDNN_TEST_JIT_CASES=<n> the number of cases per covered
 // combination (default 64).
 //
-// JitDispatch.* and JitCli.* state which implementation serves a problem.
+// JitDispatch.* states which implementation serves a problem, JitIsa.* the
+// tiers' names and the attribute's cap; RNDNN_MAX_CPU_ISA and
+// RNDNN_VERBOSE through the CLI are test_cli_isa.cpp's.
+//
+// RngJit.* reach inside the RNG: OnednnKeepProbabilityIsExact checks the
+// oneDNN keep probability (rng/distributions.hpp) against oneDNN's rule for
+// every f32 rate it lists; LazyBitslicedEqualsEager checks bitsliced(b)
+// evaluated lazily against the eager code (and the reference), for every b
+// in 1..32, every engine with lazy code, p = 0, 1, 2^-32, 1 - 2^-32,
+// dyadic and not, at runtime, offsets that cut groups and carry the block
+// index past 2^32, unaligned dst and 1..3 threads (the JIT kernels' entry
+// points, so built in JIT builds only).
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -20,11 +31,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <iterator>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -33,10 +41,10 @@
 #include <utility>
 #include <vector>
 
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
+#include "rng/distributions.hpp"
+#include "rng/rng_impl.hpp"
 #include "src/cpu_isa.hpp"
 #include "tests/test_utils.hpp"
 
@@ -54,25 +62,21 @@ constexpr int32_t s32_min = std::numeric_limits<int32_t>::min();
 using impl::jit_tiers;
 // The tiers this process may use: test::available_tiers() (test_utils.hpp).
 
-#define SKIP_WITHOUT_JIT() \
-    do { \
-        if (available_tiers().empty()) \
-            GTEST_SKIP() << "no JIT tier available: get_max_cpu_isa() = " \
-                         << isa2str(get_max_cpu_isa()) \
-                         << " (a build without JIT, a CPU without SSE4.1, " \
-                            "or RNDNN_MAX_CPU_ISA=none)"; \
-    } while (0)
-
 std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
 
 // --- problems ---------------------------------------------------------------
 
-enum class dist_kind { bits, threshold32, bitsliced, uniform, normal };
+// onednn: the Bernoulli method bernoulli_method::onednn (oneDNN's dropout
+// rule, threshold32 on complemented words), named "bernoulli_onednn" so
+// that a combination's name does not read as the algorithm
+// philox4x32_10_onednn.
+enum class dist_kind { bits, threshold32, onednn, bitsliced, uniform, normal };
 
 const char *kind2str(dist_kind k) {
     switch (k) {
         case dist_kind::bits: return "bits";
         case dist_kind::threshold32: return "threshold32";
+        case dist_kind::onednn: return "bernoulli_onednn";
         case dist_kind::bitsliced: return "bitsliced";
         case dist_kind::uniform: return "uniform";
         case dist_kind::normal: return "normal";
@@ -95,9 +99,10 @@ struct combo_t {
 };
 
 // What the JIT kernels cover (docs/jit.md): philox4x32_10,
-// philox4x32_10_onednn, threefry4x32_20, mcg31m1 with bits -> u32,
-// threshold32 -> bit/u8, bitsliced(b) -> bit (mcg31m1 refuses bitsliced),
-// uniform -> f32/bf16 (avx2 and up), normal -> f32.
+// philox4x32_10_onednn, threefry4x32_20, mcg31m1, multfly with bits -> u32,
+// threshold32 and onednn -> bit/u8, bitsliced(b) -> bit (mcg31m1's 31-bit
+// words refuse onednn and bitsliced), uniform -> f32/bf16 (avx2 and up),
+// normal -> f32.
 // Every other valid problem falls back to the reference at every tier:
 // ref:any, or for mt19937 simd:<tier> (the reference with that tier's
 // vector words) where the tier has them.
@@ -121,9 +126,12 @@ std::vector<combo_t> covered_combos() {
         c.push_back({alg, dist_kind::bits, data_type::u32});
         c.push_back({alg, dist_kind::threshold32, data_type::bit});
         c.push_back({alg, dist_kind::threshold32, data_type::u8});
-        if (alg != rng_alg::mcg31m1)
+        if (alg != rng_alg::mcg31m1) {
+            c.push_back({alg, dist_kind::onednn, data_type::bit});
+            c.push_back({alg, dist_kind::onednn, data_type::u8});
             for (int b : {1, 2, 3, 8, 13, 32})
                 c.push_back({alg, dist_kind::bitsliced, data_type::bit, b});
+        }
         c.push_back({alg, dist_kind::uniform, data_type::f32});
         c.push_back({alg, dist_kind::uniform, data_type::bf16});
         c.push_back({alg, dist_kind::normal, data_type::f32});
@@ -136,6 +144,7 @@ std::vector<combo_t> uncovered_combos() {
     const rng_alg mt = rng_alg::mt19937;
     c.push_back({mt, dist_kind::bits, data_type::u32, 0, false});
     c.push_back({mt, dist_kind::threshold32, data_type::bit, 0, false});
+    c.push_back({mt, dist_kind::onednn, data_type::bit, 0, false});
     c.push_back({mt, dist_kind::uniform, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::normal, data_type::f32, 0, false});
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mcg31m1}) {
@@ -180,6 +189,7 @@ struct case_t {
         switch (combo.kind) {
             case dist_kind::bits: break;
             case dist_kind::threshold32:
+            case dist_kind::onednn:
             case dist_kind::bitsliced:
                 if (combo.kind == dist_kind::bitsliced) os << "(b=" << combo.b << ")";
                 if (runtime_p)
@@ -215,6 +225,10 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
         case dist_kind::threshold32:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
                     bernoulli_method::threshold32);
+            break;
+        case dist_kind::onednn:
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
+                    bernoulli_method::onednn);
             break;
         case dist_kind::bitsliced:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
@@ -273,16 +287,7 @@ std::string execute_case(const case_t &c, cpu_isa cap, void *handle) {
 
 // --- the case generator -----------------------------------------------------
 
-using prng_t = std::mt19937_64;
-
-template <typename T>
-T pick(prng_t &g, const std::vector<T> &v) {
-    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(g)];
-}
-
-int64_t uniform_s64(prng_t &g, int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
-}
+// prng_t, pick and uniform_s64: test_utils.hpp.
 
 bool coin(prng_t &g, double p_true) {
     return std::bernoulli_distribution(p_true)(g);
@@ -386,6 +391,16 @@ dim_t make_nelems(prng_t &g, int bucket) {
     }
 }
 
+// The kind onednn's p values beside threshold32's: the keep probabilities
+// of oneDNN's dropout at a few rates (dropout::keep_probability(r, true),
+// the mask's p that dropout's onednn_compat draws with).
+std::vector<double> onednn_keep_ps() {
+    std::vector<double> ps;
+    for (double rate : {0.0, 1.0, 0.5, 0.1, 0.9, 1e-9, 1 - 1e-9})
+        ps.push_back(dropout::keep_probability(rate, true));
+    return ps;
+}
+
 case_t make_case(prng_t &g, const combo_t &combo, int index) {
     case_t c;
     c.combo = combo;
@@ -429,6 +444,7 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
     switch (combo.kind) {
         case dist_kind::bits: break;
         case dist_kind::threshold32:
+        case dist_kind::onednn:
         case dist_kind::bitsliced: {
             const int b = combo.kind == dist_kind::bitsliced ? combo.b : 32;
             // A tie of the bitsliced rounding: an odd multiple of 2^-(b+1).
@@ -436,15 +452,22 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
                     = 2 * uniform_s64(g, 0, (int64_t(1) << b) - 1) + 1;
             const double tie
                     = static_cast<double>(odd) * std::ldexp(1.0, -(b + 1));
-            const std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 1e-9,
+            const bool onednn = combo.kind == dist_kind::onednn;
+            std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 1e-9,
                     1.0 - std::ldexp(1.0, -33), std::ldexp(1.0, -32),
                     0.7, 0.123456789, tie,
                     std::uniform_real_distribution<double>(0, 1)(g)};
+            if (onednn)
+                for (double keep : onednn_keep_ps())
+                    ps.push_back(keep);
             c.p = pick(g, ps);
             c.runtime_p = index % 3 == 2;
-            const std::vector<float> rps = {0.f, 1.f, 0.5f, 0.3f, 1e-9f,
+            std::vector<float> rps = {0.f, 1.f, 0.5f, 0.3f, 1e-9f,
                     0.99999994f, 0x1p-32f, static_cast<float>(tie),
                     std::uniform_real_distribution<float>(0, 1)(g)};
+            if (onednn)
+                for (double keep : onednn_keep_ps())
+                    rps.push_back(static_cast<float>(keep));
             c.rt_p = pick(g, rps);
             break;
         }
@@ -704,6 +727,7 @@ std::vector<dispatch_case_t> covered_dispatch_cases() {
         v.push_back({combo, memory::desc({7, 45, 13}, t, {1, 7 * 13, 7}, 3)});
         v.push_back({combo, memory::desc({5, 77}, t, {77, 1}, 3)});
         if (combo.kind == dist_kind::threshold32
+                || combo.kind == dist_kind::onednn
                 || combo.kind == dist_kind::bitsliced)
             v.push_back({combo, memory::desc({333}, t), true});
     }
@@ -843,181 +867,102 @@ TEST(JitIsa, BadAttributeCapIsNamed) {
     EXPECT_ERROR_NAMES(rng::primitive_desc(d, attr), "-1");
 }
 
-// --- JitCli: RNDNN_MAX_CPU_ISA and RNDNN_VERBOSE through the CLI ------------
+// --- RngJit: what the public API does not reach ----------------------------
 
-namespace fs = std::filesystem;
+using impl::bernoulli_threshold32;
+using impl::onednn_keep_probability;
 
-std::string quote(const std::string &s) {
-    std::string q = "'";
-    for (char ch : s)
-        q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return q + "'";
-}
-
-std::string slurp(const fs::path &path) {
-    std::ifstream is(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(is), {});
-}
-
-std::vector<std::string> lines_starting(
-        const std::string &text, const std::string &prefix) {
-    std::vector<std::string> v;
-    std::istringstream is(text);
-    for (std::string line; std::getline(is, line);)
-        if (line.rfind(prefix, 0) == 0) v.push_back(line);
-    return v;
-}
-
-class JitCli : public ::testing::Test {
-protected:
-    struct result_t {
-        int status = -1;
-        std::string out, err;
-    };
-
-    void SetUp() override {
-        std::string tmpl = fs::temp_directory_path() / "rndnn_jit.XXXXXX";
-        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-        dir_ = tmpl;
+// oneDNN keeps iff W > (2^32 - 1) * r (r the f32 rate, in double); the keep
+// rule's p is exact: threshold32 of it is 2^32 - 1 - floor((2^32 - 1) * r)
+// for every rate, including the four (the 0x1.00000xp-3x below) for which
+// 1 - (1 - r) in double is not r, which is why p is not 1 - r.
+TEST(RngJit, OnednnKeepProbabilityIsExact) {
+    const double max32 = 4294967295.0;
+    std::vector<float> rates = {0.f, 1.f, 0.5f, 0.1f, 0.9f, 1e-9f,
+            0x1.000002p-32f, 0x1.000004p-32f, 0x1.000002p-31f,
+            0x1.800002p-31f, std::nextafter(1.f, 0.f), 1e-45f};
+    prng_t g(11);
+    for (int i = 0; i < 1000; ++i)
+        rates.push_back(std::uniform_real_distribution<float>(0.f, 1.f)(g));
+    for (float r : rates) {
+        const auto want = static_cast<uint64_t>(max32 - std::floor(max32 * r));
+        EXPECT_EQ(bernoulli_threshold32(onednn_keep_probability(r)), want) << r;
     }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    // Runs `env... rndnn args` in dir_.
-    result_t run(const std::string &env, const std::string &args) {
-        const std::string cmd = "cd " + quote(dir_) + " && env " + env + " "
-                + quote(RNDNN_CLI_PATH) + " " + args + " >"
-                + quote(dir_ / "stdout.txt") + " 2>"
-                + quote(dir_ / "stderr.txt");
-        const int rc = std::system(cmd.c_str());
-        result_t r;
-        r.status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-        r.out = slurp(dir_ / "stdout.txt");
-        r.err = slurp(dir_ / "stderr.txt");
-        fs::remove(dir_ / "stdout.txt");
-        fs::remove(dir_ / "stderr.txt");
-        return r;
-    }
-
-    // The implementations named by the creation lines of `out`.
-    // The implementations created, each once: gen creates one primitive
-    // to check the whole problem, then one per size of its pieces.
-    static std::vector<std::string> created(const std::string &out) {
-        std::vector<std::string> v;
-        for (const std::string &line :
-                lines_starting(out, "rndnn_verbose,create,")) {
-            const size_t s = std::strlen("rndnn_verbose,create,");
-            const std::string name = line.substr(s, line.find(',', s) - s);
-            if (std::find(v.begin(), v.end(), name) == v.end())
-                v.push_back(name);
-        }
-        return v;
-    }
-
-    fs::path dir_;
-};
-
-const char *const gen_bernoulli
-        = "gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 --offset 5 "
-          "--stream 7 --threads 2 --out m.bin";
-const char *const bernoulli_problem
-        = "alg=philox4x32_10,dist=bernoulli:p=0.3:bitsliced:32,dst=bit:3x1000,";
-
-TEST_F(JitCli, MaxCpuIsaNoneSelectsReference) {
-    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=none",
-            gen_bernoulli);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
-                      + bernoulli_problem),
-            std::string::npos)
-            << r.out;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
-    EXPECT_EQ(slurp(dir_ / "m.bin").size(), 375u);
 }
 
-TEST_F(JitCli, MaxCpuIsaSelectsTheTier) {
+
+#if RNDNN_ENABLE_JIT
+
+using impl::bitsliced_eval_t;
+using impl::create_jit_rng;
+using impl::create_ref_rng;
+using impl::make_rng_conf;
+using impl::rng_conf_t;
+using impl::rng_run_t;
+
+// The evaluation is internal (rng_conf_t::eval): the JIT kernels forced
+// lazy, forced eager and the reference must give the same bits.
+TEST(RngJit, LazyBitslicedEqualsEager) {
     SKIP_WITHOUT_JIT();
-    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_bernoulli).status, 0);
-    const std::string ref = slurp(dir_ / "m.bin");
-    ASSERT_EQ(ref.size(), 375u);
-    for (cpu_isa tier : available_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "m.bin");
-        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
-                                           "RNDNN_MAX_CPU_ISA=")
-                        + isa2str(tier),
-                gen_bernoulli);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier) + ","
-                          + bernoulli_problem),
-                std::string::npos)
-                << r.out;
-        EXPECT_EQ(created(r.out), std::vector<std::string> {jit_name(tier)})
-                << r.out;
-        EXPECT_TRUE(slurp(dir_ / "m.bin") == ref) << "output differs";
-    }
+    prng_t g(21);
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly})
+        for (int b = 1; b <= 32; ++b) {
+            const double ulp = std::ldexp(1.0, -b);
+            const double ps[] = {0.0, 1.0, 0x1p-32, 1 - 0x1p-32, 0.5, 0.375,
+                    ulp, 1 - ulp, 0.9, 0.1,
+                    std::uniform_real_distribution<double>(0, 1)(g)};
+            for (size_t i = 0; i < std::size(ps); ++i) {
+                const double p = ps[i];
+                const bool runtime = i % 4 == 3;
+                const int64_t n = i % 3 == 0 ? uniform_s64(g, 1, 300)
+                                             : uniform_s64(g, 2000, 40000);
+                const int64_t off0 = pick<int64_t>(g, {0, 0, 3, 8, 13});
+                const memory::desc md({n}, data_type::bit, {1}, off0);
+                rng::desc d(alg, md);
+                d.with_offset = true;
+                d.runtime_p = runtime;
+                post_ops po;
+                po.append_bernoulli(runtime ? 0.25 : p,
+                        bernoulli_method::bitsliced, b);
+                primitive_attr attr;
+                attr.set_post_ops(po);
+                rng_conf_t lazy = make_rng_conf(d, attr);
+                rng_conf_t eager = lazy;
+                lazy.eval = bitsliced_eval_t::lazy;
+                eager.eval = bitsliced_eval_t::eager;
+                // Block index c = (g / 32) * b / 4 passes 2^32 near g =
+                // 2^39 / b: start there now and then.
+                const int64_t carry = (int64_t(1) << 39) / b - n / 2;
+                rng_run_t run;
+                run.seed = g();
+                run.stream = g();
+                run.offset = pick<int64_t>(g, {0, 1, 31, 2047, 2049, carry,
+                        carry + 17, uniform_s64(g, 0, int64_t(1) << 50)});
+                run.p = runtime ? static_cast<float>(p) : p;
+                run.nthr = static_cast<int>(uniform_s64(g, 1, 3));
+                std::vector<uint8_t> want(md.get_size(), 0x5a);
+                run.dst = want.data();
+                create_ref_rng(eager)->execute(run);
+                for (cpu_isa isa : available_tiers())
+                    for (const rng_conf_t *c : {&eager, &lazy}) {
+                        std::vector<uint8_t> got(md.get_size(), 0x5a);
+                        run.dst = got.data();
+                        create_jit_rng(isa, *c)->execute(run);
+                        ASSERT_EQ(first_diff(want, got), -1)
+                                << isa2str(isa) << " " << alg2str(alg)
+                                << (c == &lazy ? " lazy" : " eager")
+                                << " b=" << b << " p=" << std::hexfloat
+                                << run.p << std::defaultfloat
+                                << " n=" << n << " offset=" << run.offset
+                                << " offset0=" << off0
+                                << " nthr=" << run.nthr;
+                    }
+            }
+        }
 }
 
-// RNDNN_MAX_CPU_ISA caps mt19937's vector words as it caps the JIT
-// kernels, and the verbose line names the code that runs; the words are
-// the same at every tier.
-TEST_F(JitCli, MaxCpuIsaCapsMt19937) {
-    const char *const gen_mt = "gen --alg mt19937 --shape 3x1000 --seed 5489 "
-                               "--offset 600 --threads 2 --out w.bin";
-    ASSERT_EQ(run("RNDNN_MAX_CPU_ISA=none", gen_mt).status, 0);
-    const std::string ref = slurp(dir_ / "w.bin");
-    ASSERT_EQ(ref.size(), 12000u);
-    for (cpu_isa tier : test_tiers()) {
-        SCOPED_TRACE(isa2str(tier));
-        fs::remove(dir_ / "w.bin");
-        const result_t r = run(std::string("RNDNN_VERBOSE=dispatch "
-                                           "RNDNN_MAX_CPU_ISA=")
-                        + isa2str(tier),
-                gen_mt);
-        ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_EQ(created(r.out),
-                std::vector<std::string> {mt19937_impl_name(tier)})
-                << r.out;
-        EXPECT_TRUE(slurp(dir_ / "w.bin") == ref) << "output differs";
-    }
-}
 
-TEST_F(JitCli, BadMaxCpuIsaFailsNamingTheValue) {
-    const result_t r = run("RNDNN_MAX_CPU_ISA=bogus", gen_bernoulli);
-    EXPECT_NE(r.status, 0);
-    EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("RNDNN_MAX_CPU_ISA"), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
-    // Also with the reference kernel asked for by --dist bits.
-    const result_t b = run("RNDNN_MAX_CPU_ISA=AVX9",
-            "gen --shape 8 --out w.bin");
-    EXPECT_NE(b.status, 0);
-    EXPECT_NE(b.err.find("AVX9"), std::string::npos) << b.err;
-    EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
-}
-
-// The sse41 kernel must say why it
-// declines uniform.
-TEST_F(JitCli, CheckLevelReportsTheDecliningKernel) {
-    if (get_max_cpu_isa() < cpu_isa::sse41)
-        GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
-                     << isa2str(get_max_cpu_isa());
-    const result_t r = run("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=sse41",
-            "gen --dist uniform --shape 64 --out u.bin");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const std::string prefix = "rndnn_verbose,check,jit:sse41,"
-                               "alg=philox4x32_10,dist=uniform:0:1,"
-                               "dst=f32:64,declined: ";
-    const auto declined = lines_starting(r.out, prefix);
-    ASSERT_FALSE(declined.empty()) << r.out;
-    for (const std::string &line : declined)
-        EXPECT_GT(line.size(), prefix.size()) << "no reason given: " << line;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
-    // At level check, the creation line is not printed.
-    const result_t c = run("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41",
-            "gen --dist uniform --shape 64 --out v.bin");
-    ASSERT_EQ(c.status, 0) << c.err;
-    EXPECT_FALSE(lines_starting(c.out, prefix).empty()) << c.out;
-    EXPECT_TRUE(created(c.out).empty()) << c.out;
-}
+#endif
 
 } // namespace

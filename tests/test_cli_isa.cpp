@@ -1,0 +1,167 @@
+// CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA and RNDNN_VERBOSE=check|
+// dispatch through `rndnn gen` state which implementation serves a problem
+// (its verbose lines), that every tier writes the reference's file, and
+// that a bad cap fails naming its value. The library's side of the same
+// (the attribute's cap, the implementation list) is test_rng_jit.cpp's.
+// In a build without JIT (get_max_cpu_isa() == none) the tests that need a
+// tier skip.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "rndnn/rndnn.hpp"
+#include "src/cpu_isa.hpp"
+#include "tests/cli_fixture.hpp"
+#include "tests/test_utils.hpp"
+
+namespace {
+
+using namespace rndnn;
+using namespace rndnn::test;
+
+std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
+
+std::vector<std::string> lines_starting(
+        const std::string &text, const std::string &prefix) {
+    std::vector<std::string> v;
+    std::istringstream is(text);
+    for (std::string line; std::getline(is, line);)
+        if (line.rfind(prefix, 0) == 0) v.push_back(line);
+    return v;
+}
+
+// The implementations named by the creation lines of `out`, each once: gen
+// creates one primitive to check the whole problem, then one per size of
+// its pieces.
+std::vector<std::string> created(const std::string &out) {
+    std::vector<std::string> v;
+    for (const std::string &line :
+            lines_starting(out, "rndnn_verbose,create,")) {
+        const size_t s = std::strlen("rndnn_verbose,create,");
+        const std::string name = line.substr(s, line.find(',', s) - s);
+        if (std::find(v.begin(), v.end(), name) == v.end()) v.push_back(name);
+    }
+    return v;
+}
+
+// Cli's fixture; each script sets the environment of its `"$RNDNN" ...`.
+class CliIsa : public Cli {
+protected:
+    // Runs the command line `cmd` with RNDNN_VERBOSE=dispatch and
+    // RNDNN_MAX_CPU_ISA=`isa`.
+    result_t dispatch(const std::string &isa, const std::string &cmd) {
+        return sh("RNDNN_VERBOSE=dispatch RNDNN_MAX_CPU_ISA=" + isa + " " + cmd);
+    }
+
+    // Runs `gen`, which writes `file`, with RNDNN_MAX_CPU_ISA=none, then
+    // with each cap of `caps` through dispatch(): each run must succeed
+    // and write the same file of `size` bytes; check(cap, result) checks
+    // the rest of each capped run.
+    template <typename F>
+    void each_cap_writes_the_reference(const std::string &gen,
+            const std::string &file, size_t size,
+            const std::vector<cpu_isa> &caps, const F &check) {
+        ASSERT_EQ(sh("RNDNN_MAX_CPU_ISA=none " + gen).status, 0);
+        const bytes_t ref = read_file(dir_ / file);
+        ASSERT_EQ(ref.size(), size);
+        for (cpu_isa cap : caps) {
+            SCOPED_TRACE(isa2str(cap));
+            fs::remove(dir_ / file);
+            const result_t r = dispatch(isa2str(cap), gen);
+            ASSERT_EQ(r.status, 0) << r.err;
+            check(cap, r);
+            EXPECT_TRUE(read_file(dir_ / file) == ref) << "output differs";
+        }
+    }
+};
+
+const std::string gen_bernoulli
+        = "\"$RNDNN\" gen --dist bernoulli --p 0.3 --shape 3x1000 --seed -3 "
+          "--offset 5 --stream 7 --threads 2 --out m.bin";
+const char *const bernoulli_problem
+        = "alg=philox4x32_10,dist=bernoulli:p=0.3:bitsliced:32,dst=bit:3x1000,";
+
+TEST_F(CliIsa, MaxCpuIsaNoneSelectsReference) {
+    const result_t r = dispatch("none", gen_bernoulli);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
+                      + bernoulli_problem),
+            std::string::npos)
+            << r.out;
+    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+    EXPECT_EQ(read_file(dir_ / "m.bin").size(), 375u);
+}
+
+TEST_F(CliIsa, MaxCpuIsaSelectsTheTier) {
+    SKIP_WITHOUT_JIT();
+    each_cap_writes_the_reference(gen_bernoulli, "m.bin", 375,
+            available_tiers(), [](cpu_isa tier, const result_t &r) {
+                EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier)
+                                  + "," + bernoulli_problem),
+                        std::string::npos)
+                        << r.out;
+                EXPECT_EQ(created(r.out),
+                        std::vector<std::string> {jit_name(tier)})
+                        << r.out;
+            });
+}
+
+// RNDNN_MAX_CPU_ISA caps mt19937's vector words as it caps the JIT
+// kernels, and the verbose line names the code that runs; the words are
+// the same at every tier.
+TEST_F(CliIsa, MaxCpuIsaCapsMt19937) {
+    const std::string gen_mt = "\"$RNDNN\" gen --alg mt19937 --shape 3x1000 "
+                               "--seed 5489 --offset 600 --threads 2 "
+                               "--out w.bin";
+    each_cap_writes_the_reference(gen_mt, "w.bin", 12000, test_tiers(),
+            [](cpu_isa tier, const result_t &r) {
+                EXPECT_EQ(created(r.out),
+                        std::vector<std::string> {mt19937_impl_name(tier)})
+                        << r.out;
+            });
+}
+
+TEST_F(CliIsa, BadMaxCpuIsaFailsNamingTheValue) {
+    const result_t r = sh("RNDNN_MAX_CPU_ISA=bogus " + gen_bernoulli);
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("RNDNN_MAX_CPU_ISA"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
+    // Also with the reference kernel asked for by --dist bits.
+    const result_t b = sh("RNDNN_MAX_CPU_ISA=AVX9 \"$RNDNN\" gen --shape 8 "
+                          "--out w.bin");
+    EXPECT_NE(b.status, 0);
+    EXPECT_NE(b.err.find("AVX9"), std::string::npos) << b.err;
+    EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
+}
+
+// The sse41 kernel must say why it declines uniform.
+TEST_F(CliIsa, CheckLevelReportsTheDecliningKernel) {
+    if (get_max_cpu_isa() < cpu_isa::sse41)
+        GTEST_SKIP() << "sse41 not available: get_max_cpu_isa() = "
+                     << isa2str(get_max_cpu_isa());
+    const result_t r = dispatch(
+            "sse41", "\"$RNDNN\" gen --dist uniform --shape 64 --out u.bin");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string prefix = "rndnn_verbose,check,jit:sse41,"
+                               "alg=philox4x32_10,dist=uniform:0:1,"
+                               "dst=f32:64,declined: ";
+    const auto declined = lines_starting(r.out, prefix);
+    ASSERT_FALSE(declined.empty()) << r.out;
+    for (const std::string &line : declined)
+        EXPECT_GT(line.size(), prefix.size()) << "no reason given: " << line;
+    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+    // At level check, the creation line is not printed.
+    const result_t c = sh("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41 "
+                          "\"$RNDNN\" gen --dist uniform --shape 64 "
+                          "--out v.bin");
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_FALSE(lines_starting(c.out, prefix).empty()) << c.out;
+    EXPECT_TRUE(created(c.out).empty()) << c.out;
+}
+
+} // namespace
