@@ -11,14 +11,16 @@ place once more without the huge-page advice of its new outputs (what it
 was before: rndnn._rndnn.advise_huge_pages replaced by a function that
 advises nothing), and a copy into new memory (x.clone()), the floor of any
 new output that is not advised. Every row runs once
-per round, the rounds interleave the rows (so the noise of a shared
-machine spreads over all of them), and the table gives each row's median
+per round, in an order shuffled each round (so the noise of a shared
+machine, and what one row leaves in the heap for the next, spread over
+all of them), and the table gives each row's median
 and torch's time over rndnn's in the same mode, all from this one run.
 The header names the CPU, the load average and LD_PRELOAD.
 """
 import argparse
 import os
 import platform
+import random
 import statistics
 import time
 
@@ -87,9 +89,17 @@ def measure(n, threads, p, rounds):
     table, x_inplace = cases(n, p)
     runs = [((mode, who), run) for mode, by in table for who, run in by.items()]
     times = {key: [] for key, _ in runs}
-    for _ in range(rounds + 1):  # the first round warms up
+    for r in range(rounds + 1):  # the first round warms up
         x_inplace.fill_(1.0)
-        for key, run in runs:
+        # The rows in another order each round (the same orders in every
+        # run): a row's time depends on what the one before it left in
+        # malloc's heap (after torch's out of place, which frees its
+        # output and its mask, glibc trims the heap and the next new
+        # output faults its pages again), so no row always comes after
+        # the same one.
+        order = list(runs)
+        random.Random(r).shuffle(order)
+        for key, run in order:
             start = time.perf_counter()
             run()
             times[key].append(time.perf_counter() - start)

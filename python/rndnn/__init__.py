@@ -256,8 +256,9 @@ def _new(torch_like, shape, dtype):
     """A new array of @shape and rndnn type @dtype: a torch tensor where
     @torch_like, else NumPy."""
     if torch_like:
-        # Advised for huge pages before the kernel first writes it (NumPy
-        # advises its own arrays of 4 MiB and more itself).
+        # Advised for huge pages before the kernel first writes it, where
+        # it is a fresh block of 32 MiB or more (module.cpp's
+        # advise_huge_pages; NumPy advises its own arrays itself).
         torch = _torch()
         t = torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
         _rndnn.advise_huge_pages(t.data_ptr(), t.numel() * t.element_size())
