@@ -91,6 +91,14 @@ E parse_in(const row_t<E> (&table)[n], const std::string &name,
                     all, ")"));
 }
 
+template <typename E, size_t n>
+std::vector<E> values_in(const row_t<E> (&table)[n]) {
+    std::vector<E> v;
+    for (const row_t<E> &r : table)
+        v.push_back(r.value);
+    return v;
+}
+
 } // namespace
 
 const char *dt2str(data_type v) { return name_in(data_types, v); }
@@ -102,6 +110,7 @@ const char *status2str(status v) { return name_in(statuses, v); }
 const char *isa2str(cpu_isa v) { return name_in(isas, v); }
 cpu_isa str2isa(const std::string &name) { return parse_in(isas, name, "ISA"); }
 const char *alg2str(rng_alg v) { return name_in(algs, v); }
+std::vector<rng_alg> rng_algs() { return values_in(algs); }
 rng_alg str2alg(const std::string &name) {
     return parse_in(algs, name, "algorithm");
 }

@@ -76,6 +76,11 @@ TEST(EnumNames, PrimitiveEnums) {
             {rng_alg::mcg31m1, "mcg31m1"}, {rng_alg::mt19937, "mt19937"},
             {rng_alg::multfly, "multfly"}};
     expect_names(algs, alg2str);
+    // rng_algs() is the table's list, in its order.
+    std::vector<rng_alg> listed;
+    for (const auto &a : algs)
+        listed.push_back(a.first);
+    EXPECT_EQ(rng_algs(), listed);
     expect_parse(algs, str2alg,
             "unknown algorithm 'bogus\\x1b' (expected philox4x32_10, "
             "philox4x32_10_onednn, threefry4x32_20, mcg31m1, mt19937 or "

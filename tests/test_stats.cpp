@@ -50,7 +50,7 @@ TEST(Stats, BernoulliRate) {
             {0.5, bernoulli_method::bitsliced, 1},
             {0.1, bernoulli_method::bitsliced, 8},
             {0.9, bernoulli_method::bitsliced, 16}};
-    for (rng_alg alg : all_algs()) {
+    for (rng_alg alg : rng_algs()) {
         for (const auto &c : cases) {
             if (alg == rng_alg::mcg31m1 && c.m == bernoulli_method::bitsliced)
                 continue;
@@ -75,7 +75,7 @@ TEST(Stats, UniformRangeAndMoments) {
     const float a = -3.f, b = 5.f;
     post_ops po;
     po.append_uniform(a, b);
-    for (rng_alg alg : all_algs()) {
+    for (rng_alg alg : rng_algs()) {
         const auto v = sample<float>(alg, po, dt::f32, 99);
         double sum = 0, sq = 0;
         for (float x : v) {
@@ -102,7 +102,7 @@ TEST(Stats, UniformRangeAndMoments) {
 TEST(Stats, NormalMomentsAndTails) {
     post_ops po;
     po.append_normal(2.f, 3.f);
-    for (rng_alg alg : all_algs()) {
+    for (rng_alg alg : rng_algs()) {
         const auto v = sample<float>(alg, po, dt::f32, 7);
         double sum = 0, sq = 0, beyond3 = 0;
         for (float x : v)
@@ -124,7 +124,7 @@ TEST(Stats, NormalMomentsAndTails) {
 }
 
 TEST(Stats, RawWordBytesChiSquare) {
-    for (rng_alg alg : all_algs()) {
+    for (rng_alg alg : rng_algs()) {
         const auto w = sample<uint32_t>(alg, post_ops(), dt::u32, 31337);
         // mcg31m1 words have 31 bits: its top byte is checked on 7 bits.
         for (int byte = 0; byte < 4; ++byte) {

@@ -124,13 +124,6 @@ inline int get_bit(const void *base, int64_t pos) {
     return (static_cast<const uint8_t *>(base)[pos >> 3] >> (pos & 7)) & 1;
 }
 
-inline const std::vector<rng_alg> &all_algs() {
-    static const std::vector<rng_alg> algs = {rng_alg::philox4x32_10,
-            rng_alg::philox4x32_10_onednn, rng_alg::threefry4x32_20,
-            rng_alg::mcg31m1, rng_alg::mt19937, rng_alg::multfly};
-    return algs;
-}
-
 // The generator of the suites' random cases, seeded by each test.
 using prng_t = std::mt19937_64;
 

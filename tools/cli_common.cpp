@@ -190,9 +190,10 @@ rndnn::dims parse_shape(const std::string &flag, const std::string &text) {
 
 void add_stream_options(po::options_description &desc, const char *what) {
     auto opt = desc.add_options();
-    opt("alg", text("philox4x32_10"),
-            "word generator: philox4x32_10, philox4x32_10_onednn, "
-            "threefry4x32_20, mcg31m1, mt19937, multfly");
+    std::string algs;
+    for (rndnn::rng_alg a : rndnn::rng_algs())
+        algs += (algs.empty() ? "" : ", ") + std::string(rndnn::alg2str(a));
+    opt("alg", text("philox4x32_10"), ("word generator: " + algs).c_str());
     opt("seed", text("0"), "seed, a signed 64-bit integer");
     opt("offset", text("0"),
             (std::string("stream index of the first ") + what + ", >= 0")

@@ -8,6 +8,7 @@
 #define RNDNN_ENUMS_HPP
 
 #include <string>
+#include <vector>
 
 #include "rndnn/common.hpp"
 
@@ -25,6 +26,9 @@ enum class rng_alg {
 };
 /// @returns the name of @p alg ("philox4x32_10", ...).
 RNDNN_API const char *alg2str(rng_alg alg);
+/// @returns every algorithm, in the order the library lists their names
+///     (help texts and messages).
+RNDNN_API std::vector<rng_alg> rng_algs();
 /// @returns the algorithm named @p name.
 /// @throws error (invalid_arguments) naming @p name if it names none.
 RNDNN_API rng_alg str2alg(const std::string &name);

@@ -17,9 +17,9 @@ struct known_answer_t {
     std::string detail; ///< expected and actual words when it failed
 };
 
-/// Runs every built-in known-answer check: the published Random123
-/// answers for Philox4x32-10 and Threefry4x32-20, std::mt19937's output
-/// 9999, the Multfly reference answers, and the same answers taken
+/// Runs every built-in known-answer check: each engine's published
+/// answers (docs/semantics.md names their sources: Random123, std::mt19937,
+/// MKL's MCG31m1, the Multfly reference), and the same answers taken
 /// through the RNG primitive where the stream layout can reach them.
 /// Never throws for a failed check; the result says which failed.
 RNDNN_API std::vector<known_answer_t> run_known_answers();

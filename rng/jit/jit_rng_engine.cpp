@@ -590,9 +590,10 @@ jit_engine_factory_t jit_engine_factory(rng_alg alg) {
                            -> std::unique_ptr<jit_engine_t> {
                 return std::make_unique<jit_multfly_t>(h, f, conf.name);
             };
-        case rng_alg::mt19937: break; // vector words: simd:<tier>
+        // No JIT form: the reference's word source (mt19937: its vector
+        // words, simd:<tier>), and any engine with no case here.
+        default: return nullptr;
     }
-    return nullptr;
 }
 
 } // namespace impl
