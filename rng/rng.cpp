@@ -1,5 +1,5 @@
 // The public RNG primitive: validates problems, walks the implementation
-// list, and runs the chosen kernel on the arguments src/args.cpp reads.
+// list, and runs the chosen kernel on the arguments rng/rng_args.cpp reads.
 #include <cmath>
 #include <vector>
 
