@@ -300,13 +300,14 @@ def _overlap(a, b, a_name, b_name, same=False):
 
 
 def _method(method):
-    kind, _, bits = _string(method, "method").partition(":")
-    if (kind not in ("auto", "threshold32", "bitsliced")
-            or (bits and kind != "bitsliced")):
-        raise Error(f"unknown method '{method}': auto, threshold32 or "
-                    "bitsliced:B")
+    """(the method's name, its b) of 'name' or 'bitsliced:B'; the library
+    parses the name (its table of methods: auto, threshold32, bitsliced,
+    onednn) and refuses, naming them all, one it does not know."""
+    kind, colon, bits = _string(method, "method").partition(":")
+    if colon and kind != "bitsliced":
+        raise Error(f"unknown method '{method}': only bitsliced takes :B")
     try:
-        return kind, int(bits or 1)
+        return kind, int(bits) if colon else 1
     except ValueError:
         raise Error(f"bad bit count in method '{method}'") from None
 
@@ -440,8 +441,8 @@ def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
     dtype='bit') gives the bits packed 8 to a byte, LSB first, a 1-D
     uint8 array of ceil(n/8) (rndnn gen's bit files; see unpackbits).
     method: 'auto' (the default: bitsliced:32 where alg allows, else
-    threshold32; p exact to 2^-32 either way), 'threshold32' or
-    'bitsliced:B'.
+    threshold32; p exact to 2^-32 either way), 'threshold32',
+    'bitsliced:B' or 'onednn' (oneDNN's dropout rule, docs/semantics.md).
     """
     return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
                      "u8", packed=packed, method=method, alg=alg, seed=seed,

@@ -97,8 +97,6 @@ class DropoutFunction(torch.autograd.Function):
     def forward(ctx, x, p, seed, offset, mask="bit", inplace=False,
                 noise_shape=None, stream=0, alg="philox4x32_10",
                 method="auto", name=None, sink=None):
-        if mask not in ("bit", "u8", None):
-            raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
         if inplace and not x.is_contiguous():
             raise rndnn.Error("x must be contiguous to be written in place")
         y, m = rndnn.dropout(x.contiguous(), p, seed=seed, offset=offset,

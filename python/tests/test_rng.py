@@ -2,6 +2,7 @@
 NumPy arrays and torch tensors without copying, and raise rndnn.Error with
 the library's message."""
 import copy
+import os
 import pickle
 
 import numpy as np
@@ -215,3 +216,21 @@ def test_a_read_only_out_is_refused_by_name():
     y, _ = rndnn.dropout(ro, 0.5)  # read, not written: allowed
     assert not y.any()
 
+
+
+def test_bernoulli_onednn_method_writes_onednns_mask():
+    # oneDNN 3.14's dropout mask (rate 0.1 as f32, seed 7, its offset 99:
+    # rndnn's stream), the RNG's onednn method at the keep probability
+    # t / 2^32, t = 2^32 - 1 - floor((2^32 - 1) * 0.1f) = 3865470560.
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests",
+                        "data", "onednn-dropout-mask.u8")
+    want = np.fromfile(path, np.uint8)
+    got = rndnn.bernoulli(3865470560 / 2**32, size=4099, dtype="u8",
+                          method="onednn", alg="philox4x32_10_onednn",
+                          seed=7, stream=99)
+    assert np.array_equal(got, want)
+    # The names come from the library's table, which lists them all.
+    with pytest.raises(rndnn.Error, match="bitsliced or onednn"):
+        rndnn.bernoulli(8, method="bogus")
+    with pytest.raises(rndnn.Error, match="only bitsliced takes"):
+        rndnn.bernoulli(8, method="threshold32:3")
