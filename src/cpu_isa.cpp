@@ -50,6 +50,9 @@ const char *simd_impl_name(cpu_isa isa) {
 bool tier_usable(cpu_isa isa, cpu_isa cap, std::string &why) {
     if (cpu_isa_detected() < isa) {
         why = cat("the CPU lacks ", isa2str(isa));
+        if (cpu_isa_present() >= isa)
+            why += cat(" (hidden: RNDNN_HIDE_CPU_ISA=",
+                    isa2str(hidden_cpu_isa()), ")");
         return false;
     }
     if (!isa_allowed(isa, cap)) {
@@ -59,9 +62,9 @@ bool tier_usable(cpu_isa isa, cpu_isa cap, std::string &why) {
     return true;
 }
 
-cpu_isa cpu_isa_detected() {
+cpu_isa cpu_isa_present() {
 #if RNDNN_ENABLE_JIT
-    static const cpu_isa detected = [] {
+    static const cpu_isa present = [] {
         using cpu_t = Xbyak::util::Cpu;
         const cpu_t cpu;
         if (cpu.has(cpu_t::tAVX512F) && cpu.has(cpu_t::tAVX512BW)
@@ -73,10 +76,52 @@ cpu_isa cpu_isa_detected() {
         if (cpu.has(cpu_t::tSSE41)) return cpu_isa::sse41;
         return cpu_isa::none;
     }();
-    return detected;
+    return present;
 #else
     return cpu_isa::none;
 #endif
+}
+
+namespace {
+
+// RNDNN_HIDE_CPU_ISA, read once.
+const std::string &hide_env() {
+    static const std::string env = [] {
+        const char *v = std::getenv("RNDNN_HIDE_CPU_ISA");
+        return std::string(v ? v : "");
+    }();
+    return env;
+}
+
+} // namespace
+
+cpu_isa hidden_cpu_isa() {
+    const std::string &env = hide_env();
+    if (env.empty()) return cpu_isa::all;
+    for (const cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
+        if (env == isa2str(isa)) return isa;
+    fail(status::invalid_arguments,
+            cat("RNDNN_HIDE_CPU_ISA='", escape(env),
+                    "' names no ISA to hide (expected sse41, avx2 or "
+                    "avx512)"));
+}
+
+cpu_isa cpu_isa_detected() {
+    static const cpu_isa detected = [] {
+        cpu_isa hidden = cpu_isa::all;
+        try {
+            hidden = hidden_cpu_isa();
+        } catch (const error &) {
+            // A bad value hides nothing; get_max_cpu_isa() names it at
+            // every primitive creation.
+        }
+        // The best tier the CPU has, below the hidden one.
+        cpu_isa isa = cpu_isa_present();
+        while (isa >= hidden)
+            isa = static_cast<cpu_isa>(static_cast<int>(isa) - 1);
+        return isa;
+    }();
+    return detected;
 }
 
 } // namespace impl
@@ -88,6 +133,7 @@ cpu_isa get_max_cpu_isa() {
         const char *v = std::getenv("RNDNN_MAX_CPU_ISA");
         return std::string(v ? v : "");
     }();
+    impl::hidden_cpu_isa(); // throws naming a bad RNDNN_HIDE_CPU_ISA
     const cpu_isa detected = impl::cpu_isa_detected();
     if (env.empty()) return detected;
     cpu_isa cap;

@@ -26,7 +26,19 @@ const char *jit_impl_name(cpu_isa isa);
 // running with that tier's compiled vector code (mt19937's words).
 const char *simd_impl_name(cpu_isa isa);
 
-// The best tier this CPU supports, whatever the cap (none without JIT).
+// The best tier this CPU supports (none without JIT), whatever the cap.
+cpu_isa cpu_isa_present();
+// The tier whose features detection hides, with every tier above it
+// (RNDNN_HIDE_CPU_ISA: sse41, avx2 or avx512, read once), so that a CPU
+// can act as one that lacks them (docs/build.md: CI runs the tests as an
+// AVX2-only and an SSE4.1-only CPU); all when the variable is unset or
+// empty.
+// @throws error (invalid_arguments) naming a value that is none of those.
+cpu_isa hidden_cpu_isa();
+// The best tier this CPU supports below the hidden one: what detection
+// reports, and what every list, test and message takes as the CPU's
+// (a bad RNDNN_HIDE_CPU_ISA hides nothing here; get_max_cpu_isa() names
+// it).
 cpu_isa cpu_isa_detected();
 
 // Output bytes from which kernels store non-temporally (when the output

@@ -1,7 +1,8 @@
-// CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA and RNDNN_VERBOSE=check|
-// dispatch through `rndnn gen` state which implementation serves a problem
-// (its verbose lines), that every tier writes the reference's file, and
-// that a bad cap fails naming its value. The library's side of the same
+// CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA, RNDNN_HIDE_CPU_ISA and
+// RNDNN_VERBOSE=check|dispatch through `rndnn gen` state which
+// implementation serves a problem (its verbose lines), that every tier
+// writes the reference's file, and that a bad cap or hidden tier fails
+// naming its value. The library's side of the same
 // (the attribute's cap, the implementation list) is test_rng_jit.cpp's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
@@ -137,6 +138,60 @@ TEST_F(CliIsa, BadMaxCpuIsaFailsNamingTheValue) {
     EXPECT_NE(b.status, 0);
     EXPECT_NE(b.err.find("AVX9"), std::string::npos) << b.err;
     EXPECT_FALSE(fs::exists(dir_ / "w.bin"));
+}
+
+// RNDNN_HIDE_CPU_ISA makes detection report a CPU without the named tier
+// and those above it: their entries decline saying that the CPU lacks them
+// (and that they are hidden, where the CPU has them), the best tier below
+// serves (the reference below sse41), and the file is the reference's.
+TEST_F(CliIsa, HideCpuIsaActsAsALesserCpu) {
+    SKIP_WITHOUT_JIT();
+    ASSERT_EQ(sh("RNDNN_MAX_CPU_ISA=none " + gen_bernoulli).status, 0);
+    const bytes_t ref = read_file(dir_ / "m.bin");
+    for (cpu_isa hidden : impl::jit_tiers()) {
+        SCOPED_TRACE(isa2str(hidden));
+        fs::remove(dir_ / "m.bin");
+        const std::string var
+                = std::string("RNDNN_HIDE_CPU_ISA=") + isa2str(hidden);
+        const result_t r = sh("RNDNN_VERBOSE=dispatch " + var + " "
+                + gen_bernoulli);
+        ASSERT_EQ(r.status, 0) << r.err;
+        for (cpu_isa tier : impl::jit_tiers()) {
+            if (tier < hidden) continue;
+            const auto lines = lines_starting(r.out,
+                    "rndnn_verbose,check," + jit_name(tier) + ","
+                            + bernoulli_problem + "declined: the CPU lacks "
+                            + isa2str(tier));
+            EXPECT_FALSE(lines.empty()) << r.out;
+            const bool present = impl::cpu_isa_present() >= tier;
+            for (const std::string &line : lines)
+                EXPECT_EQ(line.find("(hidden: " + var + ")")
+                                != std::string::npos,
+                        present)
+                        << line;
+        }
+        std::string want = "ref:any";
+        for (cpu_isa tier : available_tiers())
+            if (tier < hidden) {
+                want = jit_name(tier);
+                break; // best first
+            }
+        EXPECT_EQ(created(r.out), std::vector<std::string> {want}) << r.out;
+        EXPECT_TRUE(read_file(dir_ / "m.bin") == ref) << "output differs";
+    }
+}
+
+TEST_F(CliIsa, BadHideCpuIsaFailsNamingTheValue) {
+    for (const char *bad : {"avx9", "none", "all", "AVX512"}) {
+        const result_t r = sh(std::string("RNDNN_HIDE_CPU_ISA=") + bad + " "
+                + gen_bernoulli);
+        EXPECT_NE(r.status, 0) << bad;
+        EXPECT_NE(r.err.find(std::string("'") + bad + "'"), std::string::npos)
+                << r.err;
+        EXPECT_NE(r.err.find("RNDNN_HIDE_CPU_ISA"), std::string::npos)
+                << r.err;
+        EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
+    }
 }
 
 // The sse41 kernel must say why it declines uniform.

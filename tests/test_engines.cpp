@@ -54,9 +54,9 @@ words_t fill(rng_alg alg, uint64_t seed, uint64_t stream, uint64_t first,
     return fill(*src, first, n);
 }
 
-// The mt19937 tests that run at every tier of test::test_tiers() (the
+// The mt19937 tests that run at every tier of test::tier_params() (the
 // parameter: the tier of the word code, none for the scalar code).
-class engines_mt19937_tier : public ::testing::TestWithParam<rndnn::cpu_isa> {
+class engines_mt19937_tier : public rndnn::test::tier_suite_t {
 };
 
 // ---------------------------------------------------------------------------
@@ -535,7 +535,7 @@ TEST(engines_mt19937, jump_consistency_huge) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, engines_mt19937_tier,
-        ::testing::ValuesIn(rndnn::test::test_tiers()),
+        ::testing::ValuesIn(rndnn::test::tier_params()),
         rndnn::test::tier_param_name);
 
 // ---------------------------------------------------------------------------

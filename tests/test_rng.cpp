@@ -456,8 +456,8 @@ TEST(RngArgs, ImplementationIsReported) {
     EXPECT_EQ(pd.info(), "alg=mt19937,dist=bits,dst=u32:8");
 }
 
-// mt19937 at every tier of test_tiers() (the parameter, as the ISA cap).
-class RngMt19937Tier : public ::testing::TestWithParam<cpu_isa> {};
+// mt19937 at every tier of tier_params() (the parameter, as the ISA cap).
+class RngMt19937Tier : public rndnn::test::tier_suite_t {};
 
 // The implementation follows the cap: simd:<tier> for a tier with vector
 // words, the scalar reference ref:any otherwise (cap none, or sse41).
@@ -520,7 +520,7 @@ TEST_P(RngMt19937Tier, BitsEqualTheScalarReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, RngMt19937Tier,
-        ::testing::ValuesIn(test_tiers()), tier_param_name);
+        ::testing::ValuesIn(tier_params()), tier_param_name);
 
 TEST(RngArgs, SeedTypesStreamsAndScalarKinds) {
     const dim_t n = 300;

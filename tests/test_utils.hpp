@@ -94,15 +94,42 @@ inline std::vector<cpu_isa> available_tiers() {
     return t;
 }
 
-// available_tiers() and cpu_isa::none (the reference, scalar): the values
-// of the suites parametrised over the tiers, as ISA caps
-// (INSTANTIATE_TEST_SUITE_P(Tiers, Suite, ::testing::ValuesIn(test_tiers()),
-// tier_param_name)).
+// available_tiers() and cpu_isa::none (the reference, scalar): the tiers
+// a test loops over, as ISA caps.
 inline std::vector<cpu_isa> test_tiers() {
     std::vector<cpu_isa> t = available_tiers();
     t.push_back(cpu_isa::none);
     return t;
 }
+
+// Every tier of the build (impl::jit_tiers()) and cpu_isa::none: the values
+// of the suites parametrised over the tiers, whatever this CPU has, so
+// that a test's name never depends on the CPU (ctest lists the tests when
+// it builds them, not where it runs them): a suite derives from
+// tier_suite_t, whose tests skip a tier the process may not use
+// (INSTANTIATE_TEST_SUITE_P(Tiers, Suite, ::testing::ValuesIn(tier_params()),
+// tier_param_name)).
+inline std::vector<cpu_isa> tier_params() {
+    std::vector<cpu_isa> t = impl::jit_tiers();
+    t.push_back(cpu_isa::none);
+    return t;
+}
+
+// A suite whose parameter is a tier of tier_params(): each test skips
+// where available_tiers() lacks it (the CPU, as detection reports it, or
+// RNDNN_MAX_CPU_ISA).
+class tier_suite_t : public ::testing::TestWithParam<cpu_isa> {
+protected:
+    void SetUp() override {
+        const cpu_isa isa = GetParam();
+        const std::vector<cpu_isa> t = available_tiers();
+        if (isa != cpu_isa::none
+                && std::find(t.begin(), t.end(), isa) == t.end())
+            GTEST_SKIP() << isa2str(isa)
+                         << " is not available here: get_max_cpu_isa() = "
+                         << isa2str(get_max_cpu_isa());
+    }
+};
 
 // The tier's name as a test name's suffix: ".../avx2", ".../none".
 inline std::string tier_param_name(

@@ -117,8 +117,8 @@ void for_each_block(std::mt19937_64 &g, const dims &global, const F &f) {
 }
 } // namespace
 
-// At every tier of test_tiers() (the parameter, as the ISA cap).
-class RngWindowTier : public ::testing::TestWithParam<cpu_isa> {};
+// At every tier of tier_params() (the parameter, as the ISA cap).
+class RngWindowTier : public rndnn::test::tier_suite_t {};
 
 TEST_P(RngWindowTier, PartitionsHoldTheWholeTensor) {
     std::mt19937_64 g(2026);
@@ -165,7 +165,7 @@ TEST_P(RngWindowTier, PartitionsHoldTheWholeTensor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, RngWindowTier,
-        ::testing::ValuesIn(test_tiers()), tier_param_name);
+        ::testing::ValuesIn(tier_params()), tier_param_name);
 
 TEST(RngWindow, NextOffsetAdvancesByTheGlobalTensor) {
     rng::desc d(rng_alg::philox4x32_10, memory::desc({2, 3}, data_type::u32));

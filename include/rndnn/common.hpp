@@ -92,9 +92,12 @@ RNDNN_API cpu_isa str2isa(const std::string &name);
 /// @returns the best tier the library may use in this process: the best the
 ///     CPU supports, capped by the environment variable RNDNN_MAX_CPU_ISA
 ///     (none, sse41, avx2, avx512 or all; read once, at the first call), and
-///     `none` in a build without JIT (RNDNN_ENABLE_JIT=OFF).
+///     `none` in a build without JIT (RNDNN_ENABLE_JIT=OFF). What the CPU
+///     supports is what detection reports: the environment variable
+///     RNDNN_HIDE_CPU_ISA (sse41, avx2 or avx512; read once) makes it
+///     report a CPU without that tier and every tier above it (for tests).
 /// @throws error (invalid_arguments) naming the value if RNDNN_MAX_CPU_ISA
-///     names no tier.
+///     names no tier, or RNDNN_HIDE_CPU_ISA none of its three values.
 RNDNN_API cpu_isa get_max_cpu_isa();
 
 /// An execution context: how many OpenMP threads a primitive may use.
