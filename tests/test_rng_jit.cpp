@@ -22,7 +22,8 @@
 // evaluated lazily against the eager code (and the reference), for every b
 // in 1..32, every engine with lazy code, p = 0, 1, 2^-32, 1 - 2^-32,
 // dyadic and not, at runtime, offsets that cut groups and carry the block
-// index past 2^32, unaligned dst and 1..3 threads (the JIT kernels' entry
+// index past 2^32, unaligned dst, bit, u8, s32 and f32 dst and 1..3
+// threads (the JIT kernels' entry
 // points, so built in JIT builds only).
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
@@ -99,13 +100,14 @@ struct combo_t {
 };
 
 // What the JIT kernels cover (docs/jit.md): philox4x32_10,
-// philox4x32_10_onednn, threefry4x32_20, mcg31m1, multfly with bits -> u32,
-// threshold32 and onednn -> bit/u8, bitsliced(b) -> bit (mcg31m1's 31-bit
-// words refuse onednn and bitsliced), uniform -> f32/bf16 (avx2 and up),
-// normal -> f32.
-// Every other valid problem falls back to the reference at every tier:
-// ref:any, or for mt19937 simd:<tier> (the reference with that tier's
-// vector words) where the tier has them.
+// philox4x32_10_onednn, threefry4x32_20, mcg31m1, multfly with every
+// (distribution, dst type, method) the reference writes: bits -> u32,
+// threshold32, onednn and bitsliced(b) -> bit/u8/s32/f32 (mcg31m1's 31-bit
+// words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
+// up: FMA), normal -> f32/bf16 (and f16 from avx2 on: F16C).
+// mt19937 falls back to the reference at every tier: ref:any, or
+// simd:<tier> (the reference with that tier's vector words) where the
+// tier has them.
 void PrintTo(const combo_t &c, std::ostream *os) { *os << c.name(); }
 
 // True if implementation `impl` may serve a primitive with ISA cap `cap`:
@@ -120,21 +122,27 @@ bool impl_within_cap(const std::string &impl, cpu_isa cap) {
 
 std::vector<combo_t> covered_combos() {
     std::vector<combo_t> c;
+    const data_type mask_types[]
+            = {data_type::bit, data_type::u8, data_type::s32, data_type::f32};
+    const data_type real_types[]
+            = {data_type::f32, data_type::bf16, data_type::f16};
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::mcg31m1,
                  rng_alg::multfly}) {
         c.push_back({alg, dist_kind::bits, data_type::u32});
-        c.push_back({alg, dist_kind::threshold32, data_type::bit});
-        c.push_back({alg, dist_kind::threshold32, data_type::u8});
-        if (alg != rng_alg::mcg31m1) {
-            c.push_back({alg, dist_kind::onednn, data_type::bit});
-            c.push_back({alg, dist_kind::onednn, data_type::u8});
+        for (data_type t : mask_types) {
+            c.push_back({alg, dist_kind::threshold32, t});
+            if (alg == rng_alg::mcg31m1) continue;
+            c.push_back({alg, dist_kind::onednn, t});
+            // Eager (b = 2, 3) and lazy (b = 8, 13, 32) evaluation.
             for (int b : {1, 2, 3, 8, 13, 32})
-                c.push_back({alg, dist_kind::bitsliced, data_type::bit, b});
+                if (t == data_type::bit || b != 13)
+                    c.push_back({alg, dist_kind::bitsliced, t, b});
         }
-        c.push_back({alg, dist_kind::uniform, data_type::f32});
-        c.push_back({alg, dist_kind::uniform, data_type::bf16});
-        c.push_back({alg, dist_kind::normal, data_type::f32});
+        for (data_type t : real_types) {
+            c.push_back({alg, dist_kind::uniform, t});
+            c.push_back({alg, dist_kind::normal, t});
+        }
     }
     return c;
 }
@@ -144,20 +152,12 @@ std::vector<combo_t> uncovered_combos() {
     const rng_alg mt = rng_alg::mt19937;
     c.push_back({mt, dist_kind::bits, data_type::u32, 0, false});
     c.push_back({mt, dist_kind::threshold32, data_type::bit, 0, false});
+    c.push_back({mt, dist_kind::threshold32, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::onednn, data_type::bit, 0, false});
+    c.push_back({mt, dist_kind::bitsliced, data_type::u8, 5, false});
     c.push_back({mt, dist_kind::uniform, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::normal, data_type::f32, 0, false});
-    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::mcg31m1}) {
-        c.push_back({alg, dist_kind::threshold32, data_type::s32, 0, false});
-        c.push_back({alg, dist_kind::threshold32, data_type::f32, 0, false});
-        c.push_back({alg, dist_kind::uniform, data_type::f16, 0, false});
-        c.push_back({alg, dist_kind::normal, data_type::bf16, 0, false});
-        c.push_back({alg, dist_kind::normal, data_type::f16, 0, false});
-    }
-    c.push_back({rng_alg::philox4x32_10, dist_kind::bitsliced, data_type::u8,
-            5, false});
-    c.push_back({rng_alg::philox4x32_10_onednn, dist_kind::bitsliced,
-            data_type::s32, 3, false});
+    c.push_back({mt, dist_kind::normal, data_type::f16, 0, false});
     return c;
 }
 
@@ -741,9 +741,12 @@ std::vector<dispatch_case_t> uncovered_dispatch_cases() {
     return v;
 }
 
-// sse41 has no FMA: it declines uniform, whose value is one fma.
+// sse41 has no FMA, which uniform's value is, and no F16C: it declines
+// uniform and f16 values (docs/jit.md).
 bool tier_covers(cpu_isa tier, const combo_t &combo) {
-    return !(tier == cpu_isa::sse41 && combo.kind == dist_kind::uniform);
+    return !(tier == cpu_isa::sse41
+            && (combo.kind == dist_kind::uniform
+                    || combo.dt == data_type::f16));
 }
 
 TEST(JitDispatch, CapNoneSelectsReference) {
@@ -793,6 +796,51 @@ TEST(JitDispatch, UncoveredProblemsUseReference) {
                     dc.combo.alg == rng_alg::mt19937 ? mt19937_impl_name(cap)
                                                      : "ref:any")
                     << dc.str() << " cap " << isa2str(cap);
+}
+
+// Every (distribution, dst type, method) that the reference writes, for
+// every algorithm with JIT code, is served by the JIT at each tier this
+// process may use, but for the declines tier_covers() states (sse41:
+// uniform, f16): not a list of covered problems, but every dst type and
+// every method tried, so that a new pair left to ref:any fails here.
+TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
+    SKIP_WITHOUT_JIT();
+    const dist_kind kinds[] = {dist_kind::bits, dist_kind::threshold32,
+            dist_kind::onednn, dist_kind::bitsliced, dist_kind::uniform,
+            dist_kind::normal};
+    int pairs = 0;
+    for (rng_alg alg : rng_algs()) {
+        // An algorithm with JIT code: its raw words run on a JIT tier.
+        const dispatch_case_t words {{alg, dist_kind::bits, data_type::u32},
+                memory::desc({1000}, data_type::u32)};
+        if (impl_for(words, cpu_isa::all).rfind("jit:", 0) != 0) continue;
+        for (dist_kind kind : kinds)
+            for (int t = 0; t <= static_cast<int>(data_type::bit); ++t)
+                for (int b : {1, 3, 5, 8, 12, 31, 32}) {
+                    if (kind != dist_kind::bitsliced && b != 1) continue;
+                    const combo_t combo {
+                            alg, kind, static_cast<data_type>(t), b};
+                    dispatch_case_t dc {combo, {}};
+                    try { // a problem the reference takes?
+                        dc.md = memory::desc({1000}, combo.dt);
+                        impl_for(dc, cpu_isa::none);
+                    } catch (const error &) {
+                        continue;
+                    }
+                    ++pairs;
+                    for (cpu_isa tier : available_tiers()) {
+                        const std::string want = tier_covers(tier, combo)
+                                ? jit_name(tier)
+                                : "ref:any";
+                        EXPECT_EQ(impl_for(dc, tier), want)
+                                << dc.str() << " cap " << isa2str(tier);
+                    }
+                }
+    }
+    // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
+    // bits, 4 mask types x (threshold32, onednn, 7 b), 3 x uniform and
+    // normal; mcg31m1: bits, 4 x threshold32, 3 x 2.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 9 + 6) + (1 + 4 + 6));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
@@ -918,7 +966,11 @@ TEST(RngJit, LazyBitslicedEqualsEager) {
                 const int64_t n = i % 3 == 0 ? uniform_s64(g, 1, 300)
                                              : uniform_s64(g, 2000, 40000);
                 const int64_t off0 = pick<int64_t>(g, {0, 0, 3, 8, 13});
-                const memory::desc md({n}, data_type::bit, {1}, off0);
+                // Bits as they are, or expanded to 0/1 values.
+                const data_type dt = pick<data_type>(g, {data_type::bit,
+                        data_type::bit, data_type::u8, data_type::s32,
+                        data_type::f32});
+                const memory::desc md({n}, dt, {1}, off0);
                 rng::desc d(alg, md);
                 d.with_offset = true;
                 d.runtime_p = runtime;
@@ -952,6 +1004,7 @@ TEST(RngJit, LazyBitslicedEqualsEager) {
                         ASSERT_EQ(first_diff(want, got), -1)
                                 << isa2str(isa) << " " << alg2str(alg)
                                 << (c == &lazy ? " lazy" : " eager")
+                                << " " << dt2str(dt)
                                 << " b=" << b << " p=" << std::hexfloat
                                 << run.p << std::defaultfloat
                                 << " n=" << n << " offset=" << run.offset

@@ -207,13 +207,18 @@ private:
         }
     }
 
-    // Large f32 outputs of the distributions that store through
-    // uni_store_out (uniform, normal) get a non-temporal function.
+    // Large outputs of the distributions that store through
+    // uni_store_out (uniform and normal f32 values, Bernoulli to u8, s32
+    // and f32) get a non-temporal function.
     static bool streams_output(const rng_conf_t &conf) {
-        const bool f32_values = conf.dst.get_data_type() == data_type::f32
-                && (conf.dist == dist_t::uniform || conf.dist == dist_t::normal);
-        return f32_values && conf.dst.is_dense()
-                && static_cast<double>(conf.nelems) * 4 >= nt_min_bytes;
+        const data_type t = conf.dst.get_data_type();
+        const bool streamed = conf.dist == dist_t::bernoulli
+                ? t != data_type::bit
+                : conf.dist != dist_t::bits && t == data_type::f32;
+        return streamed && conf.dst.is_dense()
+                && static_cast<double>(conf.nelems)
+                        * static_cast<double>(dt_bits(t)) / 8
+                >= nt_min_bytes;
     }
 
     jit_rng_generator_t gen_;

@@ -64,6 +64,13 @@ struct jit_rng_consts_t {
     jit_vec_t keep; // bitsliced(1): all ones iff level == 1
     jit_vec_t perm; // vpermd order restoring packed bytes (avx2)
     jit_vec_t byte_one; // 0x01 in every byte
+    // Mask bits to dst values (jit_rng_dist.cpp, expanding a unit's bits):
+    // a 1 in the dst type (s32 1, f32 1.0f); dword k of lane_bits is
+    // 1 << k; byte_shuf and byte_bits spread a word's bits over 32 bytes
+    // (pshufb: byte i takes byte i / 8 of the word, then tests 1 << i % 8).
+    jit_vec_t dst_one;
+    jit_vec_t lane_bits[2];
+    jit_vec_t byte_shuf, byte_bits;
     uint32_t level_bit[32]; // bitsliced: bit j of the level (MSB first), 0/~0
     // Lazy bitsliced (jit_rng_dist.cpp): the level blocks to evaluate (4
     // levels each, up to the level's last 1 bit); the lanes whose group
@@ -111,10 +118,13 @@ struct jit_rng_frame_t {
     // not wait on stores to words with the same low 12 address bits).
     static constexpr int engine_off = max_words * 4 + 2048;
     // 64 B a unit consumer keeps across units (jit_rng_generator.hpp),
-    // then room for a copy of one unit's output (at most 256 B).
+    // then room for a copy of one unit's mask bits (at most 256 B).
     static constexpr int consumer_off = engine_off + 64;
     static constexpr int consumer_unit_off = consumer_off + 64;
-    static constexpr int size = consumer_unit_off + 256;
+    // A unit's mask bits (64 words), where the dst type is not bit and a
+    // distribution decides from bits (bitsliced): it expands them to dst.
+    static constexpr int mask_bits_off = consumer_unit_off + 256;
+    static constexpr int size = mask_bits_off + 256;
 
     Xbyak::Reg64 args, consts, dst, units, state, batch_cnt;
 };

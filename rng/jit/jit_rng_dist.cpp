@@ -21,6 +21,146 @@ bool is_mcg(const rng_conf_t &conf) {
     return engine_traits(conf.alg).word_bits == 31;
 }
 
+data_type dst_type(const rng_conf_t &conf) {
+    return conf.dst.get_data_type();
+}
+
+// The value of a 1 in a Bernoulli dst of type dt, as a dword (s32 1, f32
+// 1.0f, u8 0x01 in every byte).
+uint32_t one_of(data_type dt) {
+    switch (dt) {
+        case data_type::f32: return float_bits(1.f);
+        case data_type::u8: return 0x01010101u;
+        default: return 1u;
+    }
+}
+
+// --- a unit's mask bits to dst values --------------------------------------
+// Bit k of word j (element 32 j + k) becomes dst value 32 j + k: u8 0/1,
+// s32 0/1, f32 0.0/1.0, in index order. avx512 moves a zero-masked 1 per
+// set bit (kmov of the bits). Below it, s32 and f32 broadcast each word and
+// compare every lane's own bit (lane_bits); u8 spreads the word's bytes
+// over 32 bytes (pshufb, byte i taking byte i / 8), tests each byte's bit
+// and turns 0xff into 1 (pabsb).
+class jit_mask_expand_t {
+public:
+    jit_mask_expand_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            data_type dt)
+        : h_(h), f_(f), dt_(dt) {}
+
+    static void fill_consts(data_type dt, jit_rng_consts_t &c) {
+        c.dst_one.fill(one_of(dt));
+        for (int k = 0; k < 32; ++k)
+            c.lane_bits[k / 16].d[k % 16] = 1u << k;
+        auto *shuf = reinterpret_cast<uint8_t *>(c.byte_shuf.d);
+        auto *bits = reinterpret_cast<uint8_t *>(c.byte_bits.d);
+        for (int i = 0; i < 64; ++i) {
+            // Byte i of 32 takes byte i / 8 of the word: pshufb indexes
+            // within a 128-bit half, and each half (or xmm) holds the word
+            // in its low dword, so the index is i / 8 in either half.
+            shuf[i] = static_cast<uint8_t>(i % 32 / 8);
+            bits[i] = static_cast<uint8_t>(1u << (i % 8));
+        }
+    }
+
+    // The `words` words of bits at [bits] to dst values at [f.dst], which
+    // moves past them. Uses the vector registers, k1, rax and r8.
+    void emit(const RegExp &bits, int words) {
+        const int per_iter = 4; // words an iteration
+        const Reg64 src = h_.rax, cnt = h_.r8;
+        h_.lea(src, h_.ptr[bits]);
+        h_.mov(cnt, words / per_iter);
+        emit_load_consts();
+        Label iter;
+        h_.L(iter);
+        for (int w = 0; w < per_iter; ++w)
+            emit_word(src, w, f_.dst, w * 32 * out_size());
+        h_.add(src, per_iter * 4);
+        h_.add(f_.dst, per_iter * 32 * out_size());
+        h_.dec(cnt);
+        h_.jnz(iter, h_.T_NEAR);
+    }
+
+private:
+    int out_size() const { return static_cast<int>(dt_bits(dt_) / 8); }
+    Address C_at(size_t off) const { return h_.ptr[f_.consts + off]; }
+
+    // vmm 15: dst_one (s32, f32) or byte_bits (u8); vmm 14 (13): byte_shuf
+    // (its upper half: sse).
+    void emit_load_consts() {
+        if (h_.is_avx512()) return;
+        if (dt_ == data_type::u8) {
+            h_.uni_load(h_.vmm(15), C(byte_bits));
+            h_.uni_load(h_.vmm(14), C(byte_shuf));
+            if (h_.is_sse())
+                h_.uni_load(h_.vmm(13),
+                        C_at(RNDNN_JIT_CONST(byte_shuf) + 16));
+        } else {
+            h_.uni_load(h_.vmm(15), C(dst_one));
+        }
+    }
+
+    // Word w of [src] to its 32 values at [out + off].
+    void emit_word(const Reg64 &src, int w, const Reg64 &out, int off) {
+        const int vlen = h_.vlen();
+        if (h_.is_avx512()) {
+            if (dt_ == data_type::u8) {
+                // Two words a store: 64 bytes.
+                if (w % 2) return;
+                const Zmm z(w % 8);
+                h_.kmovq(h_.k1, h_.ptr[src + 4 * w]);
+                h_.vmovdqu8(z | h_.k1 | h_.T_z, C(dst_one));
+                h_.uni_store_out(h_.ptr[out + off], z);
+                return;
+            }
+            for (int half = 0; half < 2; ++half) {
+                const Zmm z((2 * w + half) % 8);
+                h_.kmovw(h_.k1, h_.ptr[src + 4 * w + 2 * half]);
+                h_.vmovdqu32(z | h_.k1 | h_.T_z, C(dst_one));
+                h_.uni_store_out(h_.ptr[out + off + 64 * half], z);
+            }
+            return;
+        }
+        const Xmm x = h_.vmm(w % 4);
+        if (dt_ == data_type::u8) {
+            const Xmm bits = h_.vmm(15);
+            if (h_.is_sse()) {
+                for (int half = 0; half < 2; ++half) {
+                    const Xmm y = h_.vmm(4 + 2 * (w % 4) + half);
+                    h_.movd(y, h_.ptr[src + 4 * w]);
+                    h_.pshufb(y, h_.vmm(14 - half));
+                    h_.pand(y, bits);
+                    h_.pcmpeqb(y, bits);
+                    h_.pabsb(y, y);
+                    h_.uni_store_out(h_.ptr[out + off + 16 * half], y);
+                }
+                return;
+            }
+            h_.vpbroadcastd(x, h_.ptr[src + 4 * w]);
+            h_.vpshufb(x, x, h_.vmm(14));
+            h_.vpand(x, x, bits);
+            h_.vpcmpeqb(x, x, bits);
+            h_.vpabsb(x, x);
+            h_.uni_store_out(h_.ptr[out + off], x);
+            return;
+        }
+        h_.uni_vpbroadcastd(x, h_.ptr[src + 4 * w]);
+        for (int r = 0; r < 32 * 4 / vlen; ++r) {
+            const Xmm t = h_.vmm(4 + (w % 2) * 4 + r % 4);
+            const Address lane_bits
+                    = C_at(RNDNN_JIT_CONST(lane_bits) + r * vlen);
+            h_.uni_vpand(t, x, lane_bits);
+            h_.uni_vpcmpeqd(t, t, lane_bits);
+            h_.uni_vpand(t, t, h_.vmm(15));
+            h_.uni_store_out(h_.ptr[out + off + r * vlen], t);
+        }
+    }
+
+    jit_generator_t &h_;
+    const jit_rng_frame_t &f_;
+    data_type dt_;
+};
+
 // --- bits: the words are the output ----------------------------------------
 
 class jit_bits_t : public jit_dist_t {
@@ -32,20 +172,21 @@ public:
     void fill_consts(double, jit_rng_consts_t &) const override {}
 };
 
-// --- Bernoulli threshold32 to bit or u8 ------------------------------------
+// --- Bernoulli threshold32 (and onednn) to bit, u8, s32 or f32 -----------
 // W < t as a signed compare of W ^ bias against t ^ bias (bias 2^31 for
 // 32-bit words, 0 for 31-bit mcg31m1 words). t = 2^32 (p = 1) does not fit:
-// then `full` is all ones and is or-ed in. Four compare results pack to
-// bytes in index order (avx2: packs work per 128-bit lane, vpermd restores
-// the order); bit dst takes their sign bits.
+// then `full` is all ones and is or-ed in. bit and u8: four compare
+// results pack to bytes in index order (avx2: packs work per 128-bit lane,
+// vpermd restores the order); bit dst takes their sign bits. s32 and f32:
+// each compare result and-ed with a 1 of the type.
 class jit_threshold_t : public jit_dist_t {
 public:
-    jit_threshold_t(jit_generator_t &h, const jit_rng_frame_t &f,
-            const rng_conf_t &conf, bool to_bits)
-        : jit_dist_t(h, f, conf), to_bits_(to_bits) {}
+    using jit_dist_t::jit_dist_t;
 
     int unit_bytes() const override {
-        return to_bits_ ? jit_unit_words / 8 : jit_unit_words;
+        return dst_type(conf_) == data_type::bit
+                ? jit_unit_words / 8
+                : jit_unit_words * static_cast<int>(dt_bits(dst_type(conf_)) / 8);
     }
 
     void emit_unit() override {
@@ -53,12 +194,17 @@ public:
             emit_unit_avx512();
             return;
         }
+        const data_type dt = dst_type(conf_);
         const int vlen = h_.vlen();
         const int words_per_blk = vlen; // four registers of vlen / 4 words
-        const Xmm thr = h_.vmm(15), bias = h_.vmm(14), perm = h_.vmm(13);
+        const Xmm thr = h_.vmm(15), bias = h_.vmm(14), perm = h_.vmm(13),
+                  one = h_.vmm(12);
         h_.uni_load(thr, C(thr));
         if (!is_mcg(conf_)) h_.uni_load(bias, C(bias));
-        if (!h_.is_sse()) h_.vmovdqu(Ymm(perm.getIdx()), C(perm));
+        if (dt == data_type::s32 || dt == data_type::f32)
+            h_.uni_load(one, C(dst_one));
+        else if (!h_.is_sse())
+            h_.vmovdqu(Ymm(perm.getIdx()), C(perm));
         for (int blk = 0; blk < jit_unit_words / words_per_blk; ++blk) {
             for (int i = 0; i < 4; ++i) {
                 const Xmm w = h_.vmm(i), c = h_.vmm(4 + i);
@@ -66,14 +212,21 @@ public:
                                       + (blk * 4 + i) * vlen]);
                 if (!is_mcg(conf_)) h_.uni_vpxor(w, w, bias);
                 h_.uni_vpcmpgtd(c, thr, w);
+                if (dt == data_type::s32 || dt == data_type::f32) {
+                    h_.uni_vpor(c, c, C(full));
+                    h_.uni_vpand(c, c, one);
+                    h_.uni_store_out(
+                            h_.ptr[f_.dst + (blk * 4 + i) * vlen], c);
+                }
             }
+            if (dt == data_type::s32 || dt == data_type::f32) continue;
             const Xmm p0 = h_.vmm(8), p1 = h_.vmm(9), p = h_.vmm(10);
             h_.uni_vpackssdw(p0, h_.vmm(4), h_.vmm(5));
             h_.uni_vpackssdw(p1, h_.vmm(6), h_.vmm(7));
             h_.uni_vpacksswb(p, p0, p1);
             if (!h_.is_sse())
                 h_.vpermd(Ymm(p.getIdx()), Ymm(perm.getIdx()), Ymm(p.getIdx()));
-            if (to_bits_) {
+            if (dt == data_type::bit) {
                 h_.uni_vpmovmskb(h_.eax, p);
                 h_.or_(h_.eax, C(full));
                 if (h_.is_sse())
@@ -83,7 +236,7 @@ public:
             } else {
                 h_.uni_vpor(p, p, C(full));
                 h_.uni_vpand(p, p, C(byte_one));
-                h_.uni_store(h_.ptr[f_.dst + blk * vlen], p);
+                h_.uni_store_out(h_.ptr[f_.dst + blk * vlen], p);
             }
         }
         h_.add(f_.dst, unit_bytes());
@@ -105,6 +258,7 @@ public:
         for (int i = 0; i < 16; ++i)
             c.perm.d[i] = order[i % 8];
         c.byte_one.fill(0x01010101u);
+        c.dst_one.fill(one_of(dst_type(conf_)));
         // avx512 compares unsigned words with the threshold directly:
         // W < t, or for the oneDNN rule ~W < t as W > ~t.
         c.thr_u.fill(conf_.method == bernoulli_method::onednn
@@ -114,9 +268,11 @@ public:
 
 private:
     // Four compares of 16 words straight into k1-k4; bit dst takes the 64
-    // bits at once, u8 dst a 0/1 byte per bit (zero-masked moves of ones).
-    // p = 1 (t = 2^32) or-s in k5 = `full`.
+    // bits at once, the other types a zero-masked move of ones per compare
+    // (u8: bytes, s32 and f32: dwords). p = 1 (t = 2^32) or-s in k5 =
+    // `full`.
     void emit_unit_avx512() {
+        const data_type dt = dst_type(conf_);
         const bool onednn = conf_.method == bernoulli_method::onednn;
         // vpcmpud k = thr OP W: W < t is thr nle (6) W; the oneDNN rule's
         // W > ~t is thr lt (1) W.
@@ -129,38 +285,51 @@ private:
             h_.vpcmpud(k[i], thr, h_.ptr[h_.rsp + f_.words_off + i * 64],
                     pred);
         }
-        if (to_bits_) {
+        if (dt == data_type::bit) {
             h_.kunpckwd(h_.k1, h_.k2, h_.k1);
             h_.kunpckwd(h_.k3, h_.k4, h_.k3);
             h_.kunpckdq(h_.k1, h_.k3, h_.k1);
             h_.korq(h_.k1, h_.k1, h_.k5);
             h_.kmovq(h_.ptr[f_.dst], h_.k1);
-        } else {
+        } else if (dt == data_type::u8) {
             for (int i = 0; i < 4; ++i) {
                 h_.korw(k[i], k[i], h_.k5);
                 const Xmm b(i);
                 h_.vmovdqu8(b | k[i] | h_.T_z, C(byte_one));
-                h_.vmovdqu(h_.ptr[f_.dst + i * 16], b);
+                h_.uni_store_out(h_.ptr[f_.dst + i * 16], b);
+            }
+        } else {
+            for (int i = 0; i < 4; ++i) {
+                h_.korw(k[i], k[i], h_.k5);
+                const Zmm v(i);
+                h_.vmovdqu32(v | k[i] | h_.T_z, C(dst_one));
+                h_.uni_store_out(h_.ptr[f_.dst + i * 64], v);
             }
         }
         h_.add(f_.dst, unit_bytes());
     }
-
-    bool to_bits_;
 };
 
-// --- Bernoulli bitsliced(b) to bit -----------------------------------------
+// --- Bernoulli bitsliced(b) ------------------------------------------------
 // A unit is 64 groups of 32 elements; group k's words are [k*b, k*b + b).
 // b = 1: the decision is ~W (level 1), 0 (level 0) or ~0 (level 2), in
 // vectors. b > 1: the comparison U < level of bitsliced_decide, branch-free
 // in general registers, with level's bits as 0/~0 masks L_j:
 //   lt |= eq & ~w & L_j;  eq &= ~(w ^ L_j).
+// The unit's 64 decision words go to a bit dst, or for the other dst types
+// to the frame's mask slot, from which jit_mask_expand_t writes the values.
 class jit_bitsliced_t : public jit_dist_t {
 public:
-    using jit_dist_t::jit_dist_t;
+    jit_bitsliced_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf)
+        : jit_dist_t(h, f, conf), expand_(h, f, dst_type(conf)) {}
 
     int unit_words() const override { return jit_unit_groups * conf_.bits; }
-    int unit_bytes() const override { return jit_unit_groups * 4; }
+    int unit_bytes() const override {
+        return bits_out() ? jit_unit_groups * 4
+                          : unit_elems() * static_cast<int>(
+                                  dt_bits(dst_type(conf_)) / 8);
+    }
     int unit_elems() const override { return jit_unit_groups * 32; }
 
     void emit_unit() override {
@@ -168,7 +337,7 @@ public:
             emit_one_bit();
         else
             emit_general();
-        h_.add(f_.dst, unit_bytes());
+        emit_unit_end();
     }
 
     void fill_consts(double p, jit_rng_consts_t &c) const override {
@@ -179,6 +348,24 @@ public:
         c.keep.fill(level == 1 ? ~0u : 0u);
         for (int j = 0; j < 32; ++j)
             c.level_bit[j] = j < b && ((level >> (b - 1 - j)) & 1u) ? ~0u : 0u;
+        jit_mask_expand_t::fill_consts(dst_type(conf_), c);
+    }
+
+protected:
+    // Whether the decision words are the output (bit dst).
+    bool bits_out() const { return dst_type(conf_) == data_type::bit; }
+    // Where the unit's decision words go: dst, or the frame's mask slot.
+    RegExp mask_base() const {
+        return bits_out() ? RegExp(f_.dst)
+                          : RegExp(h_.rsp + jit_rng_frame_t::mask_bits_off);
+    }
+    // The unit's decision words are written: dst moves past them, or past
+    // their values.
+    void emit_unit_end() {
+        if (bits_out())
+            h_.add(f_.dst, unit_bytes());
+        else
+            expand_.emit(mask_base(), jit_unit_groups);
     }
 
 private:
@@ -189,7 +376,7 @@ private:
             h_.uni_load(w, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
             h_.uni_vpandn(w, w, C(keep));
             h_.uni_vpor(w, w, C(full));
-            h_.uni_store(h_.ptr[f_.dst + i * vlen], w);
+            h_.uni_store(h_.ptr[mask_base() + i * vlen], w);
         }
     }
 
@@ -198,7 +385,7 @@ private:
         const Reg64 wp = h_.r8, out = h_.r9, cnt = h_.r10;
         const Reg32 lt = h_.eax, eq = h_.edx, w = h_.ecx, t = h_.r11d;
         h_.lea(wp, h_.ptr[h_.rsp + f_.words_off]);
-        h_.mov(out, f_.dst);
+        h_.lea(out, h_.ptr[mask_base()]);
         h_.mov(cnt, jit_unit_groups);
         Label group;
         h_.L(group);
@@ -224,6 +411,8 @@ private:
         h_.dec(cnt);
         h_.jnz(group);
     }
+
+    jit_mask_expand_t expand_;
 };
 
 // --- Bernoulli bitsliced(b) to bit, lazily ---------------------------------
@@ -266,7 +455,7 @@ public:
     void emit_unit() override {
         const int b = conf_.bits, vlen = h_.vlen();
         h_.mov(row_base, h_.ptr[h_.rsp + base_off]);
-        h_.mov(out, f_.dst);
+        h_.lea(out, h_.ptr[mask_base()]);
         h_.mov(rows, jit_unit_groups / groups());
         h_.mov(nblocks, C(lazy_blocks));
         if (deferring()) {
@@ -314,7 +503,7 @@ public:
         h_.jnz(row, h_.T_NEAR);
         if (deferring()) emit_queue();
         h_.mov(h_.ptr[h_.rsp + base_off], row_base);
-        h_.add(f_.dst, unit_bytes());
+        emit_unit_end();
     }
 
     void fill_consts(double p, jit_rng_consts_t &c) const override {
@@ -574,7 +763,7 @@ private:
         h_.L(scatter);
         h_.mov(h_.eax, h_.ptr[h_.rsp + next * 4 + qn_off]);
         h_.mov(tmp.cvt32(), h_.ptr[h_.rsp + next * 4 + qlt_off]);
-        h_.mov(h_.ptr[f_.dst + h_.rax * 4], tmp.cvt32());
+        h_.mov(h_.ptr[mask_base() + h_.rax * 4], tmp.cvt32());
         h_.inc(next);
         h_.cmp(next, queued);
         h_.jb(scatter);
@@ -584,9 +773,10 @@ private:
     jit_engine_t &engine_;
 };
 
-// --- Uniform to f32 or bf16 (FMA: avx2 and up) -----------------------------
+// --- Uniform to f32, bf16 or f16 (FMA: avx2 and up) ------------------------
 // u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
-// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite).
+// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite); f16 rounds
+// with vcvtps2ph (to nearest even, whatever MXCSR says).
 class jit_uniform_t : public jit_dist_t {
 public:
     using jit_dist_t::jit_dist_t;
@@ -608,6 +798,10 @@ public:
             h_.vfmadd213ps(v, bma, C(a));
             if (out_size() == 4) {
                 h_.uni_store_out(h_.ptr[f_.dst + i * vlen], v);
+                continue;
+            }
+            if (dst_type(conf_) == data_type::f16) {
+                h_.vcvtps2ph(h_.ptr[f_.dst + i * vlen / 2], v, 0);
                 continue;
             }
             const Xmm lsb = h_.vmm(8 + i % 2);
@@ -644,26 +838,28 @@ private:
     }
 };
 
-// --- Normal to f32 ---------------------------------------------------------
+// --- Normal to f32, bf16 or f16 --------------------------------------------
 // normal_pair() on 2 * vlen / 4 pairs at a time: shufps splits a pair of
 // registers into even words (u1, the radius) and odd words (the angle);
 // unpck{l,h}ps interleave the two results back into index order. Every
-// operation is the reference's, in its order: mul and add, never fma.
+// operation is the reference's, in its order: mul and add, never fma. bf16
+// and f16 round the f32 values once, as uniform's do.
 class jit_normal_t : public jit_dist_t {
 public:
     using jit_dist_t::jit_dist_t;
 
-    int unit_bytes() const override { return jit_unit_words * 4; }
+    int unit_bytes() const override { return jit_unit_words * out_size(); }
 
     void emit_unit() override {
         const int vlen = h_.vlen();
         for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2)
-            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen);
+            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen / 4);
         h_.add(f_.dst, unit_bytes());
     }
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
         c.two_m24.fill_f32(0x1p-24f);
+        c.bf16_round.fill(0x7fff);
         c.mean.fill_f32(conf_.mean);
         c.stddev.fill_f32(conf_.stddev);
         c.i_one.fill(1);
@@ -696,11 +892,55 @@ public:
     }
 
 private:
+    int out_size() const {
+        return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
+    }
     Address vec(size_t off, int k = 0) const {
         return h_.ptr[f_.consts + off + k * 64];
     }
 
-    void emit_pairs(const RegExp &words, int dst_off) {
+    // The f32 values v1, v2 (elements n .. n + 2 L - 1, L lanes a
+    // register) to dst at element n = `first`, rounded to dst's type. The
+    // registers are clobbered, and vmm 14, 15.
+    void emit_store(const Xmm &v1, const Xmm &v2, int first) {
+        auto &h = h_;
+        const int vlen = h.vlen(), size = out_size();
+        const Address at = h.ptr[f_.dst + first * size];
+        const Address next = h.ptr[f_.dst + first * size + vlen / 4 * size];
+        switch (dst_type(conf_)) {
+            case data_type::f16:
+                h.vcvtps2ph(at, v1, 0);
+                h.vcvtps2ph(next, v2, 0);
+                return;
+            case data_type::bf16:
+                for (const Xmm &v : {v1, v2}) { // finite values
+                    const Xmm lsb = h.vmm(14);
+                    h.uni_vpsrld(lsb, v, 16);
+                    h.uni_vpand(lsb, lsb, C(i_one));
+                    h.uni_vpaddd(v, v, lsb);
+                    h.uni_vpaddd(v, v, C(bf16_round));
+                    h.uni_vpsrld(v, v, 16);
+                }
+                if (h.is_avx512()) { // the lanes' low halves, in order
+                    h.vpmovdw(at, v1);
+                    h.vpmovdw(next, v2);
+                } else if (h.is_sse()) {
+                    h.packusdw(v1, v2);
+                    h.uni_store(at, v1);
+                } else {
+                    const Ymm y(v1.getIdx());
+                    h.vpackusdw(y, y, Ymm(v2.getIdx()));
+                    h.vpermq(y, y, 0xD8);
+                    h.uni_store(at, y);
+                }
+                return;
+            default:
+                h.uni_store_out(at, v1);
+                h.uni_store_out(next, v2);
+        }
+    }
+
+    void emit_pairs(const RegExp &words, int first) {
         auto &h = h_;
         const int vlen = h.vlen();
         const int shift = u24_shift(is_mcg(conf_));
@@ -794,8 +1034,7 @@ private:
         h.uni_vaddps(z1, z1, C(mean));
         h.uni_vunpcklps(v1, z0, z1);
         h.uni_vunpckhps(v2, z0, z1);
-        h.uni_store_out(h.ptr[f_.dst + dst_off], v1);
-        h.uni_store_out(h.ptr[f_.dst + dst_off + vlen], v2);
+        emit_store(v1, v2, first);
     }
 };
 
@@ -805,29 +1044,22 @@ private:
 
 bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     const data_type t = conf.dst.get_data_type();
+    // F16C (vcvtps2ph) comes with the avx2 tier.
+    const auto f16_ok = [&] {
+        if (t != data_type::f16 || isa >= cpu_isa::avx2) return true;
+        why = "f16 needs F16C (avx2 tier and up)";
+        return false;
+    };
     switch (conf.dist) {
-        case dist_t::bits: return true;
-        case dist_t::bernoulli:
-            if (conf.method == bernoulli_method::bitsliced) {
-                if (t == data_type::bit) return true;
-                why = cat("bitsliced to ", dt2str(t), " has no JIT kernel");
-                return false;
-            }
-            if (t == data_type::bit || t == data_type::u8) return true;
-            why = cat("bernoulli to ", dt2str(t), " has no JIT kernel");
-            return false;
+        case dist_t::bits:
+        case dist_t::bernoulli: return true; // every dst type they write
         case dist_t::uniform:
             if (isa < cpu_isa::avx2) {
                 why = "uniform needs FMA (avx2 tier and up)";
                 return false;
             }
-            if (t == data_type::f32 || t == data_type::bf16) return true;
-            why = cat("uniform to ", dt2str(t), " has no JIT kernel");
-            return false;
-        case dist_t::normal:
-            if (t == data_type::f32) return true;
-            why = cat("normal to ", dt2str(t), " has no JIT kernel");
-            return false;
+            return true;
+        case dist_t::normal: return f16_ok();
     }
     why = "unknown distribution";
     return false;
@@ -858,8 +1090,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
                         h, f, conf, engine);
             if (conf.method == bernoulli_method::bitsliced)
                 return std::make_unique<jit_bitsliced_t>(h, f, conf);
-            return std::make_unique<jit_threshold_t>(
-                    h, f, conf, conf.dst.get_data_type() == data_type::bit);
+            return std::make_unique<jit_threshold_t>(h, f, conf);
         case dist_t::uniform: return std::make_unique<jit_uniform_t>(h, f, conf);
         case dist_t::normal: return std::make_unique<jit_normal_t>(h, f, conf);
     }
