@@ -372,8 +372,9 @@ fused_case_t make_fused_case(prng_t &g, const fused_combo_t &combo,
             c.p = std::uniform_real_distribution<double>(0.0, 1.0)(g);
             if (c.runtime_p) c.p = static_cast<float>(c.p);
     }
-    // The keep probability's scale, or a value that stresses the product.
-    c.scale = index % 6 == 5
+    // The keep probability's scale, or a value that stresses the product
+    // (a negative scale: a dropped element is -0).
+    c.scale = index % 3 == 1
             ? pick(g, linear_values)
             : static_cast<float>(1.0 / std::max(c.p, 0.01));
     c.seed = g();

@@ -72,14 +72,14 @@ private:
         mov(dst, ptr[abi_param1 + offsetof(jit_apply_call_t, dst)]);
         mov(groups, ptr[abi_param1 + offsetof(jit_apply_call_t, groups)]);
         mov(linear, ptr[abi_param1 + offsetof(jit_apply_call_t, linear)]);
-        apply_.emit_load_consts();
+        apply_.emit_load_consts(linear);
         Xbyak::Label group, tail, done;
         if (is_avx512()) {
             test(groups, groups);
             jz(tail, T_NEAR);
         }
         L(group);
-        apply_.emit_group(dword[mask], src, dst, linear);
+        apply_.emit_group(mask, src, dst, linear);
         add(src, apply_.group_bytes());
         add(dst, apply_.group_bytes());
         add(mask, 4);
@@ -92,7 +92,7 @@ private:
             cmp(valid, 0);
             je(done, T_NEAR);
             apply_.emit_tail_group(
-                    dword[abi_param1 + offsetof(jit_apply_call_t, tail_word)],
+                    abi_param1 + offsetof(jit_apply_call_t, tail_word),
                     valid, src, dst, linear);
             L(done);
         }

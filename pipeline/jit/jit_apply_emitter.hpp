@@ -48,20 +48,21 @@ public:
     // Bytes of one group's data.
     int group_bytes() const;
 
-    // Loads the constants that emit_group() keeps in registers; again after
-    // other code used the vector registers.
-    void emit_load_consts();
-    // One group: its mask word (bit k for element k) at `word`, its 32
+    // Loads the constants that emit_group() keeps in registers (the
+    // post-ops' (alpha, beta) pairs at `linear`, as emit_group() takes
+    // them); again after other code used the vector registers.
+    void emit_load_consts(const Xbyak::RegExp &linear);
+    // One group: its mask word (bit k for element k) at [word], its 32
     // elements at src and dst (dst may equal src), the post-ops' (alpha,
-    // beta) pairs at `linear`, in order. Uses every vector register and no
-    // general one.
-    void emit_group(const Xbyak::Address &word, const Xbyak::RegExp &src,
+    // beta) pairs at `linear`, in order. Uses every vector register, k1
+    // and k2, and no general register.
+    void emit_group(const Xbyak::RegExp &word, const Xbyak::RegExp &src,
             const Xbyak::RegExp &dst, const Xbyak::RegExp &linear);
     // avx512 only: a group of fewer than 32 elements, those whose bits are
     // set in the 32-bit `valid` (a run from bit 0); only they are loaded
     // and stored (masked), so the code reads and writes nothing past them.
-    // Uses k5 and k6.
-    void emit_tail_group(const Xbyak::Address &word,
+    // Uses k1, k2, k5 and k6.
+    void emit_tail_group(const Xbyak::RegExp &word,
             const Xbyak::Address &valid, const Xbyak::RegExp &src,
             const Xbyak::RegExp &dst, const Xbyak::RegExp &linear);
     // The constant table the code reads (relative to rip): emit it once,
@@ -69,11 +70,27 @@ public:
     void emit_table();
 
 private:
+    // Dropout's form (mul, one linear post-op with beta -0.f) from avx2
+    // on: the scale stays in a register and a lane is scale * x or the
+    // dropped value scale * +0, chosen by its bit (avx512: a multiply
+    // merged into the dropped value under the word's bits in k1, k2;
+    // avx2: vpsllvd moves the lane's bit to the sign, and vblendvps picks
+    // the product or the dropped value), where the general form tests the
+    // bit, selects, broadcasts the scale and multiplies.
+    bool scaled_select() const;
     // One vector register r of the group: its lanes are elements
     // [r * lanes, (r + 1) * lanes).
     // With `valid` (avx512), only its lanes are loaded and stored.
     void emit_reg(int r, const Xbyak::RegExp &src, const Xbyak::RegExp &dst,
             const Xbyak::RegExp &linear, const Xbyak::Opmask *valid = nullptr);
+    // x = the f32 values of register r's elements at src (bf16 and f16
+    // converted; with `valid`, only its lanes loaded, the others 0).
+    void emit_load(const Xbyak::Xmm &x, int r, const Xbyak::RegExp &src,
+            const Xbyak::Opmask *valid);
+    // Stores register r's f32 results v to dst, rounded to the data type
+    // (with `valid`, only its lanes).
+    void emit_store(const Xbyak::Xmm &v, int r, const Xbyak::RegExp &dst,
+            const Xbyak::Opmask *valid);
     // Rounds f32 lanes x to bf16, in the low 16 bits of each lane.
     Xbyak::Xmm emit_round_bf16(const Xbyak::Xmm &x);
     Xbyak::Address table(int off) const;

@@ -61,7 +61,7 @@ private:
     // arithmetic), and what the steps left at the unit's end; the last
     // unit's at the call's end. The consumer's slots: the next unit's data
     // (src, dst), the pending unit's data, the next of its groups' mask
-    // words (in a copy of its mask), whether a unit is pending, and two
+    // words (in a copy of its mask), whether a unit is pending, and three
     // registers a step keeps.
     Xbyak::Address slot(int k) const {
         return qword[rsp + jit_rng_frame_t::consumer_off + 8 * k];
@@ -100,33 +100,47 @@ private:
             const Xbyak::Reg64 &mask, int groups) {
         const int gb = apply_.group_bytes();
         for (int g = 0; g < groups; ++g)
-            apply_.emit_group(dword[mask + 4 * g], src + g * gb, dst + g * gb,
+            apply_.emit_group(mask + 4 * g, src + g * gb, dst + g * gb,
                     linear());
         add(src, groups * gb);
         add(dst, groups * gb);
         add(mask, groups * 4);
     }
 
-    // `groups` groups of the pending unit, unrolled; rcx and rdx are kept
-    // in slots 6 and 7 meanwhile (the distribution's code holds values in
-    // them).
+    // `groups` groups of the pending unit, two a loop iteration (a step's
+    // code inlined in each of the distribution's places would not fit the
+    // op cache); rcx, rdx and r9 are kept in slots 6 to 8 meanwhile (the
+    // distribution's code holds values in them). Each step first
+    // prefetches the data of the same groups one unit ahead: the next
+    // steps then find their data in L1. Without it, on Zen 5, each step's
+    // loads waited on memory with the distribution's code queued behind
+    // them, and a step cost about 400 cycles (docs/jit.md, "The fused
+    // dropout kernel").
     void emit_consume_step(int groups) override {
-        Xbyak::Label skip;
+        Xbyak::Label skip, pair;
         cmp(pending(), 0);
         je(skip, T_NEAR);
         mov(slot(6), rcx);
         mov(slot(7), rdx);
-        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx;
+        mov(slot(8), r9);
+        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, left = r9;
         mov(src, pending_src());
         mov(dst, pending_dst());
         mov(mask, pending_mask());
-        apply_.emit_load_consts(); // the engine used the registers
-        emit_groups(src, dst, mask, groups);
+        for (int off = 0; off < groups * apply_.group_bytes(); off += 64)
+            prefetcht0(ptr[src + unit_data() + off]);
+        apply_.emit_load_consts(linear()); // the engine used the registers
+        mov(left, groups / 2);
+        L(pair);
+        emit_groups(src, dst, mask, 2);
+        dec(left);
+        jnz(pair, T_NEAR);
         mov(pending_src(), src);
         mov(pending_dst(), dst);
         mov(pending_mask(), mask);
         mov(rcx, slot(6));
         mov(rdx, slot(7));
+        mov(r9, slot(8));
         L(skip);
     }
 
@@ -141,7 +155,7 @@ private:
         mov(dst, pending_dst());
         mov(mask, pending_mask());
         lea(end, ptr[mask_copy(dist().unit_bytes())]);
-        apply_.emit_load_consts();
+        apply_.emit_load_consts(linear());
         L(iter);
         cmp(mask, end);
         jae(done, T_NEAR);

@@ -117,10 +117,10 @@ struct jit_rng_frame_t {
     // Engine state, 64 B, off the words' 4 KiB alias (loads of it must
     // not wait on stores to words with the same low 12 address bits).
     static constexpr int engine_off = max_words * 4 + 2048;
-    // 64 B a unit consumer keeps across units (jit_rng_generator.hpp),
+    // 128 B a unit consumer keeps across units (jit_rng_generator.hpp),
     // then room for a copy of one unit's mask bits (at most 256 B).
     static constexpr int consumer_off = engine_off + 64;
-    static constexpr int consumer_unit_off = consumer_off + 64;
+    static constexpr int consumer_unit_off = consumer_off + 128;
     // A unit's mask bits (64 words), where the dst type is not bit and a
     // distribution decides from bits (bitsliced): it expands them to dst.
     static constexpr int mask_bits_off = consumer_unit_off + 256;
