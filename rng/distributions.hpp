@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "src/utils.hpp"
 
@@ -91,6 +92,51 @@ inline uint32_t bitsliced_decide(const uint32_t *w, int b, uint64_t level) {
         }
     }
     return lt;
+}
+
+// bytewise: threshold32's t = ceil(p * 2^32) from a byte an element. The
+// elements come in units of 2048 (unit u = g / 2048); element g takes the
+// byte V = byte g % 4 (bits 8 (g % 4) to 8 (g % 4) + 7) of W(g / 4), so a
+// unit's bytes are its 512 words W(512 u) to W(512 u + 511). With
+// t = t_hi 2^24 + t_lo (t_hi <= 256, t_lo < 2^24): 1 iff V < t_hi, 0 iff
+// V > t_hi, and where V == t_hi (a tie, 1 in 256), 1 iff R < t_lo for the
+// unit's k-th tie (k counted from 0 in index order within the unit), R =
+// W(bytewise_tie_word(u, k)) >> 8. So P(1) = t_hi / 256 + t_lo / 2^32 =
+// t / 2^32, and every decision uses bits of its own.
+constexpr uint64_t bytewise_unit_elems = 2048;
+constexpr uint64_t bytewise_unit_words = bytewise_unit_elems / 4;
+// The word of unit u's k-th tie: 2^62 + 2048 u + k, past every unit's
+// words (below 2^61) and below 2^64 for every unit (u < 2^52).
+inline uint64_t bytewise_tie_word(uint64_t u, uint64_t k) {
+    return (uint64_t(1) << 62) + u * bytewise_unit_elems + k;
+}
+
+// The unit's 2048 decisions (0/1) into flags, from its 512 words and
+// tie_words(n, out), which writes the words of its first n ties.
+template <typename tie_words_t>
+void bytewise_decide(const uint32_t *words, uint64_t t,
+        const tie_words_t &tie_words, uint8_t *flags) {
+    const uint64_t n = bytewise_unit_elems;
+    if (t >> 32) { // p = 1: t_hi = 256, above every byte
+        for (uint64_t e = 0; e < n; ++e)
+            flags[e] = 1;
+        return;
+    }
+    const auto hi = static_cast<uint32_t>(t >> 24);
+    const auto lo = static_cast<uint32_t>(t & 0xffffffu);
+    uint64_t ties = 0;
+    for (uint64_t e = 0; e < n; ++e) {
+        const uint32_t v = (words[e / 4] >> (8 * (e % 4))) & 0xffu;
+        flags[e] = v < hi;
+        ties += v == hi;
+    }
+    if (ties == 0) return;
+    std::vector<uint32_t> r(ties);
+    tie_words(ties, r.data());
+    uint64_t k = 0;
+    for (uint64_t e = 0; e < n; ++e)
+        if (((words[e / 4] >> (8 * (e % 4))) & 0xffu) == hi)
+            flags[e] = (r[k++] >> 8) < lo;
 }
 
 // --- Uniform --------------------------------------------------------------

@@ -114,14 +114,19 @@ void set_bernoulli(rng_conf_t &c, const bernoulli_t &b, bool runtime_p) {
     if (method == bernoulli_method::bitsliced && (bits < 1 || bits > 32))
         fail(status::invalid_arguments,
                 cat("bitsliced b=", bits, " is outside [1, 32]"));
-    const int word_bits = engine_traits(c.alg).word_bits;
+    const engine_traits_t traits = engine_traits(c.alg);
     if ((method == bernoulli_method::bitsliced
-                || method == bernoulli_method::onednn)
-            && word_bits != 32)
+                || method == bernoulli_method::onednn
+                || method == bernoulli_method::bytewise)
+            && traits.word_bits != 32)
         fail(status::invalid_arguments,
                 cat(bernoulli_method2str(method),
                         " bernoulli needs 32-bit words; ", alg2str(c.alg),
-                        " has ", word_bits, " (use threshold32)"));
+                        " has ", traits.word_bits, " (use threshold32)"));
+    if (method == bernoulli_method::bytewise && !traits.by_counter)
+        fail(status::invalid_arguments,
+                cat("bytewise bernoulli needs words addressed by counter; ",
+                        alg2str(c.alg), " is sequential (use threshold32)"));
 }
 
 // The checks of @p d that every distribution shares, and the ISA cap.

@@ -38,7 +38,8 @@ constexpr row_t<bernoulli_method> methods[]
         = {{bernoulli_method::automatic, "auto"},
                 {bernoulli_method::threshold32, "threshold32"},
                 {bernoulli_method::bitsliced, "bitsliced"},
-                {bernoulli_method::onednn, "onednn"}};
+                {bernoulli_method::onednn, "onednn"},
+                {bernoulli_method::bytewise, "bytewise"}};
 constexpr row_t<scalar_kind> scalar_kinds[]
         = {{scalar_kind::host, "host"}, {scalar_kind::memory, "memory"}};
 constexpr row_t<binary_alg> binary_algs[]

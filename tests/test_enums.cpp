@@ -89,11 +89,12 @@ TEST(EnumNames, PrimitiveEnums) {
             = {{bernoulli_method::threshold32, "threshold32"},
                     {bernoulli_method::bitsliced, "bitsliced"},
                     {bernoulli_method::automatic, "auto"},
-                    {bernoulli_method::onednn, "onednn"}};
+                    {bernoulli_method::onednn, "onednn"},
+                    {bernoulli_method::bytewise, "bytewise"}};
     expect_names(methods, bernoulli_method2str);
     expect_parse(methods, str2bernoulli_method,
             "unknown bernoulli method 'bogus\\x1b' (expected auto, "
-            "threshold32, bitsliced or onednn)");
+            "threshold32, bitsliced, onednn or bytewise)");
     expect_names<scalar_kind>(
             {{scalar_kind::host, "host"}, {scalar_kind::memory, "memory"}},
             scalar_kind2str);

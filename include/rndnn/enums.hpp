@@ -52,11 +52,19 @@ enum class bernoulli_method {
     /// exactly what oneDNN's dropout with that rate keeps (W > (2^32 - 1) *
     /// rate); dropout's onednn_compat draws its mask so.
     onednn,
+    /// threshold32's p, exact to 2^-32, from a byte an element: byte
+    /// g % 4 of W(g / 4) against the threshold's top 8 bits, and where they
+    /// tie (1 in 256), a 24-bit refinement from a word drawn for that tie
+    /// (docs/semantics.md); about a quarter of a word an element. Needs
+    /// 32-bit words addressed by counter (philox4x32_10,
+    /// philox4x32_10_onednn, threefry4x32_20, multfly).
+    bytewise,
 };
-/// @returns "threshold32", "bitsliced", "auto" (automatic) or "onednn".
+/// @returns "threshold32", "bitsliced", "auto" (automatic), "onednn" or
+/// "bytewise".
 RNDNN_API const char *bernoulli_method2str(bernoulli_method method);
 /// @returns the method named @p name ("auto", "threshold32", "bitsliced",
-/// "onednn").
+/// "onednn", "bytewise").
 /// @throws error (invalid_arguments) naming @p name if it names none.
 RNDNN_API bernoulli_method str2bernoulli_method(const std::string &name);
 

@@ -117,6 +117,7 @@ private:
     // them, and a step cost about 400 cycles (docs/jit.md, "The fused
     // dropout kernel").
     void emit_consume_step(int groups) override {
+        if (groups == 0) return;
         Xbyak::Label skip, pair;
         cmp(pending(), 0);
         je(skip, T_NEAR);
@@ -130,11 +131,14 @@ private:
         for (int off = 0; off < groups * apply_.group_bytes(); off += 64)
             prefetcht0(ptr[src + unit_data() + off]);
         apply_.emit_load_consts(linear()); // the engine used the registers
-        mov(left, groups / 2);
-        L(pair);
-        emit_groups(src, dst, mask, 2);
-        dec(left);
-        jnz(pair, T_NEAR);
+        if (groups >= 2) {
+            mov(left, groups / 2);
+            L(pair);
+            emit_groups(src, dst, mask, 2);
+            dec(left);
+            jnz(pair, T_NEAR);
+        }
+        if (groups % 2) emit_groups(src, dst, mask, 1);
         mov(pending_src(), src);
         mov(pending_dst(), dst);
         mov(pending_mask(), mask);
@@ -144,23 +148,29 @@ private:
         L(skip);
     }
 
-    // The pending unit's groups that the steps left, two at a time (a
-    // unit has an even number of groups; the steps take G / 2 each).
+    // The pending unit's groups that the steps left, two at a time and
+    // one left over (a row that ends early skips its later steps).
     void emit_finish_pending() {
-        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, end = r8;
-        Xbyak::Label done, iter;
+        const Xbyak::Reg64 src = rax, dst = rcx, mask = rdx, end = r8,
+                           pairs_end = r9;
+        Xbyak::Label done, iter, single;
         cmp(pending(), 0);
         je(done, T_NEAR);
         mov(src, pending_src());
         mov(dst, pending_dst());
         mov(mask, pending_mask());
         lea(end, ptr[mask_copy(dist().unit_bytes())]);
+        lea(pairs_end, ptr[end - 4]); // a pair starts before it
         apply_.emit_load_consts(linear());
         L(iter);
-        cmp(mask, end);
-        jae(done, T_NEAR);
+        cmp(mask, pairs_end);
+        jae(single, T_NEAR);
         emit_groups(src, dst, mask, 2);
         jmp(iter, T_NEAR);
+        L(single);
+        cmp(mask, end);
+        jae(done, T_NEAR);
+        emit_groups(src, dst, mask, 1);
         L(done);
     }
 
@@ -247,7 +257,7 @@ private:
                 = write_mask_ && !mask_u8_ && drv_.direct_ok(rr);
         for (uint64_t u = u0; u < u1;) {
             const uint64_t gs = std::max(g0, u * ue);
-            call.rng.first = drv_.first_of_unit(u);
+            drv_.at_unit(u, call.rng);
             if (gs == u * ue && std::min(g1, u1 * ue) - gs >= ue) {
                 uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;
                 if (write_mask_ && !mask_direct)

@@ -230,7 +230,7 @@ def test_bernoulli_onednn_method_writes_onednns_mask():
                           seed=7, stream=99)
     assert np.array_equal(got, want)
     # The names come from the library's table, which lists them all.
-    with pytest.raises(rndnn.Error, match="bitsliced or onednn"):
+    with pytest.raises(rndnn.Error, match="onednn or bytewise"):
         rndnn.bernoulli(8, method="bogus")
     with pytest.raises(rndnn.Error, match="only bitsliced takes"):
         rndnn.bernoulli(8, method="threshold32:3")

@@ -64,7 +64,7 @@ void jit_rng_generator_t::generate() {
     dist_->set_step([this](int groups) { emit_consume_step(groups); });
     Xbyak::Label unit;
     L(unit);
-    if (dist_->draws_words()) {
+    if (dist_->draws_words() || dist_->drives_engine()) {
         dist_->emit_unit();
     } else if (dist_->words_are_output()) {
         emit_words(f.dst, dist_->unit_words());
@@ -187,7 +187,7 @@ private:
         const bool direct = drv_.direct_ok(run);
         for (uint64_t u = u0; u < u1;) {
             const uint64_t gs = std::max(g0, u * ue);
-            call.first = drv_.first_of_unit(u);
+            drv_.at_unit(u, call);
             if (direct && gs == u * ue && std::min(g1, u1 * ue) - gs >= ue) {
                 // Whole units straight into dst.
                 const uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;

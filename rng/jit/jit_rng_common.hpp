@@ -84,6 +84,10 @@ struct jit_rng_consts_t {
     jit_vec_t lane_r[4];
     jit_vec_t lazy_ctr[2];
     jit_vec_t lazy_mul, lazy_iota[2];
+    // bytewise: t_hi in every byte, t_hi ^ 0x80 (for signed byte
+    // compares), 0x80, and t_lo (jit_rng_dist.cpp).
+    jit_vec_t tie_byte, tie_byte_biased, byte_bias;
+    uint32_t tie_lo;
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,
@@ -102,6 +106,7 @@ struct jit_rng_call_t {
     uint64_t first; // philox: counter of the first unit's first word block;
     // lazy bitsliced: that word's index / 4 (jit_dist_t::draws_words)
     uint64_t units; // >= 1
+    uint64_t unit; // the first unit's index among all (g / unit elements)
     const jit_rng_consts_t *consts;
     void *state; // threefry, mcg31m1, multfly: lane states, read and advanced
 };

@@ -32,6 +32,10 @@ public:
     // bitsliced); then jit_rng_call_t::first is the block index (word
     // index / 4) of the first unit's first word.
     virtual bool draws_words() const { return false; }
+    // True if emit_unit() has the engine write the unit's words, in index
+    // order, in batches of its own choosing (bytewise, which decides each
+    // batch as it comes); jit_rng_call_t::first is then the engine's.
+    virtual bool drives_engine() const { return false; }
     // Code run once per call, after the engine's.
     virtual void emit_init() {}
     // Code for one unit: words at [rsp + words_off], output at [f.dst].

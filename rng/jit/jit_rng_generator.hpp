@@ -137,10 +137,13 @@ public:
     // calls then advance as they produce the range's units in order.
     void begin_range(const rng_run_t &run, uint64_t u0, void *state,
             jit_rng_call_t &call) const;
-    // jit_rng_call_t::first of a call whose first unit is global unit u.
-    uint64_t first_of_unit(uint64_t u) const {
-        if (gen_.dist().draws_words()) return u * unit_words_ / 4;
-        return gen_.engine().first_of(u * unit_words_);
+    // Sets jit_rng_call_t::first and unit for a call whose first unit is
+    // global unit u.
+    void at_unit(uint64_t u, jit_rng_call_t &call) const {
+        call.first = gen_.dist().draws_words()
+                ? u * unit_words_ / 4
+                : gen_.engine().first_of(u * unit_words_);
+        call.unit = u;
     }
 
     // Whether whole units can be written straight into dst: dense dst, and

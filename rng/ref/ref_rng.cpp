@@ -57,6 +57,10 @@ public:
 
 private:
     void run_range(const rng_run_t &run, uint64_t gs, uint64_t ge) const;
+    // bytewise's decisions of elements [gb, gn) into flags: their units
+    // decided whole (a tie's word depends on the ties before it).
+    void bytewise_flags(word_source_t &source, uint64_t threshold,
+            uint64_t gb, uint64_t gn, uint8_t *flags) const;
 
     rng_conf_t conf_;
     cpu_isa words_isa_;
@@ -127,7 +131,9 @@ void ref_rng_t::run_range(
                 layout_.store(run.dst, i0, cnt, words);
                 break;
             case dist_t::bernoulli:
-                if (conf_.method != bernoulli_method::bitsliced) {
+                if (conf_.method == bernoulli_method::bytewise) {
+                    bytewise_flags(*source, threshold, gb, gn, flags);
+                } else if (conf_.method != bernoulli_method::bitsliced) {
                     source->fill(gb, cnt, words);
                     for (dim_t k = 0; k < cnt; ++k)
                         flags[k] = (words[k] ^ flip) < threshold;
@@ -167,6 +173,24 @@ void ref_rng_t::run_range(
             }
         }
         gb = gn;
+    }
+}
+
+void ref_rng_t::bytewise_flags(word_source_t &source, uint64_t threshold,
+        uint64_t gb, uint64_t gn, uint8_t *flags) const {
+    const uint64_t ue = bytewise_unit_elems;
+    std::vector<uint32_t> words(bytewise_unit_words);
+    std::vector<uint8_t> unit(ue);
+    for (uint64_t u = gb / ue; u * ue < gn; ++u) {
+        source.fill(u * bytewise_unit_words, bytewise_unit_words, words.data());
+        bytewise_decide(words.data(), threshold,
+                [&](uint64_t n, uint32_t *out) {
+                    source.fill(bytewise_tie_word(u, 0), n, out);
+                },
+                unit.data());
+        const uint64_t lo = std::max(gb, u * ue), hi = std::min(gn, u * ue + ue);
+        std::copy(unit.begin() + (lo - u * ue), unit.begin() + (hi - u * ue),
+                flags + (lo - gb));
     }
 }
 
