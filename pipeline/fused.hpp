@@ -32,7 +32,10 @@ struct fused_run_t {
     rng_run_t rng;
     const void *src; // the data's first element (offset0 applied)
     void *dst; // ditto; may equal src
-    float scale; // kept elements: fma(scale, src, -0.f)
+    // kept elements: fma(scale, src, -0.f). Not NaN (dropout's scale is
+    // 1 / (1 - rate) or 0): bf16 results then round without a NaN case
+    // (jit_apply_emitter.hpp, scaled_select).
+    float scale;
 };
 
 class fused_kernel_t {

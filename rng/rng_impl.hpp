@@ -45,6 +45,10 @@ struct rng_conf_t {
     bernoulli_method method = bernoulli_method::threshold32;
     int bits = 1; // bitsliced b
     bitsliced_eval_t eval = bitsliced_eval_t::automatic; // JIT bitsliced
+    // JIT bytewise: the engine blocks of tie words a chunk holds (0: one
+    // vector's lanes, enough for a unit's ties but 1 time in 10^3 or less);
+    // tests set 1 so that chunks run out every four ties.
+    int tie_chunk_blocks = 0;
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Statistical checks of Bernoulli masks at scale: 2^31 bits (256 MiB) at
 # p = 0.9, 0.7 and 0.01, with the default method (auto: bitsliced:32 for
-# philox4x32_10) and with threshold32 for comparison (tools/
+# philox4x32_10), with threshold32 for comparison and with bytewise (tools/
 # stats_bernoulli.cpp says what each line measures; docs/semantics.md
 # quotes a run). Not part of the tests: it takes about a minute.
 #
@@ -17,7 +17,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 else
     cmake --build "$build" --target rndnn_stats_bernoulli >/dev/null
 fi
-for method in auto threshold32; do
+for method in auto threshold32 bytewise; do
     for p in 0.9 0.7 0.01; do
         "$build/tools/rndnn-stats-bernoulli" --p "$p" --method "$method" \
             --log2-bits "$log2"

@@ -111,21 +111,29 @@ std::vector<gen_case_t> gen_cases() {
     }
 
     // 1001 elements: the last byte of the mask has 7 unused bits, zero.
-    for (const char *method : {"threshold32", "bitsliced:4"}) {
+    const struct {
+        const char *method, *bit_name, *u8_name;
+    } methods[] = {{"threshold32", "bernoulli bit threshold32",
+                           "bernoulli u8 threshold32"},
+            {"bitsliced:4", "bernoulli bit bitsliced:4",
+                    "bernoulli u8 bitsliced:4"},
+            {"bytewise", "bernoulli bit bytewise", "bernoulli u8 bytewise"}};
+    for (const auto &mc : methods) {
+        const char *method = mc.method;
         const bool sliced = std::strcmp(method, "bitsliced:4") == 0;
         const auto m = sliced ? rndnn::bernoulli_method::bitsliced
-                              : rndnn::bernoulli_method::threshold32;
+                              : rndnn::str2bernoulli_method(method);
         p = {};
         p.shape = {7, 143};
         p.dt = data_type::bit;
         p.seed = 42;
         p.ops.append_bernoulli(0.3, m, sliced ? 4 : 1);
-        add(sliced ? "bernoulli bit bitsliced:4" : "bernoulli bit threshold32",
+        add(mc.bit_name,
                 {"--dist", "bernoulli", "--p", "0.3", "--method", method,
                         "--shape", "7x143", "--seed", "42"},
                 p, {126});
         p.dt = data_type::u8;
-        add(sliced ? "bernoulli u8 bitsliced:4" : "bernoulli u8 threshold32",
+        add(mc.u8_name,
                 {"--dist", "bernoulli", "--p", "0.3", "--method", method,
                         "--shape", "7x143", "--seed", "42", "--dtype", "u8"},
                 p);
@@ -567,6 +575,17 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
                     "bitsliced:x"},
             {{"--dist", "bernoulli", "--method", "fast"}, "fast"},
             {{"--dist", "bernoulli", "--method", "fast"}, "auto, threshold32"},
+            {{"--dist", "bernoulli", "--method", "fast"}, "onednn or bytewise"},
+            {{"--dist", "bernoulli", "--method", "bytewise:8"},
+                    "only bitsliced takes :B"},
+            {{"--dist", "bernoulli", "--method", "bitsliced"},
+                    "bitsliced needs :B"},
+            {{"--dist", "bernoulli", "--method", "bytewise", "--alg",
+                     "mcg31m1"},
+                    "mcg31m1"},
+            {{"--dist", "bernoulli", "--method", "bytewise", "--alg",
+                     "mt19937"},
+                    "mt19937"},
             {{"--dist", "bernoulli", "--method", "bitsliced:4", "--alg",
                      "mcg31m1"},
                     "mcg31m1"},

@@ -1,6 +1,7 @@
-// Every known answer of tests/data/known-answers.md and tests/data/multfly.md
-// (the Multfly answers of docs/multfly.md), parsed from the spec text
-// itself, plus the library's built-in `verify` checks.
+// Every known answer of tests/data/known-answers.md, tests/data/multfly.md
+// (the Multfly answers of docs/multfly.md) and tests/data/bytewise.md (the
+// bytewise Bernoulli method's, from scripts/bytewise_known_answers.py),
+// parsed from the text itself, plus the library's built-in `verify` checks.
 #include <fstream>
 #include <random>
 #include <regex>
@@ -105,6 +106,56 @@ TEST(KnownAnswers, MultflyFromTheSpec) {
     EXPECT_EQ(std::vector<uint32_t>(key, key + 8), named);
     // Through the stream layout: W(g) = word g % 4 of gen32(idx = g / 4).
     EXPECT_EQ(test::engine_words(rng_alg::multfly, 0, 0, 400, 4), gen100);
+}
+
+// tests/data/bytewise.md, from scripts/bytewise_known_answers.py (the
+// method's definition over a Philox of its own): the mask of each line at
+// every tier this process may use and in the reference.
+TEST(KnownAnswers, BytewiseFromTheSpec) {
+    const std::string text = read_text("bytewise.md");
+    const std::regex line(R"(bytewise (\w+) seed (\d+) stream (\d+) )"
+                          R"(offset (\d+) p (\S+) n (\d+) ties (\d+)\s*)"
+                          R"(->\s*([0-9a-f]+))");
+    int checked = 0, ties = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        const rng_alg alg = str2alg(m[1]);
+        const auto seed = static_cast<int64_t>(std::stoull(m[2]));
+        const auto strm = static_cast<int64_t>(std::stoull(m[3]));
+        const auto offset = static_cast<int64_t>(std::stoull(m[4]));
+        const double p = std::strtod(m[5].str().c_str(), nullptr);
+        const auto n = static_cast<dim_t>(std::stoll(m[6]));
+        ties += std::stoi(m[7]);
+        const std::string want = m[8];
+        rng::desc d(alg, memory::desc({n}, data_type::bit));
+        post_ops po;
+        po.append_bernoulli(p, bernoulli_method::bytewise);
+        std::vector<cpu_isa> caps = test::available_tiers();
+        caps.push_back(cpu_isa::none);
+        for (cpu_isa cap : caps) {
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            attr.set_max_cpu_isa(cap);
+            std::vector<uint8_t> mask(d.dst.get_size());
+            test::run_args_t r;
+            r.seed = seed;
+            r.offset = offset;
+            r.stream = strm;
+            r.nthr = 2;
+            test::generate(d, attr, mask.data(), r);
+            std::string got;
+            char hex[3];
+            for (uint8_t b : mask) {
+                std::snprintf(hex, sizeof(hex), "%02x", b);
+                got += hex;
+            }
+            EXPECT_EQ(got, want) << m[0] << " cap " << isa2str(cap);
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 5);
+    EXPECT_GT(ties, 20); // the tie words are reached
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

@@ -280,6 +280,9 @@ std::vector<fused_combo_t> fused_combos() {
                 bitsliced_eval_t::eager});
     }
     v.push_back({rng_alg::multfly, bernoulli_method::bitsliced, 32});
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly})
+        v.push_back({alg, bernoulli_method::bytewise, 1});
     v.push_back({rng_alg::philox4x32_10_onednn, bernoulli_method::onednn, 1});
     v.push_back({rng_alg::philox4x32_10, bernoulli_method::onednn, 1});
     return v;

@@ -130,6 +130,54 @@ TEST(RngSemantics, Bitsliced) {
     }
 }
 
+// bytewise from its definition, element by element, over the engines'
+// words: byte g % 4 of W(g / 4) against t's top 8 bits, and each tie, in
+// index order within its unit of 2048, against its own word's top 24 bits;
+// offsets that cut units and reach the last units before 2^63; every
+// counter-based engine; p where t_hi is 0 and 255.
+TEST(RngSemantics, Bytewise) {
+    const double ps[] = {0.0, 1.0, 0.1, 0.5, 0.3, 100.5 / 256, 0x1p-20,
+            1 - 0x1p-32};
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly}) {
+        for (double p : ps) {
+            const dim_t n = 5000;
+            for (int64_t offset : {int64_t(777), int64_t(1) << 62,
+                         std::numeric_limits<int64_t>::max() - n}) {
+                const run_args_t r {-9, offset, 5, 2};
+                const auto out = run(make_desc(alg, {n}, dt::u8),
+                        bernoulli_attr(p, bernoulli_method::bytewise), r);
+                const auto t = static_cast<uint64_t>(std::ceil(p * 0x1p32));
+                const uint64_t hi = t >> 24, lo = t & 0xffffff;
+                const uint64_t g0 = r.offset, g1 = g0 + n;
+                uint64_t unit = ~uint64_t(0), rank = 0;
+                std::vector<uint32_t> w;
+                int ties = 0;
+                for (uint64_t g = g0 / 2048 * 2048; g < g1; ++g) {
+                    if (g / 2048 != unit) {
+                        unit = g / 2048;
+                        rank = 0;
+                        w = engine_words(alg, r.seed, r.stream, unit * 512, 512);
+                    }
+                    const uint32_t v = (w[(g % 2048) / 4] >> (8 * (g % 4))) & 0xff;
+                    bool expect = v < hi;
+                    if (v == hi && hi < 256) {
+                        const uint64_t tw = (uint64_t(1) << 62) + unit * 2048 + rank++;
+                        expect = (engine_words(alg, r.seed, r.stream, tw, 1)[0] >> 8) < lo;
+                        ties += g >= g0;
+                    }
+                    if (g < g0) continue;
+                    ASSERT_EQ(out[g - g0], expect ? 1 : 0)
+                            << alg2str(alg) << " p=" << p << " g=" << g;
+                }
+                if (p < 1) {
+                    EXPECT_GT(ties, 0) << alg2str(alg) << " p=" << p;
+                }
+            }
+        }
+    }
+}
+
 TEST(RngSemantics, DefaultMethodIsBitsliced32WhereWordsAreAddressed) {
     // append_bernoulli(p) and bernoulli_method::automatic: bitsliced(32)
     // where words are addressed by counter, threshold32 for mcg31m1 and

@@ -71,13 +71,22 @@ std::string jit_name(cpu_isa isa) { return impl::jit_impl_name(isa); }
 // rule, threshold32 on complemented words), named "bernoulli_onednn" so
 // that a combination's name does not read as the algorithm
 // philox4x32_10_onednn.
-enum class dist_kind { bits, threshold32, onednn, bitsliced, uniform, normal };
+enum class dist_kind {
+    bits,
+    threshold32,
+    onednn,
+    bitsliced,
+    bytewise,
+    uniform,
+    normal
+};
 
 const char *kind2str(dist_kind k) {
     switch (k) {
         case dist_kind::bits: return "bits";
         case dist_kind::threshold32: return "threshold32";
         case dist_kind::onednn: return "bernoulli_onednn";
+        case dist_kind::bytewise: return "bytewise";
         case dist_kind::bitsliced: return "bitsliced";
         case dist_kind::uniform: return "uniform";
         case dist_kind::normal: return "normal";
@@ -134,6 +143,7 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::threshold32, t});
             if (alg == rng_alg::mcg31m1) continue;
             c.push_back({alg, dist_kind::onednn, t});
+            c.push_back({alg, dist_kind::bytewise, t});
             // Eager (b = 2, 3) and lazy (b = 8, 13, 32) evaluation.
             for (int b : {1, 2, 3, 8, 13, 32})
                 if (t == data_type::bit || b != 13)
@@ -191,6 +201,7 @@ struct case_t {
             case dist_kind::threshold32:
             case dist_kind::onednn:
             case dist_kind::bitsliced:
+            case dist_kind::bytewise:
                 if (combo.kind == dist_kind::bitsliced) os << "(b=" << combo.b << ")";
                 if (runtime_p)
                     os << " p=runtime:" << std::setprecision(9) << rt_p
@@ -233,6 +244,10 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
         case dist_kind::bitsliced:
             po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
                     bernoulli_method::bitsliced, c.combo.b);
+            break;
+        case dist_kind::bytewise:
+            po.append_bernoulli(c.runtime_p ? 0.875 : c.p,
+                    bernoulli_method::bytewise);
             break;
         case dist_kind::uniform: po.append_uniform(c.a, c.b); break;
         case dist_kind::normal: po.append_normal(c.mean, c.stddev); break;
@@ -445,7 +460,8 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
         case dist_kind::bits: break;
         case dist_kind::threshold32:
         case dist_kind::onednn:
-        case dist_kind::bitsliced: {
+        case dist_kind::bitsliced:
+        case dist_kind::bytewise: {
             const int b = combo.kind == dist_kind::bitsliced ? combo.b : 32;
             // A tie of the bitsliced rounding: an odd multiple of 2^-(b+1).
             const int64_t odd
@@ -728,6 +744,7 @@ std::vector<dispatch_case_t> covered_dispatch_cases() {
         v.push_back({combo, memory::desc({5, 77}, t, {77, 1}, 3)});
         if (combo.kind == dist_kind::threshold32
                 || combo.kind == dist_kind::onednn
+                || combo.kind == dist_kind::bytewise
                 || combo.kind == dist_kind::bitsliced)
             v.push_back({combo, memory::desc({333}, t), true});
     }
@@ -806,8 +823,8 @@ TEST(JitDispatch, UncoveredProblemsUseReference) {
 TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     SKIP_WITHOUT_JIT();
     const dist_kind kinds[] = {dist_kind::bits, dist_kind::threshold32,
-            dist_kind::onednn, dist_kind::bitsliced, dist_kind::uniform,
-            dist_kind::normal};
+            dist_kind::onednn, dist_kind::bitsliced, dist_kind::bytewise,
+            dist_kind::uniform, dist_kind::normal};
     int pairs = 0;
     for (rng_alg alg : rng_algs()) {
         // An algorithm with JIT code: its raw words run on a JIT tier.
@@ -838,9 +855,9 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
                 }
     }
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
-    // bits, 4 mask types x (threshold32, onednn, 7 b), 3 x uniform and
-    // normal; mcg31m1: bits, 4 x threshold32, 3 x 2.
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 9 + 6) + (1 + 4 + 6));
+    // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
+    // uniform and normal; mcg31m1: bits, 4 x threshold32, 3 x 2.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 6) + (1 + 4 + 6));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
@@ -1015,6 +1032,54 @@ TEST(RngJit, LazyBitslicedEqualsEager) {
         }
 }
 
+
+// bytewise's ties come from chunks of tie words; a unit has more ties
+// than a chunk holds about once in 10^3 units or less, so here a chunk holds
+// one block (four ties) and runs out over and over: every tier must still
+// give the reference's bits, for every dst type and counter-based engine,
+// at offsets that end near 2^63 (the last units' tie words).
+TEST(RngJit, BytewiseTieChunksEqualReference) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(31);
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly})
+        for (data_type dt : {data_type::bit, data_type::u8, data_type::s32,
+                     data_type::f32})
+            for (int trial = 0; trial < 3; ++trial) {
+                const int64_t n = uniform_s64(g, 1, 30000);
+                const memory::desc md({n}, dt);
+                rng::desc d(alg, md);
+                d.with_offset = true;
+                if (alg == rng_alg::multfly) d.name = "ties";
+                post_ops po;
+                po.append_bernoulli(
+                        pick<double>(g, {0.9, 0.3, 1e-9, 0.99999999}),
+                        bernoulli_method::bytewise);
+                primitive_attr attr;
+                attr.set_post_ops(po);
+                rng_conf_t conf = make_rng_conf(d, attr);
+                conf.tie_chunk_blocks = 1;
+                rng_run_t run;
+                run.seed = g();
+                run.stream = g();
+                run.offset = pick<int64_t>(g, {0, 2047, uniform_s64(g, 0, 1 << 30),
+                        s64_max - n});
+                run.p = conf.p;
+                run.nthr = static_cast<int>(uniform_s64(g, 1, 3));
+                std::vector<uint8_t> want(md.get_size(), 0x5a);
+                run.dst = want.data();
+                create_ref_rng(conf)->execute(run);
+                for (cpu_isa isa : available_tiers()) {
+                    std::vector<uint8_t> got(md.get_size(), 0x5a);
+                    run.dst = got.data();
+                    create_jit_rng(isa, conf)->execute(run);
+                    ASSERT_EQ(first_diff(want, got), -1)
+                            << isa2str(isa) << " " << alg2str(alg) << " "
+                            << dt2str(dt) << " p=" << conf.p << " n=" << n
+                            << " offset=" << run.offset;
+                }
+            }
+}
 
 #endif
 

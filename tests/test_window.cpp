@@ -43,6 +43,13 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
         bs13.append_bernoulli(0.3, bernoulli_method::bitsliced, 13);
         v.push_back({"bitsliced:13 bit", data_type::bit, bs13});
     }
+    if (alg != rng_alg::mcg31m1 && alg != rng_alg::mt19937) {
+        // A tie's word depends on the ties before it in its unit of 2048.
+        post_ops bw;
+        bw.append_bernoulli(0.3, bernoulli_method::bytewise);
+        v.push_back({"bytewise bit", data_type::bit, bw});
+        v.push_back({"bytewise f32", data_type::f32, bw});
+    }
     post_ops uni;
     uni.append_uniform(-2.f, 3.f);
     v.push_back({"uniform f32", data_type::f32, uni});

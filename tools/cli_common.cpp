@@ -277,18 +277,23 @@ void check_offset_range(const stream_options_t &so, std::int64_t n) {
 
 void parse_method(
         const std::string &text, rndnn::bernoulli_method &method, int &bits) {
-    // The method's name (the library's), then ":B" for bitsliced only.
+    // The method's name (the library's, which names them all when it knows
+    // none), then ":B" for bitsliced only.
     const size_t colon = text.find(':');
-    const auto bad = [&] {
-        return usage_error("unknown --method '" + text
-                + "' (expected auto, threshold32, onednn or bitsliced:B, 1 "
-                  "<= B <= 32)");
-    };
     try {
         method = rndnn::str2bernoulli_method(text.substr(0, colon));
-    } catch (const rndnn::error &) { throw bad(); }
+    } catch (const rndnn::error &e) {
+        const std::string m = e.what();
+        const size_t list = m.find(" (expected ");
+        throw usage_error("unknown --method '" + text + "'"
+                + (list == std::string::npos ? "" : m.substr(list))
+                + "; bitsliced takes :B with 1 <= B <= 32");
+    }
     const bool sliced = method == rndnn::bernoulli_method::bitsliced;
-    if (sliced != (colon != std::string::npos)) throw bad();
+    if (sliced != (colon != std::string::npos))
+        throw usage_error("--method '" + text + "': "
+                + (sliced ? "bitsliced needs :B with 1 <= B <= 32"
+                          : "only bitsliced takes :B"));
     bits = sliced ? parse_int("--method '" + text + "': B",
                             text.substr(colon + 1))
                   : 1;

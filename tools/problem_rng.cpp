@@ -51,7 +51,8 @@ void add_rng_problem_options(po::options_description &desc) {
     opt("p", text("0.5"), "bernoulli: probability of a 1, in [0, 1]");
     opt("method", text("auto"),
             "bernoulli: auto (bitsliced:32 where the algorithm allows, else "
-            "threshold32: exact to 2^-32 either way), threshold32, or "
+            "threshold32: exact to 2^-32 either way), threshold32, "
+            "bytewise (threshold32's p from a byte an element), onednn, or "
             "bitsliced:B with 1 <= B <= 32");
     opt("a", text("0"), "uniform: lower end (included)");
     opt("b", text("1"), "uniform: upper end (reached only by rounding)");

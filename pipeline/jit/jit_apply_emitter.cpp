@@ -253,16 +253,25 @@ Xmm jit_apply_emitter_t::emit_round_bf16(const Xmm &x) {
     auto &h = h_;
     const Xmm nan = h.vmm(tmp_n), hi = h.vmm(tmp_h), q = h.vmm(tmp_q);
     // f32_to_bf16: a NaN keeps its top bits and becomes quiet; any other
-    // value rounds to nearest even: (x + 0x7fff + lsb) >> 16.
-    h.uni_vcmpunordps(nan, x);
-    h.uni_vpsrld(hi, x, 16);
-    h.uni_vpor(q, hi, table(quiet_off));
+    // value rounds to nearest even: (x + 0x7fff + lsb) >> 16. A quiet NaN
+    // whose low 16 bits are 0 comes through the rounding unchanged
+    // (scaled_select(): no other NaN reaches here).
+    if (!scaled_select()) {
+        h.uni_vcmpunordps(nan, x);
+        h.uni_vpsrld(hi, x, 16);
+        h.uni_vpor(q, hi, table(quiet_off));
+    } else {
+        h.uni_vpsrld(hi, x, 16);
+    }
     h.uni_vpand(hi, hi, table(i_one_off));
     h.uni_vpaddd(x, x, hi);
     h.uni_vpaddd(x, x, table(round_off));
     h.uni_vpsrld(x, x, 16);
-    h.uni_select(hi, nan, q, x, nan);
-    return hi;
+    if (!scaled_select()) {
+        h.uni_select(hi, nan, q, x, nan);
+        return hi;
+    }
+    return x;
 }
 
 void jit_apply_emitter_t::emit_table() {

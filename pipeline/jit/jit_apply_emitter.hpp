@@ -76,7 +76,10 @@ private:
     // merged into the dropped value under the word's bits in k1, k2;
     // avx2: vpsllvd moves the lane's bit to the sign, and vblendvps picks
     // the product or the dropped value), where the general form tests the
-    // bit, selects, broadcasts the scale and multiplies.
+    // bit, selects, broadcasts the scale and multiplies. The scale is not
+    // NaN there (the fused dropout kernel's, pipeline/fused.hpp), so a NaN
+    // result is a quieted bf16 input or the default NaN, whose low 16 bits
+    // are 0, and bf16 rounding needs no NaN case.
     bool scaled_select() const;
     // One vector register r of the group: its lanes are elements
     // [r * lanes, (r + 1) * lanes).

@@ -1,16 +1,17 @@
 // The fused dropout kernel: the JIT RNG kernel's generator with a consumer
 // that applies each unit's mask to the unit's data as soon as the
 // distribution wrote it (jit_apply_emitter.hpp: the apply kernel's code,
-// with the scale as a product), so the mask never leaves L1. The mask goes
-// to the user's memory (write_mask) or to a one-unit slot that each unit
-// overwrites. The driver is the RNG kernel's (jit_rng_generator.hpp).
+// with the scale as a product), so the mask never leaves L1. A bit mask
+// goes to the user's memory (write_mask), else the bits go to a one-unit
+// slot that each unit overwrites; a u8 mask is written from the bits by
+// the consumer (jit_mask_expand.hpp). The driver is the RNG kernel's
+// (jit_rng_generator.hpp).
 #include <algorithm>
 #include <cstring>
 
-#include <emmintrin.h>
-
 #include "pipeline/fused.hpp"
 #include "pipeline/jit/jit_apply_emitter.hpp"
+#include "rng/jit/jit_mask_expand.hpp"
 #include "rng/jit/jit_rng_generator.hpp"
 
 namespace rndnn {
@@ -25,12 +26,13 @@ struct jit_fused_consts_t {
     float linear[2];
 };
 
-// The arguments: the RNG kernel's (rng.dst: where the units' mask bits go)
-// and the units' data.
+// The arguments: the RNG kernel's (rng.dst: where the units' mask bits go),
+// the units' data, and with a u8 mask the units' mask bytes.
 struct jit_fused_call_t {
     jit_rng_call_t rng;
     const void *src;
     void *dst;
+    uint8_t *mask_u8;
 };
 
 jit_apply_ops_t ops_of(const fused_conf_t &conf) {
@@ -47,7 +49,10 @@ public:
     jit_fused_generator_t(cpu_isa isa, const fused_conf_t &conf)
         : jit_rng_generator_t(isa, conf.rng)
         , apply_(*this, ops_of(conf))
-        , write_mask_(conf.write_mask) {
+        , mask_u8_(conf.write_mask
+                  && conf.mask.get_data_type() == data_type::u8)
+        , write_bits_(conf.write_mask && !mask_u8_)
+        , expand_(*this, frame(), data_type::u8) {
         // Large f32 data is written non-temporally where it is aligned.
         create(conf.dt == data_type::f32
                 && static_cast<double>(conf.rng.nelems) * 4
@@ -72,6 +77,8 @@ private:
     Xbyak::Address pending_dst() const { return slot(3); }
     Xbyak::Address pending_mask() const { return slot(4); }
     Xbyak::Address pending() const { return slot(5); }
+    // The next unit's u8 mask bytes (slots 6 to 8 keep a step's registers).
+    Xbyak::Address u8_slot() const { return slot(9); }
     // The pending unit's mask, and its end.
     Xbyak::RegExp mask_copy(int off = 0) const {
         return rsp + jit_rng_frame_t::consumer_unit_off + off;
@@ -91,6 +98,10 @@ private:
         mov(src_slot(), rax);
         mov(rax, ptr[args + offsetof(jit_fused_call_t, dst)]);
         mov(dst_slot(), rax);
+        if (mask_u8_) {
+            mov(rax, ptr[args + offsetof(jit_fused_call_t, mask_u8)]);
+            mov(u8_slot(), rax);
+        }
         mov(pending(), 0);
     }
 
@@ -196,8 +207,14 @@ private:
         add(rax, unit_data());
         mov(dst_slot(), rax);
         mov(pending(), 1);
-        // Without a mask output every unit's bits go to the same slot.
-        if (!write_mask_) sub(f.dst, unit_bytes);
+        // A u8 mask: the unit's bytes from its bits, written now.
+        if (mask_u8_) {
+            mov(rcx, u8_slot());
+            expand_.emit(mask_copy(), unit_bytes / 4, rcx);
+            mov(u8_slot(), rcx);
+        }
+        // Without a bit mask output every unit's bits go to the same slot.
+        if (!write_bits_) sub(f.dst, unit_bytes);
     }
 
     void emit_consumer_fini() override { emit_finish_pending(); }
@@ -205,7 +222,8 @@ private:
     void emit_consumer_data() override { apply_.emit_table(); }
 
     jit_apply_emitter_t apply_;
-    bool write_mask_;
+    bool mask_u8_, write_bits_;
+    jit_mask_expand_t expand_;
 };
 
 class jit_fused_t : public fused_kernel_t {
@@ -213,17 +231,16 @@ public:
     jit_fused_t(cpu_isa isa, const fused_conf_t &conf)
         : gen_(isa, conf)
         , drv_(gen_)
-        , write_mask_(conf.write_mask)
         , mask_u8_(conf.write_mask
                   && conf.mask.get_data_type() == data_type::u8)
+        , write_bits_(conf.write_mask && !mask_u8_)
         , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
-        , u8_nt_(mask_u8_
-                  && static_cast<double>(conf.rng.nelems) >= nt_min_bytes)
         , esize_(dt_bits(conf.dt) / 8) {}
 
     void execute(const fused_run_t &run) const override {
         jit_fused_consts_t consts {};
         drv_.fill_consts(run.rng, consts.rng);
+        if (mask_u8_) jit_mask_expand_t::fill_consts(data_type::u8, consts.rng);
         consts.linear[0] = run.scale;
         consts.linear[1] = -0.f;
         drv_.parallel_units(run.rng, [&](uint64_t u0, uint64_t u1) {
@@ -233,44 +250,55 @@ public:
 
 private:
     // Units [u0, u1) of the global index space, clipped to the tensor. The
-    // data is dense, so whole units read and write it in place; the mask
+    // data is dense, so whole units read and write it in place; a bit mask
     // goes straight to its memory when that starts units on byte
-    // boundaries, else through scratch and the layout's bit stores. A unit
-    // the tensor starts or ends inside runs on a copy of its data.
+    // boundaries, else through scratch and the layout's bit stores; a u8
+    // mask (dense) is written by the kernel in place. A unit the tensor
+    // starts or ends inside runs on a copy of its data and of its mask
+    // bytes.
     void run_range(const fused_run_t &run, const jit_fused_consts_t &consts,
             uint64_t u0, uint64_t u1) const {
         const rng_run_t &rr = run.rng;
         const uint64_t ue = static_cast<uint64_t>(drv_.unit_elems());
         const uint64_t g0 = rr.offset, g1 = g0 + gen_.conf().nelems;
         alignas(64) uint64_t state[jit_max_state_bytes / 8];
-        alignas(64) unsigned char mask[u8_chunk_elems / 8];
+        alignas(64) unsigned char mask[jit_rng_scratch_elems / 8];
         alignas(64) unsigned char data[max_unit_elems * 4];
+        alignas(64) uint8_t bytes[max_unit_elems];
         alignas(64) uint8_t flags[jit_rng_scratch_elems];
         const auto *src = static_cast<const unsigned char *>(run.src);
         auto *dst = static_cast<unsigned char *>(run.dst);
         const auto at = [&](uint64_t g) { return (g - g0) * esize_; };
+        const auto u8_at = [&](uint64_t g) {
+            return static_cast<uint8_t *>(rr.dst) + u8_offset0_ + (g - g0);
+        };
 
         jit_fused_call_t call;
         call.rng.consts = &consts.rng;
+        call.mask_u8 = nullptr;
         drv_.begin_range(rr, u0, state, call.rng);
-        const bool mask_direct
-                = write_mask_ && !mask_u8_ && drv_.direct_ok(rr);
+        const bool mask_direct = write_bits_ && drv_.direct_ok(rr);
         for (uint64_t u = u0; u < u1;) {
             const uint64_t gs = std::max(g0, u * ue);
             drv_.at_unit(u, call.rng);
             if (gs == u * ue && std::min(g1, u1 * ue) - gs >= ue) {
                 uint64_t k = (std::min(g1, u1 * ue) - gs) / ue;
-                if (write_mask_ && !mask_direct)
-                    k = std::min<uint64_t>(k,
-                            mask_u8_ ? std::max<uint64_t>(1, u8_chunk_elems / ue)
-                                     : drv_.scratch_units());
+                if (write_bits_ && !mask_direct)
+                    k = std::min<uint64_t>(k, drv_.scratch_units());
                 call.rng.dst = mask_direct ? drv_.dst_at(rr, gs) : mask;
                 call.rng.units = k;
                 call.src = src + at(gs);
                 call.dst = dst + at(gs);
-                gen_(call.rng, drv_.nt_ok(call.dst));
-                if (write_mask_ && !mask_direct)
-                    store_mask(rr, gs, gs + k * ue, mask, gs, flags);
+                if (mask_u8_) call.mask_u8 = u8_at(gs);
+                // Non-temporal stores need the u8 mask aligned as the data.
+                const bool nt = drv_.nt_ok(call.dst)
+                        && (!mask_u8_
+                                || reinterpret_cast<uintptr_t>(call.mask_u8)
+                                                % gen_.vlen()
+                                        == 0);
+                gen_(call.rng, nt);
+                if (write_bits_ && !mask_direct)
+                    drv_.store(rr, gs, gs + k * ue, mask, gs, flags);
                 u += k;
                 continue;
             }
@@ -281,82 +309,24 @@ private:
             call.rng.units = 1;
             call.src = data;
             call.dst = data;
+            call.mask_u8 = bytes;
             gen_(call.rng);
             std::memcpy(dst + at(gs), part, (ge - gs) * esize_);
-            if (write_mask_) store_mask(rr, gs, ge, mask, u * ue, flags);
+            if (write_bits_) drv_.store(rr, gs, ge, mask, u * ue, flags);
+            if (mask_u8_)
+                std::memcpy(u8_at(gs), bytes + (gs - u * ue), ge - gs);
             ++u;
         }
     }
 
-    // Stores the mask of elements [gs, ge) from the bits in scratch (whose
-    // first bit is element scratch_g): as bits through the RNG driver, or
-    // as 0/1 bytes to a u8 mask.
-    void store_mask(const rng_run_t &rr, uint64_t gs, uint64_t ge,
-            const unsigned char *scratch, uint64_t scratch_g,
-            uint8_t *flags) const {
-        if (!mask_u8_) {
-            drv_.store(rr, gs, ge, scratch, scratch_g, flags);
-            return;
-        }
-        // The u8 mask is dense: its bytes are written in place, eight at a
-        // time from each whole byte of bits.
-        auto *out = static_cast<uint8_t *>(rr.dst) + u8_offset0_
-                + (gs - rr.offset);
-        const uint64_t cnt = ge - gs;
-        uint64_t b = gs - scratch_g, k = 0;
-        for (; k < cnt && b % 8; ++k, ++b)
-            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
-        // A large mask goes around the caches (16 bytes a store), as large
-        // f32 data does, from the first 16-byte boundary that 8-byte steps
-        // reach (none where the bytes start off an 8-byte boundary).
-        const bool nt = u8_nt_;
-        for (; k + 8 <= cnt && (!nt || reinterpret_cast<uintptr_t>(out + k) % 16);
-                k += 8, b += 8) {
-            const uint64_t bytes = expand_bits(scratch[b / 8]);
-            std::memcpy(out + k, &bytes, 8);
-        }
-        if (nt) {
-            for (; k + 16 <= cnt; k += 16, b += 16) {
-                const auto lo = static_cast<long long>(
-                        expand_bits(scratch[b / 8]));
-                const auto hi = static_cast<long long>(
-                        expand_bits(scratch[b / 8 + 1]));
-                _mm_stream_si128(reinterpret_cast<__m128i *>(out + k),
-                        _mm_set_epi64x(hi, lo));
-            }
-            // Ordered before the caller (another thread, after the join)
-            // reads the mask.
-            _mm_sfence();
-        }
-        for (; k + 8 <= cnt; k += 8, b += 8) {
-            const uint64_t bytes = expand_bits(scratch[b / 8]);
-            std::memcpy(out + k, &bytes, 8);
-        }
-        for (; k < cnt; ++k, ++b)
-            out[k] = (scratch[b / 8] >> (b % 8)) & 1u;
-    }
-
-    // The eight 0/1 bytes of the bits of v, bit j in byte j.
-    static uint64_t expand_bits(uint8_t v) {
-        // v in every byte, byte j keeping only bit j; adding 0x7f to a byte
-        // (never carrying out of it) sets its top bit iff that bit was set.
-        const uint64_t picked = (v * 0x0101010101010101ull) & 0x8040201008040201ull;
-        return ((picked + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
-    }
-
-    // Elements of the largest unit (bitsliced).
+    // Elements of the largest unit (bitsliced, bytewise).
     static constexpr int max_unit_elems = jit_unit_groups * 32;
-    // Elements of a call whose u8 mask goes through the mask scratch: the
-    // more units a call has, the fewer calls (and each call ends by
-    // applying its last unit: jit_fused_generator_t).
-    static constexpr int u8_chunk_elems = 16 * max_unit_elems;
-    static_assert(u8_chunk_elems >= jit_rng_scratch_elems,
-            "the mask scratch holds the bit path's units too");
+    static_assert(jit_rng_scratch_elems >= max_unit_elems,
+            "the mask scratch holds a unit's bits");
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
-    bool write_mask_, mask_u8_;
+    bool mask_u8_, write_bits_;
     uint64_t u8_offset0_; // the u8 mask's first element, when mask_u8_
-    bool u8_nt_; // a u8 mask large enough for non-temporal stores
     uint64_t esize_;
 };
 

@@ -302,7 +302,7 @@ def _overlap(a, b, a_name, b_name, same=False):
 def _method(method):
     """(the method's name, its b) of 'name' or 'bitsliced:B'; the library
     parses the name (its table of methods: auto, threshold32, bitsliced,
-    onednn) and refuses, naming them all, one it does not know."""
+    onednn, bytewise) and refuses, naming them all, one it does not know."""
     kind, colon, bits = _string(method, "method").partition(":")
     if colon and kind != "bitsliced":
         raise Error(f"unknown method '{method}': only bitsliced takes :B")
@@ -442,7 +442,8 @@ def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
     uint8 array of ceil(n/8) (rndnn gen's bit files; see unpackbits).
     method: 'auto' (the default: bitsliced:32 where alg allows, else
     threshold32; p exact to 2^-32 either way), 'threshold32',
-    'bitsliced:B' or 'onednn' (oneDNN's dropout rule, docs/semantics.md).
+    'bytewise' (threshold32's p from a byte an element), 'bitsliced:B' or
+    'onednn' (oneDNN's dropout rule, docs/semantics.md).
     """
     return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
                      "u8", packed=packed, method=method, alg=alg, seed=seed,

@@ -18,7 +18,7 @@ Size = Union[int, Sequence[int]]
 # type, or a torch dtype (the result is then a torch tensor).
 DType = Any
 Array = Any  # a NumPy array or a torch CPU tensor
-Method = str  # 'auto', 'threshold32' or 'bitsliced:B'
+Method = str  # 'auto', 'threshold32', 'bytewise', 'onednn' or 'bitsliced:B'
 
 default_generator: Generator
 

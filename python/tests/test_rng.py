@@ -218,6 +218,20 @@ def test_a_read_only_out_is_refused_by_name():
 
 
 
+def test_bernoulli_bytewise_is_the_librarys():
+    # The method by name, its mask the one `rndnn gen --method bytewise`
+    # writes (tests/data/bytewise.md's first line: seed 42, p 0.9).
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests",
+                        "data", "bytewise.md")
+    with open(path) as f:
+        want = bytes.fromhex(f.read().split("-> ")[1].split()[0])
+    got = rndnn.bernoulli(0.9, size=2048, packed=True, method="bytewise",
+                          seed=42)
+    assert got.tobytes() == want
+    with pytest.raises(rndnn.Error, match="mcg31m1"):
+        rndnn.bernoulli(0.9, size=8, method="bytewise", alg="mcg31m1")
+
+
 def test_bernoulli_onednn_method_writes_onednns_mask():
     # oneDNN 3.14's dropout mask (rate 0.1 as f32, seed 7, its offset 99:
     # rndnn's stream), the RNG's onednn method at the keep probability

@@ -3,6 +3,7 @@
 
 #include "rng/distributions.hpp"
 #include "rng/engines/word_source.hpp"
+#include "rng/jit/jit_mask_expand.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -24,142 +25,6 @@ bool is_mcg(const rng_conf_t &conf) {
 data_type dst_type(const rng_conf_t &conf) {
     return conf.dst.get_data_type();
 }
-
-// The value of a 1 in a Bernoulli dst of type dt, as a dword (s32 1, f32
-// 1.0f, u8 0x01 in every byte).
-uint32_t one_of(data_type dt) {
-    switch (dt) {
-        case data_type::f32: return float_bits(1.f);
-        case data_type::u8: return 0x01010101u;
-        default: return 1u;
-    }
-}
-
-// --- a unit's mask bits to dst values --------------------------------------
-// Bit k of word j (element 32 j + k) becomes dst value 32 j + k: u8 0/1,
-// s32 0/1, f32 0.0/1.0, in index order. avx512 moves a zero-masked 1 per
-// set bit (kmov of the bits). Below it, s32 and f32 broadcast each word and
-// compare every lane's own bit (lane_bits); u8 spreads the word's bytes
-// over 32 bytes (pshufb, byte i taking byte i / 8), tests each byte's bit
-// and turns 0xff into 1 (pabsb).
-class jit_mask_expand_t {
-public:
-    jit_mask_expand_t(jit_generator_t &h, const jit_rng_frame_t &f,
-            data_type dt)
-        : h_(h), f_(f), dt_(dt) {}
-
-    static void fill_consts(data_type dt, jit_rng_consts_t &c) {
-        c.dst_one.fill(one_of(dt));
-        for (int k = 0; k < 32; ++k)
-            c.lane_bits[k / 16].d[k % 16] = 1u << k;
-        auto *shuf = reinterpret_cast<uint8_t *>(c.byte_shuf.d);
-        auto *bits = reinterpret_cast<uint8_t *>(c.byte_bits.d);
-        for (int i = 0; i < 64; ++i) {
-            // Byte i of 32 takes byte i / 8 of the word: pshufb indexes
-            // within a 128-bit half, and each half (or xmm) holds the word
-            // in its low dword, so the index is i / 8 in either half.
-            shuf[i] = static_cast<uint8_t>(i % 32 / 8);
-            bits[i] = static_cast<uint8_t>(1u << (i % 8));
-        }
-    }
-
-    // The `words` words of bits at [bits] to dst values at [f.dst], which
-    // moves past them. Uses the vector registers, k1, rax and r8.
-    void emit(const RegExp &bits, int words) {
-        const int per_iter = 4; // words an iteration
-        const Reg64 src = h_.rax, cnt = h_.r8;
-        h_.lea(src, h_.ptr[bits]);
-        h_.mov(cnt, words / per_iter);
-        emit_load_consts();
-        Label iter;
-        h_.L(iter);
-        for (int w = 0; w < per_iter; ++w)
-            emit_word(src, w, f_.dst, w * 32 * out_size());
-        h_.add(src, per_iter * 4);
-        h_.add(f_.dst, per_iter * 32 * out_size());
-        h_.dec(cnt);
-        h_.jnz(iter, h_.T_NEAR);
-    }
-
-private:
-    int out_size() const { return static_cast<int>(dt_bits(dt_) / 8); }
-    Address C_at(size_t off) const { return h_.ptr[f_.consts + off]; }
-
-    // vmm 15: dst_one (s32, f32) or byte_bits (u8); vmm 14 (13): byte_shuf
-    // (its upper half: sse).
-    void emit_load_consts() {
-        if (h_.is_avx512()) return;
-        if (dt_ == data_type::u8) {
-            h_.uni_load(h_.vmm(15), C(byte_bits));
-            h_.uni_load(h_.vmm(14), C(byte_shuf));
-            if (h_.is_sse())
-                h_.uni_load(h_.vmm(13),
-                        C_at(RNDNN_JIT_CONST(byte_shuf) + 16));
-        } else {
-            h_.uni_load(h_.vmm(15), C(dst_one));
-        }
-    }
-
-    // Word w of [src] to its 32 values at [out + off].
-    void emit_word(const Reg64 &src, int w, const Reg64 &out, int off) {
-        const int vlen = h_.vlen();
-        if (h_.is_avx512()) {
-            if (dt_ == data_type::u8) {
-                // Two words a store: 64 bytes.
-                if (w % 2) return;
-                const Zmm z(w % 8);
-                h_.kmovq(h_.k1, h_.ptr[src + 4 * w]);
-                h_.vmovdqu8(z | h_.k1 | h_.T_z, C(dst_one));
-                h_.uni_store_out(h_.ptr[out + off], z);
-                return;
-            }
-            for (int half = 0; half < 2; ++half) {
-                const Zmm z((2 * w + half) % 8);
-                h_.kmovw(h_.k1, h_.ptr[src + 4 * w + 2 * half]);
-                h_.vmovdqu32(z | h_.k1 | h_.T_z, C(dst_one));
-                h_.uni_store_out(h_.ptr[out + off + 64 * half], z);
-            }
-            return;
-        }
-        const Xmm x = h_.vmm(w % 4);
-        if (dt_ == data_type::u8) {
-            const Xmm bits = h_.vmm(15);
-            if (h_.is_sse()) {
-                for (int half = 0; half < 2; ++half) {
-                    const Xmm y = h_.vmm(4 + 2 * (w % 4) + half);
-                    h_.movd(y, h_.ptr[src + 4 * w]);
-                    h_.pshufb(y, h_.vmm(14 - half));
-                    h_.pand(y, bits);
-                    h_.pcmpeqb(y, bits);
-                    h_.pabsb(y, y);
-                    h_.uni_store_out(h_.ptr[out + off + 16 * half], y);
-                }
-                return;
-            }
-            h_.vpbroadcastd(x, h_.ptr[src + 4 * w]);
-            h_.vpshufb(x, x, h_.vmm(14));
-            h_.vpand(x, x, bits);
-            h_.vpcmpeqb(x, x, bits);
-            h_.vpabsb(x, x);
-            h_.uni_store_out(h_.ptr[out + off], x);
-            return;
-        }
-        h_.uni_vpbroadcastd(x, h_.ptr[src + 4 * w]);
-        for (int r = 0; r < 32 * 4 / vlen; ++r) {
-            const Xmm t = h_.vmm(4 + (w % 2) * 4 + r % 4);
-            const Address lane_bits
-                    = C_at(RNDNN_JIT_CONST(lane_bits) + r * vlen);
-            h_.uni_vpand(t, x, lane_bits);
-            h_.uni_vpcmpeqd(t, t, lane_bits);
-            h_.uni_vpand(t, t, h_.vmm(15));
-            h_.uni_store_out(h_.ptr[out + off + r * vlen], t);
-        }
-    }
-
-    jit_generator_t &h_;
-    const jit_rng_frame_t &f_;
-    data_type dt_;
-};
 
 // --- bits: the words are the output ----------------------------------------
 
@@ -258,7 +123,7 @@ public:
         for (int i = 0; i < 16; ++i)
             c.perm.d[i] = order[i % 8];
         c.byte_one.fill(0x01010101u);
-        c.dst_one.fill(one_of(dst_type(conf_)));
+        c.dst_one.fill(jit_mask_expand_t::one_of(dst_type(conf_)));
         // avx512 compares unsigned words with the threshold directly:
         // W < t, or for the oneDNN rule ~W < t as W > ~t.
         c.thr_u.fill(conf_.method == bernoulli_method::onednn
@@ -342,7 +207,7 @@ protected:
         if (bits_out())
             h_.add(f_.dst, unit_bytes());
         else
-            expand_.emit(mask_base(), jit_unit_groups);
+            expand_.emit(mask_base(), jit_unit_groups, f_.dst);
     }
 
 private:
@@ -873,8 +738,11 @@ private:
 
     int lanes() const { return h_.vlen() / 4; }
     // Tie words a chunk holds: a vector of lanes' blocks (a unit has 8
-    // ties on average).
-    int chunk_words() const { return lanes() * 4; }
+    // ties on average), or fewer for tests (rng_conf_t::tie_chunk_blocks).
+    int chunk_words() const {
+        const int blocks = conf_.tie_chunk_blocks;
+        return 4 * (blocks > 0 && blocks < lanes() ? blocks : lanes());
+    }
 
     // The decision and tie bits of the batch's bw words to [out], [ties].
     void emit_decide(int bw, const Reg64 &out, const Reg64 &ties) {
