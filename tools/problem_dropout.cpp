@@ -87,7 +87,8 @@ void add_dropout_problem_options(po::options_description &desc,
         opt("method", text("auto"),
                 "keep mask: auto (bitsliced:32 where the algorithm allows, "
                 "else threshold32: 1 - rate exact to 2^-32 either way), "
-                "threshold32, or bitsliced:B with 1 <= B <= 32 (1 - rate "
+                "threshold32, bytewise (1 - rate exact to 2^-32, a byte an "
+                "element), or bitsliced:B with 1 <= B <= 32 (1 - rate "
                 "rounded to a multiple of 2^-B)");
         add_stream_options(desc, "mask element");
         // bench takes them from the rng problem's options. With them,
