@@ -55,9 +55,10 @@ public:
                     const_cast<Xbyak::uint8 *>(streaming));
     }
 
-    // The non-temporal function where it exists and dst is aligned.
+    // The non-temporal function where it exists and dst is aligned, and
+    // not in place, where the loads of src already brought dst's lines in.
     void operator()(const jit_apply_call_t &call, bool stream) const {
-        const bool nt = stream && fn_nt_
+        const bool nt = stream && fn_nt_ && call.dst != call.src
                 && reinterpret_cast<uintptr_t>(call.dst) % vlen() == 0;
         (nt ? fn_nt_ : fn_)(&call);
     }
