@@ -324,7 +324,7 @@ private:
     }
 
     // Elements of the largest unit (bitsliced, bytewise).
-    static constexpr int max_unit_elems = jit_unit_groups * 32;
+    static constexpr int max_unit_elems = jit_lazy_unit_groups * 32;
     static_assert(jit_rng_scratch_elems >= max_unit_elems,
             "the mask scratch holds a unit's bits");
     jit_fused_generator_t gen_;

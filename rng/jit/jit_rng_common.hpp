@@ -21,6 +21,9 @@ namespace impl {
 constexpr int jit_unit_words = 64;
 // Bitsliced groups (32 elements each) per unit.
 constexpr int jit_unit_groups = 64;
+// ... and per unit of lazy bitsliced, whose queue of undecided groups
+// (jit_rng_dist.cpp) then fills its vectors better.
+constexpr int jit_lazy_unit_groups = 128;
 
 // One broadcast constant: 64 bytes, enough for any vector length.
 struct alignas(64) jit_vec_t {
@@ -123,13 +126,14 @@ struct jit_rng_frame_t {
     // not wait on stores to words with the same low 12 address bits).
     static constexpr int engine_off = max_words * 4 + 2048;
     // 128 B a unit consumer keeps across units (jit_rng_generator.hpp),
-    // then room for a copy of one unit's mask bits (at most 256 B).
+    // then room for a copy of one unit's mask bits.
+    static constexpr int max_unit_bits_bytes = jit_lazy_unit_groups * 4;
     static constexpr int consumer_off = engine_off + 64;
     static constexpr int consumer_unit_off = consumer_off + 128;
-    // A unit's mask bits (64 words), where the dst type is not bit and a
-    // distribution decides from bits (bitsliced): it expands them to dst.
-    static constexpr int mask_bits_off = consumer_unit_off + 256;
-    static constexpr int size = mask_bits_off + 256;
+    // A unit's mask bits, where the dst type is not bit and a distribution
+    // decides from bits (bitsliced, bytewise): it expands them to dst.
+    static constexpr int mask_bits_off = consumer_unit_off + max_unit_bits_bytes;
+    static constexpr int size = mask_bits_off + max_unit_bits_bytes;
 
     Xbyak::Reg64 args, consts, dst, units, state, batch_cnt;
 };

@@ -176,7 +176,7 @@ private:
 };
 
 // --- Bernoulli methods that decide into bits -------------------------------
-// A unit of 2048 elements (64 groups of 32) whose decisions the
+// A unit of groups of 32 elements (64; lazy bitsliced: 128) whose decisions the
 // distribution writes as 64 words of bits: to a bit dst, or for the other
 // dst types to the frame's mask slot, from which jit_mask_expand_t writes
 // the values.
@@ -187,11 +187,13 @@ public:
         : jit_dist_t(h, f, conf), expand_(h, f, dst_type(conf)) {}
 
     int unit_bytes() const override {
-        return bits_out() ? jit_unit_groups * 4
+        return bits_out() ? unit_groups() * 4
                           : unit_elems() * static_cast<int>(
                                   dt_bits(dst_type(conf_)) / 8);
     }
-    int unit_elems() const override { return jit_unit_groups * 32; }
+    int unit_elems() const override { return unit_groups() * 32; }
+    // Groups of 32 elements in a unit.
+    virtual int unit_groups() const { return jit_unit_groups; }
 
 protected:
     // Whether the decision words are the output (bit dst).
@@ -207,7 +209,7 @@ protected:
         if (bits_out())
             h_.add(f_.dst, unit_bytes());
         else
-            expand_.emit(mask_base(), jit_unit_groups, f_.dst);
+            expand_.emit(mask_base(), unit_groups(), f_.dst);
     }
 
 private:
@@ -215,7 +217,8 @@ private:
 };
 
 // --- Bernoulli bitsliced(b) ------------------------------------------------
-// A unit is 64 groups of 32 elements; group k's words are [k*b, k*b + b).
+// A unit is 64 groups of 32 elements (lazy: 128, jit_lazy_unit_groups);
+// group k's words are [k*b, k*b + b).
 // b = 1: the decision is ~W (level 1), 0 (level 0) or ~0 (level 2), in
 // vectors. b > 1: the comparison U < level of bitsliced_decide, branch-free
 // in general registers, with level's bits as 0/~0 masks L_j:
@@ -227,7 +230,7 @@ class jit_bitsliced_t : public jit_mask_dist_t {
 public:
     using jit_mask_dist_t::jit_mask_dist_t;
 
-    int unit_words() const override { return jit_unit_groups * conf_.bits; }
+    int unit_words() const override { return unit_groups() * conf_.bits; }
 
     void emit_unit() override {
         if (conf_.bits == 1)
@@ -251,7 +254,7 @@ public:
 private:
     void emit_one_bit() {
         const int vlen = h_.vlen();
-        for (int i = 0; i < jit_unit_groups * 4 / vlen; ++i) {
+        for (int i = 0; i < unit_groups() * 4 / vlen; ++i) {
             const Xmm w = h_.vmm(i % 8);
             h_.uni_load(w, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
             h_.uni_vpandn(w, w, C(keep));
@@ -266,7 +269,7 @@ private:
         const Reg32 lt = h_.eax, eq = h_.edx, w = h_.ecx, t = h_.r11d;
         h_.lea(wp, h_.ptr[h_.rsp + f_.words_off]);
         h_.lea(out, h_.ptr[mask_base()]);
-        h_.mov(cnt, jit_unit_groups);
+        h_.mov(cnt, unit_groups());
         Label group;
         h_.L(group);
         h_.xor_(lt, lt);
@@ -327,6 +330,9 @@ public:
         : jit_bitsliced_t(h, f, conf), engine_(engine) {}
 
     bool draws_words() const override { return true; }
+    int unit_groups() const override {
+        return jit_lazy_unit_groups;
+    }
 
     void emit_init() override {
         h_.mov(h_.rax, h_.ptr[f_.args + offsetof(jit_rng_call_t, first)]);
@@ -337,7 +343,7 @@ public:
         const int b = conf_.bits, vlen = h_.vlen();
         h_.mov(row_base, h_.ptr[h_.rsp + base_off]);
         h_.lea(out, h_.ptr[mask_base()]);
-        h_.mov(rows, jit_unit_groups / groups());
+        h_.mov(rows, unit_groups() / groups());
         h_.mov(nblocks, C(lazy_blocks));
         if (deferring()) {
             h_.xor_(queued, queued);
@@ -425,7 +431,7 @@ private:
     static constexpr int eq_off = lt_off + 2 * 64;
     static constexpr int offsets_off = eq_off + 2 * 64;
     static constexpr int base_off = offsets_off + 2 * 64;
-    static constexpr int queue_len = jit_unit_groups + 32;
+    static constexpr int queue_len = jit_lazy_unit_groups + 32;
     static constexpr int qn_off = base_off + 64;
     static constexpr int qlt_off = qn_off + 4 * queue_len;
     static constexpr int qeq_off = qlt_off + 4 * queue_len;
@@ -440,8 +446,8 @@ private:
                 queued = h_.r11, row_group = h_.rsi, tmp = h_.rbx;
     const Reg32 nblocks = h_.ecx;
 
-    // Vectors of a row, and of a chunk of the queue (which holds about
-    // 7.5 groups a unit: 16 lanes suffice).
+    // Vectors of a row, and of a chunk of the queue (which holds about 15
+    // groups a unit of 128: 16 lanes suffice).
     int nv() const { return engine_.lazy_vectors(); }
     int nq() const { return std::min(nv(), std::max(1, 64 / h_.vlen())); }
     int groups() const { return nv() * h_.vlen() / 4; }
@@ -597,7 +603,7 @@ private:
     // unit), then writes its groups' decisions over the row's.
     void emit_queue() {
         const int b = conf_.bits, vlen = h_.vlen();
-        const int unit_blocks = jit_unit_groups * b / 4;
+        const int unit_blocks = unit_groups() * b / 4;
         const Reg64 next = rows; // the rows are done
         Label end, chunk, scatter;
         h_.cmp(nblocks, deferred_from);
@@ -883,7 +889,7 @@ private:
         h_.cmp(h_.dword[f_.consts + RNDNN_JIT_CONST(full)], 0);
         h_.je(skip, h_.T_NEAR);
         h_.mov(h_.rax, -1);
-        for (int q = 0; q < jit_unit_groups / 2; ++q)
+        for (int q = 0; q < unit_groups() / 2; ++q)
             h_.mov(h_.ptr[mask_base() + q * 8], h_.rax);
         h_.L(skip);
     }
