@@ -3,7 +3,7 @@
 
 Replays the JIT kernel's schedule (rng/jit/jit_rng_dist.cpp,
 jit_bitsliced_lazy_t) on philox4x32_10's words, which the rndnn Python
-module gives: units of 64 groups of 32 elements; rows of R groups draw
+module gives: units of UNIT groups of 32 elements; rows of R groups draw
 block 0 (levels 0-3) and, unless every element of the row is decided, block
 1 (levels 4-7), each a block of four words a group; the groups still
 undecided then go to the unit's queue, which runs in chunks of C lanes from
@@ -22,6 +22,7 @@ import numpy as np
 import rndnn
 
 B = 32
+UNIT = 128  # jit_lazy_unit_groups (rng/jit/jit_rng_common.hpp)
 TIERS = {"avx512": (32, 16), "avx2": (16, 16), "sse41": (8, 8)}
 
 
@@ -66,8 +67,8 @@ def words_per_element(p, n, row, chunk):
         decide(words[need], bits, sub_lt, sub_eq, 4, 8)
         lt[need], eq[need] = sub_lt, sub_eq
     if nblocks > 2:
-        for u in range(groups // 64):
-            q = np.nonzero(eq[u * 64:(u + 1) * 64])[0] + u * 64
+        for u in range(groups // UNIT):
+            q = np.nonzero(eq[u * UNIT:(u + 1) * UNIT])[0] + u * UNIT
             for c in range(0, len(q), chunk):
                 idx = q[c:c + chunk]
                 sub_lt, sub_eq = lt[idx], eq[idx]
