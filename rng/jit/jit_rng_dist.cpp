@@ -26,6 +26,18 @@ data_type dst_type(const rng_conf_t &conf) {
     return conf.dst.get_data_type();
 }
 
+// v (finite f32 lanes) = their bf16 in the low 16 bits of each lane,
+// rounded to nearest even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (uniform's
+// and normal's values; constants i_one and bf16_round). lsb is clobbered.
+void emit_round_bf16_finite(jit_generator_t &h, const jit_rng_frame_t &f,
+        const Xbyak::Xmm &v, const Xbyak::Xmm &lsb) {
+    h.uni_vpsrld(lsb, v, 16);
+    h.uni_vpand(lsb, lsb, h.ptr[f.consts + RNDNN_JIT_CONST(i_one)]);
+    h.uni_vpaddd(v, v, lsb);
+    h.uni_vpaddd(v, v, h.ptr[f.consts + RNDNN_JIT_CONST(bf16_round)]);
+    h.uni_vpsrld(v, v, 16);
+}
+
 // --- bits: the words are the output ----------------------------------------
 
 class jit_bits_t : public jit_dist_t {
@@ -935,12 +947,7 @@ public:
                 h_.vcvtps2ph(h_.ptr[f_.dst + i * vlen / 2], v, 0);
                 continue;
             }
-            const Xmm lsb = h_.vmm(8 + i % 2);
-            h_.uni_vpsrld(lsb, v, 16);
-            h_.uni_vpand(lsb, lsb, C(i_one));
-            h_.uni_vpaddd(v, v, lsb);
-            h_.uni_vpaddd(v, v, C(bf16_round));
-            h_.uni_vpsrld(v, v, 16);
+            emit_round_bf16_finite(h_, f_, v, h_.vmm(8 + i % 2));
             if (h_.is_avx512()) { // the lanes' low halves, in order
                 h_.vpmovdw(h_.ptr[f_.dst + i * vlen / 2], v);
                 continue;
@@ -1044,14 +1051,8 @@ private:
                 h.vcvtps2ph(next, v2, 0);
                 return;
             case data_type::bf16:
-                for (const Xmm &v : {v1, v2}) { // finite values
-                    const Xmm lsb = h.vmm(14);
-                    h.uni_vpsrld(lsb, v, 16);
-                    h.uni_vpand(lsb, lsb, C(i_one));
-                    h.uni_vpaddd(v, v, lsb);
-                    h.uni_vpaddd(v, v, C(bf16_round));
-                    h.uni_vpsrld(v, v, 16);
-                }
+                for (const Xmm &v : {v1, v2}) // finite values
+                    emit_round_bf16_finite(h, f_, v, h.vmm(14));
                 if (h.is_avx512()) { // the lanes' low halves, in order
                     h.vpmovdw(at, v1);
                     h.vpmovdw(next, v2);
