@@ -680,10 +680,10 @@ private:
 // pcmpeqb, pmovmskb), giving the decision bits (V < t_hi) and the tie bits
 // (V == t_hi, 1 in 256); a consumer step follows each batch. At the unit's
 // end the ties are decided in index order: the words of the unit's first
-// ties come from the engine's lazy blocks (a chunk of lazy_vectors() x L
-// blocks at bytewise_tie_word(u, 0), and the next chunk once a chunk's
-// ties are used), and a scalar loop over the tie bits (bsf) or-s each
-// tie's decision, (R >> 8) < t_lo, into its word. p = 1 (t_hi = 256) or-s
+// ties come from the engine's lazy blocks (a chunk of one vector's L blocks
+// from bytewise_tie_word(u, 0) on, and the next chunk once a chunk's ties
+// are used), and a scalar loop over the tie bits (bsf) or-s each tie's
+// decision, (R >> 8) < t_lo, into its word. p = 1 (t_hi = 256) or-s
 // `full` into every word.
 class jit_bytewise_t : public jit_mask_dist_t {
 public:
@@ -697,10 +697,10 @@ public:
     bool drives_engine() const override { return true; }
 
     void emit_init() override {
-        // The first unit's first tie block: (2^62 + 2048 u) / 4.
+        // The first unit's first tie block, bytewise_tie_word(u, 0) / 4.
         h_.mov(h_.rax, h_.ptr[f_.args + offsetof(jit_rng_call_t, unit)]);
-        h_.shl(h_.rax, 9);
-        h_.mov(h_.rcx, uint64_t(1) << 60);
+        h_.imul(h_.rax, h_.rax, unit_tie_blocks);
+        h_.mov(h_.rcx, bytewise_tie_word(0, 0) / 4);
         h_.add(h_.rax, h_.rcx);
         h_.mov(h_.ptr[h_.rsp + tie_base_off], h_.rax);
     }
@@ -723,8 +723,7 @@ public:
         h_.jnz(batch, h_.T_NEAR);
         emit_ties();
         emit_full();
-        h_.add(h_.qword[h_.rsp + tie_base_off],
-                static_cast<int>(bytewise_unit_elems / 4));
+        h_.add(h_.qword[h_.rsp + tie_base_off], unit_tie_blocks);
         emit_unit_end();
     }
 
@@ -753,6 +752,10 @@ private:
     static constexpr int chunk_block_off = tie_base_off + 8;
     static_assert(chunk_block_off + 8 <= jit_rng_frame_t::max_words * 4,
             "the bytewise slots fit the words' area");
+    // The engine blocks of a unit's tie words (one a 4 ties, 2048 ties at
+    // most), from one unit's to the next.
+    static constexpr int unit_tie_blocks
+            = static_cast<int>(bytewise_unit_elems / 4);
 
     int lanes() const { return h_.vlen() / 4; }
     // Tie words a chunk holds: a vector of lanes' blocks (a unit has 8
