@@ -126,7 +126,7 @@ private:
     // steps then find their data in L1. Without it, on Zen 5, each step's
     // loads waited on memory with the distribution's code queued behind
     // them, and a step cost about 400 cycles (docs/jit.md, "The fused
-    // dropout kernel").
+    // dropout kernel on Zen 5 and on the avx2 tier").
     void emit_consume_step(int groups) override {
         if (groups == 0) return;
         Xbyak::Label skip, pair;
