@@ -59,6 +59,11 @@ public:
                         >= nt_min_bytes);
     }
 
+    // The mask the kernel writes: u8 bytes (the consumer's), or the
+    // distribution's bits to the mask memory.
+    bool mask_u8() const { return mask_u8_; }
+    bool write_bits() const { return write_bits_; }
+
 private:
     // A unit's data is applied one unit late, while the next unit's mask is
     // drawn: in the steps that the distribution offers (lazy bitsliced:
@@ -231,9 +236,8 @@ public:
     jit_fused_t(cpu_isa isa, const fused_conf_t &conf)
         : gen_(isa, conf)
         , drv_(gen_)
-        , mask_u8_(conf.write_mask
-                  && conf.mask.get_data_type() == data_type::u8)
-        , write_bits_(conf.write_mask && !mask_u8_)
+        , mask_u8_(gen_.mask_u8())
+        , write_bits_(gen_.write_bits())
         , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
         , esize_(dt_bits(conf.dt) / 8) {}
 
