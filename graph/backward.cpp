@@ -99,9 +99,32 @@ dims compiler_t::batch_of(tensor_id t, const dims &full) const {
     return d;
 }
 
+// The fused softmax and dropout: the scores' gradient from the dropped
+// probabilities' gradient, the probabilities rebuilt from the scores and
+// stats, the mask stored or drawn again; in place over the gradient when
+// the scores are the graph's, of its layout.
+void compiler_t::backward_fused(int sm, int drop) {
+    const graph_node_t &n = g_.nodes[drop];
+    const tensor_id x = g_.nodes[sm].src[0];
+    const ref_t d = diff(n.dst);
+    grad_t &gx = grads_[x];
+    if (!g_.is_caller(x) && g_.tensor(x).md == g_.tensor(n.dst).md
+            && d.where == where_t::arena && !gx.has_acc) {
+        gx.acc = d;
+        gx.has_acc = true;
+    }
+    const ref_t t = grad_target(x, g_.tensor(n.dst).md.get_dims());
+    const ref_t scores = value(x);
+    auto m = masks_.find(drop);
+    emit_softmax(sm, drop, "backward", true, d, t, &scores, &stats_.at(drop),
+            m == masks_.end() ? nullptr : &m->second);
+    contribute(x, t);
+}
+
 void compiler_t::backward(int i) {
     const graph_node_t &n = *cur_;
-    if (!has_backward(n)) return;
+    if (!has_backward(n) || fused_.count(i)) return;
+    if (fusing_.count(i)) return backward_fused(fusing_.at(i), i);
     const ref_t d = diff(n.dst);
     // In place: the first contribution to src's gradient overwrites
     // dst's, which nothing reads after this node.
@@ -154,16 +177,28 @@ void compiler_t::backward(int i) {
             const int axis = n.axis;
             const ref_t y = value(n.dst);
             const ref_t t = grad_target(n.src[0], full);
-            emit("backward",
-                    {{DNNL_ARG_DST, "dst", y, false},
+            const std::vector<operand_t> ops
+                    = {{DNNL_ARG_DST, "dst", y, false},
                             {DNNL_ARG_DIFF_DST, "diff_dst", d, false},
-                            {DNNL_ARG_DIFF_SRC, "diff_src", t, true}},
-                    [axis](const std::vector<dnnl::memory::desc> &m) {
-                        return dnnl::softmax_backward::primitive_desc(
-                                dnnl::softmax_backward::desc(
-                                        m[1], m[0], axis),
-                                eng(), softmax_fwd_pd(axis, m[0]));
-                    });
+                            {DNNL_ARG_DIFF_SRC, "diff_src", t, true}};
+            // rndnn's kernel where oneDNN has only its reference (softmax
+            // backward below AVX-512), none, or no causal form; the rows
+            // must lie along the last dim. Not where a dropout reads the
+            // softmax and fusion is off: that plan is the one before
+            // fusion, kept to compare with.
+            const std::vector<int> &readers = g_.tensor(n.dst).readers;
+            const bool as_before = !c_.options.fuse_softmax_dropout
+                    && readers.size() == 1
+                    && g_.nodes[readers[0]].kind == node_kind_t::dropout;
+            std::string why;
+            const bool last = axis == g_.tensor(n.dst).md.get_ndims() - 1;
+            dnnl::primitive_desc_base pd;
+            if (!n.softmax.causal) pd = pick_pd(ops, softmax_bwd_pd(axis), why);
+            if (last && (n.softmax.causal || (!as_before && (!pd || is_ref_impl(pd)))))
+                emit_softmax(i, -1, "backward", true, d, t, &y, nullptr,
+                        nullptr);
+            else
+                emit("backward", ops, softmax_bwd_pd(axis));
             contribute(n.src[0], t);
             break;
         }

@@ -51,6 +51,7 @@ void compiler_t::analyze() {
             any = any || needs_grad(s);
         if (any) grad_.insert(n.dst);
     }
+    find_fusions();
     for (int i : g_.order) {
         const graph_node_t &n = g_.nodes[i];
         if (!has_backward(n)) continue;
@@ -63,7 +64,11 @@ void compiler_t::analyze() {
                 if (needs_grad(n.src[0])) kept_.insert(n.src[1]);
                 if (needs_grad(n.src[1])) kept_.insert(n.src[0]);
                 break;
-            case node_kind_t::softmax: kept_.insert(n.dst); break;
+            case node_kind_t::softmax:
+                // Fused, backward rebuilds the probabilities from the
+                // scores.
+                kept_.insert(fused_.count(i) ? n.src[0] : n.dst);
+                break;
             case node_kind_t::eltwise:
                 if (n.eltwise != eltwise_alg::linear)
                     kept_.insert(n.src[0]);
@@ -85,10 +90,38 @@ void compiler_t::analyze() {
                                                     : n.dropout.noise_shape)
             count *= d;
         c_.reservations.push_back(count);
-        const tensor_id x = n.src[0], y = n.dst;
+        const auto f = fusing_.find(i);
+        const tensor_id x = f == fusing_.end() ? n.src[0]
+                                               : g_.nodes[f->second].src[0];
+        const tensor_id y = n.dst;
         if (c_.options.recompute_dropout_output && kept_.count(y)
                 && !g_.is_caller(y) && (kept_.count(x) || g_.is_caller(x)))
             remat_.insert(y);
+    }
+}
+
+// A softmax along the last dim whose output only a dropout reads, in a
+// training plan, when the options allow; not when the noise shape
+// broadcasts (the kernel draws a row's mask as one range).
+void compiler_t::find_fusions() {
+    if (!c_.options.training || !c_.options.fuse_softmax_dropout) return;
+    for (int i : g_.order) {
+        const graph_node_t &n = g_.nodes[i];
+        if (n.kind != node_kind_t::softmax) continue;
+        const graph_tensor_t &p = g_.tensor(n.dst);
+        if (n.axis != g_.tensor(n.src[0]).md.get_ndims() - 1
+                || p.role != role_t::internal || p.readers.size() != 1)
+            continue;
+        const int j = p.readers[0];
+        const graph_node_t &d = g_.nodes[j];
+        if (d.kind != node_kind_t::dropout) continue;
+        const dims &global = d.dropout.global_dims.empty()
+                ? p.md.get_dims()
+                : d.dropout.global_dims;
+        if (!d.dropout.noise_shape.empty() && d.dropout.noise_shape != global)
+            continue;
+        fused_[i] = j;
+        fusing_[j] = i;
     }
 }
 

@@ -77,7 +77,27 @@ struct run_ctx_t {
         for (int i = first; i < last; ++i) {
             const cimpl_t::step_t &s = c.steps[i];
             const double t0 = impl::now_ms();
-            if (s.reservation >= 0) {
+            if (s.softmax) {
+                impl::softmax_dropout_args_t a;
+                for (const auto &arg : s.args) {
+                    void *b = base(arg.ref);
+                    switch (arg.id) {
+                        case RNDNN_ARG_SRC: a.src = b; break;
+                        case RNDNN_ARG_DST: a.dst = b; break;
+                        case cimpl_t::arg_probs: a.p = b; break;
+                        case cimpl_t::arg_stats:
+                            a.stats = static_cast<float *>(b);
+                            break;
+                        case RNDNN_ARG_MASK: a.mask = b; break;
+                    }
+                }
+                if (s.reservation >= 0) {
+                    a.seed = static_cast<uint64_t>(c.seed);
+                    a.offset = c.offsets[s.reservation];
+                }
+                a.nthr = c.nthr;
+                s.softmax->execute(a);
+            } else if (s.reservation >= 0) {
                 std::unordered_map<int, memory> args;
                 for (const auto &a : s.args)
                     args[a.id] = memory(a.ref.md, base(a.ref));

@@ -164,6 +164,10 @@ private:
         if (n_.axis < -nd || n_.axis >= nd)
             bad(cat("axis ", n_.axis, " is outside [", -nd, ", ", nd, ")"));
         if (n_.axis < 0) n_.axis += nd;
+        if (n_.softmax.causal && (nd < 2 || n_.axis != nd - 1))
+            bad(cat("causal needs the last of 2 dims or more as the axis, "
+                    "got axis ",
+                    n_.axis, " of ", dst().str()));
     }
 
     void dropout() const {
@@ -370,10 +374,11 @@ void graph::add_matmul(const std::string &name, tensor_id a, tensor_id b,
     add_node(*impl_, n);
 }
 
-void graph::add_softmax(
-        const std::string &name, tensor_id src, tensor_id dst, int axis) {
+void graph::add_softmax(const std::string &name, tensor_id src, tensor_id dst,
+        int axis, const softmax_params &params) {
     graph_node_t n = node(node_kind_t::softmax, name, {src}, dst);
     n.axis = axis;
+    n.softmax = params;
     add_node(*impl_, n);
 }
 

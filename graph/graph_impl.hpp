@@ -16,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "pipeline/softmax_dropout.hpp"
 #include "rndnn/dropout.hpp"
 #include "rndnn/graph.hpp"
 
@@ -34,6 +35,7 @@ struct graph_node_t {
     tensor_id dst = 0;
     matmul_params matmul;
     int axis = 0; // softmax; in [0, ndims) once finalized
+    softmax_params softmax;
     dropout_params dropout;
     eltwise_alg eltwise = eltwise_alg::relu;
     float alpha = 0.f, beta = 0.f;
@@ -105,12 +107,18 @@ struct compiled_graph::impl_t {
         int id; // DNNL_ARG_* for oneDNN steps, RNDNN_ARG_* for dropout
         ref_t ref;
     };
+    // The softmax steps' operands beside RNDNN_ARG_SRC, _DST and _MASK.
+    static constexpr int arg_probs = 1001; // backward's scores or probs
+    static constexpr int arg_stats = 1002;
     struct step_t {
         std::string node, what, impl;
         bool backward = false;
         dnnl::primitive prim; // a oneDNN step, or
-        dropout drop; // an rndnn dropout step
-        int reservation = -1; // its generator range (dropout steps)
+        dropout drop; // an rndnn dropout step, or
+        // an rndnn softmax step (with a dropout or not)
+        std::shared_ptr<impl::softmax_dropout_t> softmax;
+        // Its generator range (dropout steps, fused softmax ones).
+        int reservation = -1;
         std::vector<arg_t> args;
     };
 
@@ -151,6 +159,9 @@ struct operand_t {
 using make_pd_t = std::function<dnnl::primitive_desc_base(
         const std::vector<dnnl::memory::desc> &)>;
 
+// Whether oneDNN's primitive is its reference implementation.
+bool is_ref_impl(const dnnl::primitive_desc_base &pd);
+
 // The oneDNN descriptors of forward steps, which backward steps share
 // (lower.cpp).
 make_pd_t matmul_pd(float scale);
@@ -160,6 +171,8 @@ dnnl::eltwise_forward::primitive_desc eltwise_fwd_pd(dnnl::algorithm alg,
 make_pd_t eltwise_fwd(dnnl::algorithm alg, float alpha, float beta);
 dnnl::softmax_forward::primitive_desc softmax_fwd_pd(
         int axis, const dnnl::memory::desc &md);
+// Operands dst, diff_dst, diff_src.
+make_pd_t softmax_bwd_pd(int axis);
 dnnl::algorithm onednn_eltwise(eltwise_alg alg);
 
 // The view of r with its last two dims swapped.
@@ -187,6 +200,9 @@ private:
         return needs_grad(n.dst);
     }
     bool stores_mask(int i) const;
+    // Softmax nodes fused with the dropout that reads them (fused_), and
+    // the reverse map (fusing_).
+    void find_fusions();
     dims noise_dims(const graph_node_t &n) const;
 
     // Buffers, references and steps; each node's forward (lower.cpp).
@@ -199,12 +215,27 @@ private:
             const std::vector<operand_t> &ops, const std::string &why) const;
     void emit_reorder(
             const std::string &what, const ref_t &from, const ref_t &to);
+    // oneDNN's primitive descriptor for the operands: over their layouts,
+    // or dense ones where oneDNN does better with them; empty, with why
+    // set, if oneDNN has none.
+    dnnl::primitive_desc_base pick_pd(const std::vector<operand_t> &ops,
+            const make_pd_t &make, std::string &why) const;
     void emit(const std::string &what, const std::vector<operand_t> &ops,
             const make_pd_t &make);
     void emit_dropout(int node, const std::string &what, prop_kind prop,
             const ref_t &src, const ref_t &dst, const ref_t *mask);
+    // An rndnn softmax step of softmax node sm, with dropout node drop's
+    // dropout (-1: none); p (backward's scores or probabilities), stats
+    // and mask may be null.
+    void emit_softmax(int sm, int drop, const std::string &what,
+            bool backward, const ref_t &src, const ref_t &dst, const ref_t *p,
+            const ref_t *stats, const ref_t *mask);
     bool in_place(const graph_node_t &n, tensor_id src, tensor_id dst) const;
+    // Where a node writes its output: the caller's tensor, src's buffer
+    // (in place) or a new buffer.
+    ref_t output_of(const graph_node_t &n, tensor_id src);
     void forward(int i);
+    void forward_fused(int sm, int drop);
 
     // Gradients; each node's backward (backward.cpp).
     struct grad_t {
@@ -217,6 +248,7 @@ private:
     ref_t diff(tensor_id t);
     dims batch_of(tensor_id t, const dims &full) const;
     void backward(int i);
+    void backward_fused(int sm, int drop);
 
     // The arena (compile.cpp, with arena.hpp's planner).
     void plan_arena();
@@ -229,6 +261,8 @@ private:
     std::map<int, int> reservation_; // dropout node -> reservation
     std::map<tensor_id, ref_t> value_, recomputed_;
     std::map<int, ref_t> masks_; // dropout node -> its mask
+    std::map<int, int> fused_, fusing_; // softmax <-> dropout node
+    std::map<int, ref_t> stats_; // fused dropout node -> softmax stats
     std::map<tensor_id, grad_t> grads_;
 };
 

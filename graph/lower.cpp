@@ -20,11 +20,11 @@ namespace {
 
 const dnnl::engine &eng() { return onednn_engine(); }
 
+} // namespace
+
 bool is_ref_impl(const dnnl::primitive_desc_base &pd) {
     return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
-
-} // namespace
 
 ref_t transposed(ref_t r) {
     r.md = impl::transposed(r.md);
@@ -67,6 +67,14 @@ dnnl::softmax_forward::primitive_desc softmax_fwd_pd(
             dnnl::softmax_forward::desc(
                     dnnl::prop_kind::forward_training, md, axis),
             eng());
+}
+
+make_pd_t softmax_bwd_pd(int axis) {
+    return [axis](const std::vector<dnnl::memory::desc> &m) {
+        return dnnl::softmax_backward::primitive_desc(
+                dnnl::softmax_backward::desc(m[1], m[0], axis), eng(),
+                softmax_fwd_pd(axis, m[0]));
+    };
 }
 
 dnnl::algorithm onednn_eltwise(eltwise_alg alg) {
@@ -112,10 +120,17 @@ ref_t compiler_t::value(tensor_id t) {
     const int p = g_.tensor(t).producer;
     const graph_node_t *saved = cur_;
     cur_ = &g_.nodes[p];
-    const ref_t x = value(cur_->src[0]);
+    const auto f = fusing_.find(p);
+    const ref_t x = value(
+            f == fusing_.end() ? cur_->src[0] : g_.nodes[f->second].src[0]);
     const ref_t y = buffer(g_.tensor(t).md, "recomputed dst");
     auto m = masks_.find(p);
-    if (m != masks_.end()) {
+    if (f != fusing_.end()) {
+        // The scores again, the mask drawn again (the same bits as a
+        // stored one).
+        emit_softmax(f->second, p, "recompute output", false, x, y, nullptr,
+                nullptr, nullptr);
+    } else if (m != masks_.end()) {
         // Dropout's backward with the stored mask is its forward.
         emit_dropout(p, "recompute output", prop_kind::backward, x, y,
                 &m->second);
@@ -132,7 +147,7 @@ ref_t compiler_t::value(tensor_id t) {
 
 // Steps.
 void compiler_t::push(step_t s) {
-    s.node = cur_->name;
+    if (s.node.empty()) s.node = cur_->name;
     s.backward = backward_;
     verbose_print(verbose_t::dispatch, "create",
             cat("graph,", s.node, ",", s.what, ",", s.impl));
@@ -167,14 +182,12 @@ void compiler_t::emit_reorder(
     push(std::move(s));
 }
 
-// A oneDNN step over the operands' layouts. If oneDNN has only its
-// reference implementation there, or none, and dense layouts do
-// better, the step takes dense copies: reorders in before and out
-// after. An operand whose layout the primitive changes (softmax's
-// backward takes one layout for both gradients) is reordered the same
-// way.
-void compiler_t::emit(const std::string &what,
-        const std::vector<operand_t> &ops, const make_pd_t &make) {
+// If oneDNN has only its reference implementation over the operands'
+// layouts, or none, and dense layouts do better, the step takes dense
+// copies (emit() reorders them in before and out after).
+dnnl::primitive_desc_base compiler_t::pick_pd(
+        const std::vector<operand_t> &ops, const make_pd_t &make,
+        std::string &why) const {
     std::vector<dnnl::memory::desc> mds, dense;
     bool all_dense = true;
     for (const operand_t &o : ops) {
@@ -184,7 +197,6 @@ void compiler_t::emit(const std::string &what,
         all_dense = all_dense && o.ref.md.is_dense();
     }
     dnnl::primitive_desc_base pd;
-    std::string why;
     try {
         pd = make(mds);
     } catch (const dnnl::error &e) {
@@ -198,6 +210,16 @@ void compiler_t::emit(const std::string &what,
             if (!pd) why += cat("; with dense layouts: ", e.what());
         }
     }
+    return pd;
+}
+
+// A oneDNN step over the operands' layouts (pick_pd): an operand whose
+// layout the primitive takes otherwise (softmax's backward takes one
+// layout for both gradients) is reordered, in before and out after.
+void compiler_t::emit(const std::string &what,
+        const std::vector<operand_t> &ops, const make_pd_t &make) {
+    std::string why;
+    const dnnl::primitive_desc_base pd = pick_pd(ops, make, why);
     if (!pd) unimplemented(what, ops, why);
 
     step_t s;
@@ -246,6 +268,42 @@ void compiler_t::emit_dropout(int node, const std::string &what,
     push(std::move(s));
 }
 
+void compiler_t::emit_softmax(int sm, int drop, const std::string &what,
+        bool backward, const ref_t &src, const ref_t &dst, const ref_t *p,
+        const ref_t *stats, const ref_t *mask) {
+    softmax_dropout_desc_t d;
+    d.backward = backward;
+    d.causal = g_.nodes[sm].softmax.causal;
+    d.src = src.md;
+    d.dst = dst.md;
+    if (p) d.p = p->md;
+    d.stats = stats != nullptr;
+    d.dropout = drop >= 0;
+    if (d.dropout)
+        d.drop = dropout_desc(g_.nodes[drop].dropout,
+                backward ? prop_kind::backward : prop_kind::forward_training,
+                src.md, dst.md, mask ? mask->md : memory::desc());
+    step_t s;
+    s.what = what;
+    // A fused step is both nodes'.
+    if (fused_.count(sm))
+        s.node = cat(g_.nodes[sm].name, "+", g_.nodes[drop].name);
+    try {
+        s.softmax = std::make_shared<softmax_dropout_t>(d);
+    } catch (const error &e) {
+        fail(e.status(),
+                cat(node_str(g_.nodes[drop >= 0 ? drop : sm]), " ", what,
+                        ": ", e.what()));
+    }
+    s.impl = cat("rndnn:", s.softmax->impl_name());
+    if (d.dropout) s.reservation = reservation_.at(drop);
+    s.args = {{RNDNN_ARG_SRC, src}, {RNDNN_ARG_DST, dst}};
+    if (p) s.args.push_back({cimpl_t::arg_probs, *p});
+    if (stats) s.args.push_back({cimpl_t::arg_stats, *stats});
+    if (mask) s.args.push_back({RNDNN_ARG_MASK, *mask});
+    push(std::move(s));
+}
+
 // Whether an element-wise node may write its result over its input
 // (dropout, eltwise and softmax compute in place): src and dst are the
 // graph's, of one layout, and nothing else reads src.
@@ -258,19 +316,51 @@ bool compiler_t::in_place(
             && g_.tensor(src).md == g_.tensor(dst).md;
 }
 
-void compiler_t::forward(int i) {
-    const graph_node_t &n = *cur_;
-    const tensor_id x0 = n.src[0];
-    ref_t y;
-    if (g_.is_caller(n.dst))
-        y = caller_ref(where_t::caller, n.dst);
-    else if (in_place(n, x0, n.dst) && g_.tensor(x0).readers.size() == 1
-            && !kept_.count(x0)) {
-        y = value_.at(x0);
+ref_t compiler_t::output_of(const graph_node_t &n, tensor_id src) {
+    if (g_.is_caller(n.dst)) return caller_ref(where_t::caller, n.dst);
+    if (in_place(n, src, n.dst) && g_.tensor(src).readers.size() == 1
+            && !kept_.count(src)) {
+        const ref_t y = value_.at(src);
         c_.buffers[y.buffer].node = n.name;
         c_.buffers[y.buffer].what = "dst (in place)";
-    } else
-        y = buffer(g_.tensor(n.dst).md, "dst");
+        return y;
+    }
+    return buffer(g_.tensor(n.dst).md, "dst");
+}
+
+// Softmax node sm and dropout node drop as one step: it reads the scores
+// and writes the dropped probabilities, the stats backward needs and a
+// stored mask.
+void compiler_t::forward_fused(int sm, int drop) {
+    const graph_node_t &n = g_.nodes[drop];
+    const tensor_id x = g_.nodes[sm].src[0];
+    const ref_t y = output_of(n, x);
+    value_[n.dst] = y;
+    const ref_t *mask = nullptr, *stats = nullptr;
+    if (stores_mask(drop)) {
+        const data_type mdt = c_.options.masks == mask_mode::u8
+                ? data_type::u8
+                : data_type::bit;
+        masks_[drop] = buffer(memory::desc(noise_dims(n), mdt), "mask", true);
+        mask = &masks_[drop];
+    }
+    if (has_backward(n)) {
+        stats_[drop] = buffer(memory::desc(softmax_dropout_t::stats_dims(
+                                              g_.tensor(x).md.get_dims()),
+                                      data_type::f32),
+                "softmax stats");
+        stats = &stats_[drop];
+    }
+    emit_softmax(sm, drop, "forward", false, value_.at(x), y, nullptr, stats,
+            mask);
+}
+
+void compiler_t::forward(int i) {
+    if (fused_.count(i)) return; // its dropout node runs it
+    if (fusing_.count(i)) return forward_fused(fusing_.at(i), i);
+    const graph_node_t &n = *cur_;
+    const tensor_id x0 = n.src[0];
+    const ref_t y = output_of(n, x0);
     std::vector<ref_t> x;
     for (tensor_id s : n.src)
         x.push_back(value_.at(s));
@@ -287,6 +377,11 @@ void compiler_t::forward(int i) {
             break;
         }
         case node_kind_t::softmax: {
+            if (n.softmax.causal) {
+                emit_softmax(i, -1, "forward", false, x[0], y, nullptr,
+                        nullptr, nullptr);
+                break;
+            }
             const int axis = n.axis;
             emit("forward",
                     {{DNNL_ARG_SRC, "src", x[0], false},

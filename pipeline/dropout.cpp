@@ -89,8 +89,11 @@ impl::bernoulli_t keep_bernoulli(const dropout::desc &d, double p) {
     return {p, bernoulli_method::onednn, 1};
 }
 
-// Validates the problem into c (every field but info).
-void check_desc(dropout_conf_t &c) {
+} // namespace
+
+namespace impl {
+
+void check_dropout_desc(dropout_conf_t &c) {
     const dropout::desc &d = c.desc;
     impl::check_enum(d.prop, "propagation kind", "prop_kind");
     impl::check_enum(d.plan, "plan", "dropout_plan");
@@ -193,7 +196,7 @@ void check_desc(dropout_conf_t &c) {
     c.pregenerate = c.generate && (c.broadcast || c.window.active);
 }
 
-} // namespace
+} // namespace impl
 
 dropout::primitive_desc::primitive_desc(
         const desc &adesc, const primitive_attr &attr)
@@ -204,7 +207,7 @@ dropout::primitive_desc::primitive_desc(
         dropout_conf_t &c = p.conf;
         c.desc = adesc;
         c.attr = attr;
-        check_desc(c);
+        impl::check_dropout_desc(c);
         const desc &d = adesc;
         c.info = cat("prop=", prop_kind2str(d.prop), ",rate=",
                 d.runtime_rate ? std::string("runtime") : cat(d.rate),

@@ -47,6 +47,11 @@ struct dropout_conf_t {
     std::string info; // the problem as pd.info() prints it
 };
 
+// Validates c.desc under c.attr into c (every field but info): the checks
+// dropout::primitive_desc documents.
+// @throws error (invalid_arguments) naming the bad value.
+void check_dropout_desc(dropout_conf_t &c);
+
 // One execution. Handles point at the memories' buffers (their offset0 not
 // applied); mask is null without a mask.
 struct dropout_run_t {

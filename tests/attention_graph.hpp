@@ -22,6 +22,8 @@ struct attn_t {
     // The dropout's output is also a graph output (dropped_id), to see the
     // mask.
     bool dropped_out = false;
+    bool causal = false; // the softmax masks future positions
+
 
     dims qkv() const { return {b, h, s, d}; }
     dims sc() const { return {b, h, s, s}; }
@@ -44,7 +46,9 @@ inline graph attention_graph(const attn_t &a) {
     mp.transpose_b = true;
     mp.scale = a.scale();
     g.add_matmul("scores", q_id, k_id, scores_id, mp);
-    g.add_softmax("softmax", scores_id, probs_id, -1);
+    softmax_params sp;
+    sp.causal = a.causal;
+    g.add_softmax("softmax", scores_id, probs_id, -1, sp);
     dropout_params dp;
     dp.rate = a.rate;
     dp.global_dims = a.window_global;

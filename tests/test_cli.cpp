@@ -686,9 +686,11 @@ void expect_bench_row(const std::string &row, const std::string &problem,
     ASSERT_EQ(f.size(), 9u);
     EXPECT_EQ(row.rfind("\"", 0), 0u); // the problem is quoted
     EXPECT_EQ(f[0], problem);
-    // rng's implementations, or dropout's plan and kernels.
+    // rng's implementations, dropout's plan and kernels, or the fused
+    // softmax-dropout's.
     bool known = false;
-    for (const char *prefix : {"ref:", "jit:", "fused:", "chain:"})
+    for (const char *prefix :
+            {"ref:", "jit:", "fused:", "chain:", "softmax_dropout:"})
         known = known || f[1].rfind(prefix, 0) == 0;
     EXPECT_TRUE(known) << f[1];
     EXPECT_GE(std::stoi(f[2]), 1); // threads
@@ -788,6 +790,30 @@ TEST_F(Cli, BenchDropoutRows) {
     EXPECT_EQ(csv_fields(lines[7])[8], "1");
 }
 
+TEST_F(Cli, BenchSoftmaxDropoutRows) {
+    // The fused plan, timed against the unfused pair as the reference.
+    const std::vector<std::string> problems = {
+            "--prim softmax_dropout --shape 8x512 --threads 1",
+            "--prim softmax_dropout --shape 8x512 --backward --causal "
+            "--rate 0.2",
+            "--prim softmax_dropout --shape 2x4x512 --dtype f32 --backward "
+            "--mask-dtype bit --method threshold32 --seed 3 --offset 5"};
+    std::ofstream batch(dir_ / "s.batch");
+    for (const std::string &p : problems)
+        batch << p << "\n";
+    batch.close();
+    const result_t r = run({"bench", "--batch", "s.batch", "--runs", "2",
+            "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), problems.size() + 1) << r.out;
+    for (size_t i = 0; i < problems.size(); ++i) {
+        expect_bench_row(lines[i + 1], problems[i], 4096);
+        EXPECT_EQ(csv_fields(lines[i + 1])[1].rfind("softmax_dropout:", 0), 0u)
+                << lines[i + 1];
+    }
+}
+
 TEST_F(Cli, BenchDropoutWithoutElements) {
     // Empty tensors have null buffers, which bench must not memset (found
     // by fuzz_problem; UBSan's nonnull-attribute in the sanitize build).
@@ -835,6 +861,20 @@ TEST_F(Cli, BenchBadInputIsUsageError) {
                     "--rate is only used with --prim dropout"},
             {{"--prim", "rng", "--shape", "8", "--inplace"},
                     "--inplace is only used with --prim dropout"},
+            {{"--prim", "rng", "--shape", "8", "--causal"},
+                    "--causal is only used with --prim softmax_dropout"},
+            {{"--prim", "softmax_dropout", "--shape", "4x8", "--inplace"},
+                    "--inplace is only used with --prim dropout"},
+            {{"--prim", "softmax_dropout", "--shape", "4x8", "--noise-shape",
+                     "4x1"},
+                    "--noise-shape is only used with --prim dropout"},
+            {{"--prim", "softmax_dropout", "--shape", "4x8", "--isa",
+                     "avx2"},
+                    "--isa is not used by --prim softmax_dropout"},
+            {{"--prim", "softmax_dropout", "--shape", "4x8", "--dtype",
+                     "f16"},
+                    "f16"},
+            {{"--prim", "softmax_dropout", "--rate", "2"}, "--shape"},
             {{"--shape", "64", "--runs", "0"}, "--runs 0"},
             {{"--shape", "64", "--runs", "-2"}, "--runs -2"},
             {{"--shape", "64", "--runs", "x"}, "'x'"},

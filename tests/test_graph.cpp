@@ -105,7 +105,8 @@ attn_ref_t attention_ref(const attn_t &a, const tensor_t &q,
         const dim_t x0 = bh * S * D, m0 = bh * S * S;
         for (dim_t i = 0; i < S; ++i) {
             double mx = -INFINITY;
-            for (dim_t j = 0; j < S; ++j) {
+            const dim_t len = a.causal ? i + 1 : S;
+            for (dim_t j = 0; j < len; ++j) {
                 double acc = 0;
                 for (dim_t t = 0; t < D; ++t)
                     acc += double(q.at(x0 + i * D + t)) * k.at(x0 + j * D + t);
@@ -114,7 +115,7 @@ attn_ref_t attention_ref(const attn_t &a, const tensor_t &q,
             }
             double sum = 0;
             for (dim_t j = 0; j < S; ++j)
-                sum += p[i * S + j] = std::exp(p[i * S + j] - mx);
+                sum += p[i * S + j] = j < len ? std::exp(p[i * S + j] - mx) : 0;
             for (dim_t j = 0; j < S; ++j) {
                 p[i * S + j] /= sum;
                 pd[i * S + j] = keep[m0 + i * S + j] ? p[i * S + j] * drop : 0;
@@ -196,21 +197,33 @@ struct attn_run_t {
     }
 };
 
-compiled_graph compile(const graph &g, mask_mode masks, bool remat = false) {
+compiled_graph compile(const graph &g, mask_mode masks, bool remat = false,
+        bool fuse = true) {
     compile_options o;
     o.masks = masks;
     o.threads = 1;
     o.recompute_dropout_output = remat;
+    o.fuse_softmax_dropout = fuse;
     return g.compile(o);
 }
 
+// Every mask mode, with the dropout output kept or recomputed, with
+// softmax and dropout fused or not, causal or not.
 TEST(Graph, AttentionMatchesLoopReference) {
-    const attn_t a;
-    const graph g = attention_graph(a);
+    for (bool causal : {false, true})
+    for (bool fuse : {true, false})
     for (mask_mode mm : {mask_mode::bit, mask_mode::u8, mask_mode::recompute})
         for (bool remat : {false, true}) {
-            SCOPED_TRACE(impl::cat(mask_mode2str(mm), remat ? " remat" : ""));
-            compiled_graph c = compile(g, mm, remat);
+            attn_t a;
+            a.causal = causal;
+            const graph g = attention_graph(a);
+            SCOPED_TRACE(impl::cat(mask_mode2str(mm), remat ? " remat" : "",
+                    fuse ? " fused" : " unfused", causal ? " causal" : ""));
+            compiled_graph c = compile(g, mm, remat, fuse);
+            const std::string plan = c.str();
+            EXPECT_EQ(plan.find("fwd softmax+dropout") != std::string::npos,
+                    fuse)
+                    << plan;
             attn_run_t r(a);
             generator gen(11, 1000);
             r.step(c, gen);
@@ -227,12 +240,16 @@ TEST(Graph, AttentionMatchesLoopReference) {
 // loss = sum(out * w): the graph's gradients with diff_dst = w against
 // central differences of the double reference with the same mask.
 TEST(Graph, AttentionGradientsPassFiniteDifferences) {
+    for (bool causal : {false, true})
+    for (bool fuse : {true, false}) {
+    SCOPED_TRACE(impl::cat(fuse ? "fused" : "unfused", causal ? " causal" : ""));
     attn_t a;
     a.b = 1;
     a.s = 5;
     a.d = 3;
+    a.causal = causal;
     const graph g = attention_graph(a);
-    compiled_graph c = compile(g, mask_mode::recompute);
+    compiled_graph c = compile(g, mask_mode::recompute, false, fuse);
     attn_run_t r(a);
     generator gen(5);
     r.step(c, gen);
@@ -261,6 +278,7 @@ TEST(Graph, AttentionGradientsPassFiniteDifferences) {
             EXPECT_NEAR(grad.at(i), fd, 1e-4 + 1e-3 * std::fabs(fd))
                     << "tensor " << which << " element " << i;
         }
+    }
     }
 }
 
@@ -644,7 +662,8 @@ TEST(Graph, MemoryReportPerMaskMode) {
     a.s = 9;
     const graph g = attention_graph(a);
     const size_t n = a.b * a.h * a.s * a.s, act = n * sizeof(float),
-                 qkv = a.b * a.h * a.s * a.d * sizeof(float);
+                 qkv = a.b * a.h * a.s * a.d * sizeof(float),
+                 stats = a.b * a.h * a.s * 2 * sizeof(float);
     const struct {
         mask_mode mm;
         bool remat;
@@ -656,18 +675,145 @@ TEST(Graph, MemoryReportPerMaskMode) {
             {mask_mode::bit, true, (n + 7) / 8, act},
             {mask_mode::recompute, true, 0, act},
     };
-    for (const auto &e : cases) {
-        SCOPED_TRACE(impl::cat(mask_mode2str(e.mm), e.remat ? " remat" : ""));
-        const memory_report r = compile(g, e.mm, e.remat).get_memory_report();
-        EXPECT_EQ(r.mask_bytes, e.masks) << r.str();
-        EXPECT_EQ(r.activation_bytes, e.activations) << r.str();
-        EXPECT_EQ(r.caller_bytes, 3 * qkv) << r.str();
-        EXPECT_GE(r.workspace_bytes, r.mask_bytes + r.activation_bytes);
-        // softmax writes over the scores, which nothing else reads.
-        EXPECT_NE(r.str().find("softmax         dst (in place)"),
-                std::string::npos)
-                << r.str();
-    }
+    for (bool fuse : {true, false})
+        for (const auto &e : cases) {
+            SCOPED_TRACE(impl::cat(mask_mode2str(e.mm), e.remat ? " remat" : "",
+                    fuse ? " fused" : " unfused"));
+            const memory_report r
+                    = compile(g, e.mm, e.remat, fuse).get_memory_report();
+            EXPECT_EQ(r.mask_bytes, e.masks) << r.str();
+            // Fused, the scores are held instead of the probabilities, with
+            // 8 bytes a row.
+            EXPECT_EQ(r.activation_bytes, e.activations + (fuse ? stats : 0))
+                    << r.str();
+            EXPECT_EQ(r.caller_bytes, 3 * qkv) << r.str();
+            EXPECT_GE(r.workspace_bytes, r.mask_bytes + r.activation_bytes);
+            // Unfused, softmax writes over the scores, which nothing else
+            // reads.
+            EXPECT_EQ(r.str().find("softmax         dst (in place)")
+                            != std::string::npos,
+                    !fuse)
+                    << r.str();
+            EXPECT_EQ(r.str().find("dropout         softmax stats")
+                            != std::string::npos,
+                    fuse)
+                    << r.str();
+        }
+}
+
+// The fused kernel draws the two nodes' masks bit for bit (a dropped
+// element is +0 in both, a kept one is not: probabilities are > 0), at
+// every thread count; values and gradients agree to float rounding.
+TEST(Graph, FusedAndUnfusedDrawTheSameMasks) {
+    for (bool causal : {false, true})
+        for (dim_t s : {dim_t(37), dim_t(64)}) {
+            attn_t a;
+            a.s = s; // 37: rows do not end on a byte of the mask
+            a.dropped_out = true;
+            a.causal = causal;
+            SCOPED_TRACE(impl::cat("seq ", s, causal ? " causal" : ""));
+            const graph g = attention_graph(a);
+            const memory::desc sc(a.sc(), a.dt);
+            std::vector<attn_run_t> runs;
+            std::vector<tensor_t> dropped;
+            for (bool fuse : {false, true})
+                for (mask_mode mm : {mask_mode::bit, mask_mode::recompute})
+                    for (int threads : {1, 2}) {
+                        compile_options o;
+                        o.masks = mm;
+                        o.threads = threads;
+                        o.fuse_softmax_dropout = fuse;
+                        compiled_graph c = g.compile(o);
+                        runs.emplace_back(a);
+                        dropped.emplace_back(sc);
+                        generator gen(17, 123);
+                        auto t = runs.back().tensors();
+                        t[dropped_id] = dropped.back().mem;
+                        c.execute_forward(t, gen);
+                        c.execute_backward({{out_id, runs.back().dout.mem},
+                                                   {dropped_id,
+                                                           tensor_t(sc).mem}},
+                                runs.back().diff_src(true));
+                    }
+            const std::vector<uint8_t> keep = keep_mask(a, 17, 123);
+            for (size_t k = 0; k < runs.size(); ++k) {
+                for (dim_t i = 0; i < dropped[k].n(); ++i) {
+                    const bool future = causal && i % s > i / s % s;
+                    ASSERT_EQ(dropped[k].at(i) != 0.f, keep[i] && !future)
+                            << "run " << k << " element " << i;
+                    ASSERT_NEAR(dropped[k].at(i), dropped[0].at(i),
+                            1e-6 * (1 + std::fabs(dropped[0].at(i))))
+                            << "run " << k << " element " << i;
+                }
+                for (int t = 0; t < 4; ++t) {
+                    const tensor_t &x = t == 0 ? runs[k].out
+                            : t == 1           ? runs[k].dq
+                            : t == 2           ? runs[k].dk
+                                               : runs[k].dv;
+                    const tensor_t &y = t == 0 ? runs[0].out
+                            : t == 1           ? runs[0].dq
+                            : t == 2           ? runs[0].dk
+                                               : runs[0].dv;
+                    for (dim_t i = 0; i < x.n(); ++i)
+                        ASSERT_NEAR(x.at(i), y.at(i), 1e-5 * (1 + std::fabs(y.at(i))))
+                                << "run " << k << " tensor " << t
+                                << " element " << i;
+                }
+            }
+        }
+}
+
+// A softmax that no dropout follows, causal or not, over rows of several
+// lengths and a strided layout: forward and backward against loops in
+// double (its backward is rndnn's where oneDNN's is its reference or the
+// softmax is causal).
+TEST(Graph, SoftmaxAloneMatchesLoopReference) {
+    for (bool causal : {false, true})
+        for (bool strided : {false, true})
+            for (dim_t n : {dim_t(1), dim_t(7), dim_t(33)}) {
+                SCOPED_TRACE(impl::cat("n ", n, causal ? " causal" : "",
+                        strided ? " strided" : ""));
+                const dims d = {2, 5, n};
+                // Strided: rows padded to n + 3 elements.
+                const memory::desc md = strided
+                        ? memory::desc(d, data_type::f32,
+                                {5 * (n + 3), n + 3, 1})
+                        : memory::desc(d, data_type::f32);
+                graph g;
+                g.add_input(0, md);
+                g.add_output(1, md);
+                softmax_params sp;
+                sp.causal = causal;
+                g.add_softmax("softmax", 0, 1, -1, sp);
+                g.finalize();
+                compile_options o;
+                o.threads = 2;
+                compiled_graph c = g.compile(o);
+                tensor_t x(md), y(md), dy(md), dx(md);
+                fill(x, 1, -5.f, 5.f);
+                fill(dy, 2);
+                generator gen(1);
+                c.execute_forward({{0, x.mem}, {1, y.mem}}, gen);
+                c.execute_backward({{1, dy.mem}}, {{0, dx.mem}});
+                std::vector<double> wy(x.n()), wdx(x.n());
+                for (dim_t r = 0; r < 10; ++r) {
+                    const dim_t len = causal ? std::min(r % 5 + 1, n) : n;
+                    double mx = -INFINITY, sum = 0, dot = 0;
+                    for (dim_t j = 0; j < len; ++j)
+                        mx = std::max(mx, double(x.at(r * n + j)));
+                    for (dim_t j = 0; j < len; ++j)
+                        sum += wy[r * n + j] = std::exp(x.at(r * n + j) - mx);
+                    for (dim_t j = 0; j < len; ++j) {
+                        wy[r * n + j] /= sum;
+                        dot += wy[r * n + j] * dy.at(r * n + j);
+                    }
+                    for (dim_t j = 0; j < len; ++j)
+                        wdx[r * n + j]
+                                = wy[r * n + j] * (dy.at(r * n + j) - dot);
+                }
+                expect_near(y, wy, 1e-6, "y");
+                expect_near(dx, wdx, 1e-5, "dx");
+            }
 }
 
 TEST(Graph, InputsWithoutGradientsAreSkipped) {
@@ -837,6 +983,15 @@ TEST(Graph, BadGraphsFailAtFinalize) {
         h.add_softmax("s", 0, 1, 2);
         EXPECT_ERROR_NAMES(h.finalize(),
                 "node 's' (softmax): axis 2 is outside [-2, 2)");
+        softmax_params causal;
+        causal.causal = true;
+        graph h2;
+        h2.add_input(0, m23);
+        h2.add_output(1, m23);
+        h2.add_softmax("s", 0, 1, 0, causal);
+        EXPECT_ERROR_NAMES(h2.finalize(),
+                "node 's' (softmax): causal needs the last of 2 dims or more "
+                "as the axis, got axis 0 of f32:2x3");
         dropout_params dp;
         dp.rate = 1.5;
         graph i;

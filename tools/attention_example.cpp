@@ -1,12 +1,13 @@
 // rndnn-attention: the attention block of docs/attention.md, trained on
 // random inputs. It builds the graph, compiles one plan per mask mode, runs
 // forward and backward several times and prints the time of each node, the
-// dropout share and the memory each plan holds between forward and
-// backward.
+// share of softmax and dropout and the memory each plan holds between
+// forward and backward; with --unfused, each plan again with softmax and
+// dropout as two nodes, and the ratio of the steps.
 //
 //     rndnn-attention [--batch 4] [--heads 8] [--seq 512] [--head-dim 64]
-//         [--rate 0.1] [--method M] [--dtype f32|bf16]
-//         [--masks bit,u8,recompute]
+//         [--rate 0.1] [--method M] [--dtype f32|bf16] [--causal]
+//         [--masks bit,u8,recompute] [--unfused]
 //         [--recompute-output] [--threads 1] [--steps 5] [--seed 42]
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,8 @@ enum : tensor_id { q, k, v, scores, probs, dropped, out };
 // out = dropout(softmax(q x k^T / sqrt(head_dim))) x v, for q, k and v of
 // dims batch x heads x seq x head_dim.
 rndnn::graph attention(const rndnn::dims &qkv_dims, double rate,
-        rndnn::bernoulli_method method, int bits, rndnn::data_type dt) {
+        rndnn::bernoulli_method method, int bits, rndnn::data_type dt,
+        bool causal) {
     const dim_t seq = qkv_dims[2], head_dim = qkv_dims[3];
     const rndnn::memory::desc qkv(qkv_dims, dt);
     const rndnn::memory::desc sc({qkv_dims[0], qkv_dims[1], seq, seq}, dt);
@@ -44,7 +46,9 @@ rndnn::graph attention(const rndnn::dims &qkv_dims, double rate,
     qk.transpose_b = true; // k^T is a strided view: no copy
     qk.scale = 1.f / std::sqrt(static_cast<float>(head_dim));
     g.add_matmul("scores", q, k, scores, qk);
-    g.add_softmax("softmax", scores, probs, -1);
+    rndnn::softmax_params sp;
+    sp.causal = causal;
+    g.add_softmax("softmax", scores, probs, -1, sp);
     rndnn::dropout_params dp;
     dp.rate = rate;
     dp.method = method;
@@ -85,12 +89,16 @@ struct node_times_t {
     std::vector<std::string> impls;
 };
 
-void run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
+// Runs and reports one plan; returns its total (the sum of the nodes'
+// medians), ms.
+double run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
         const rndnn::memory::desc &qkv, std::int64_t seed, int steps) {
     std::cout << "\nplan: masks " << rndnn::mask_mode2str(options.masks)
               << (options.recompute_dropout_output
                                  ? ", dropout output recomputed"
                                  : "")
+              << (options.fuse_softmax_dropout ? ", softmax and dropout fused"
+                                               : ", unfused")
               << "\n";
     rndnn::compiled_graph c = g.compile(options);
     rndnn::memory mq = normal(qkv, seed, 1), mk = normal(qkv, seed, 2),
@@ -120,7 +128,7 @@ void run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
         }
     }
 
-    std::cout << "  " << std::left << std::setw(10) << "node" << std::right
+    std::cout << "  " << std::left << std::setw(16) << "node" << std::right
               << std::setw(10) << "fwd ms" << std::setw(10) << "bwd ms"
               << std::setw(8) << "share" << "  implementations\n"
               << std::fixed << std::setprecision(2);
@@ -134,23 +142,27 @@ void run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
         std::ostringstream impls;
         for (size_t i = 0; i < n.impls.size(); ++i)
             impls << (i ? ", " : "") << n.impls[i];
-        std::cout << "  " << std::left << std::setw(10) << name << std::right
+        std::cout << "  " << std::left << std::setw(16) << name << std::right
                   << std::setw(10) << f << std::setw(10) << b << std::setw(7)
                   << std::setprecision(1) << 100 * (f + b) / total << "%"
                   << std::setprecision(2) << "  " << impls.str() << "\n";
     }
-    std::cout << "  " << std::left << std::setw(10) << "total" << std::right
+    // Fused, the two nodes' steps are one node's, "softmax+dropout".
+    double softmax_dropout = 0;
+    for (const char *name : {"softmax", "dropout", "softmax+dropout"})
+        if (nodes.count(name))
+            softmax_dropout
+                    += median(nodes.at(name).fwd) + median(nodes.at(name).bwd);
+    std::cout << "  " << std::left << std::setw(16) << "total" << std::right
               << std::setw(20) << total << " ms (medians of " << steps
               << " steps)\n"
-              << "  dropout share of forward + backward: "
-              << std::setprecision(1)
-              << 100 * (median(nodes.at("dropout").fwd)
-                         + median(nodes.at("dropout").bwd))
-                    / total
+              << "  softmax + dropout share of forward + backward: "
+              << std::setprecision(1) << 100 * softmax_dropout / total
               << "%\n"
               << std::defaultfloat << std::setprecision(6)
               << "memory held between forward and backward:\n"
               << c.get_memory_report().str();
+    return total;
 }
 
 } // namespace
@@ -172,8 +184,12 @@ int main(int argc, char **argv) {
                 "keep with probability exact to 2^-32) or bitsliced:B (keep "
                 "probability rounded to a multiple of 2^-B)");
         opt("dtype", rndnn_cli::text("f32"), "f32 or bf16");
+        opt("causal", "mask future positions in the softmax");
         opt("masks", rndnn_cli::text("bit,u8,recompute"),
                 "mask modes to compare: bit, u8, recompute, comma-separated");
+        opt("unfused", "also run each plan with softmax and dropout as two "
+                       "nodes (oneDNN's softmax, rndnn's dropout), and print "
+                       "the ratio");
         opt("recompute-output", "also recompute the dropout output in "
                                 "backward instead of keeping it");
         opt("threads", rndnn_cli::text("1"), "threads, >= 1");
@@ -182,8 +198,9 @@ int main(int argc, char **argv) {
         po::variables_map vm;
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-attention [--batch N] [--heads N] [--seq N] "
-                    "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] [--masks "
-                    "LIST] [--recompute-output] [--threads N] [--steps N]",
+                    "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] "
+                    "[--causal] [--masks LIST] [--unfused] [--recompute-output] "
+                    "[--threads N] [--steps N]",
                     vm))
             return rndnn_cli::exit_ok;
         const auto positive = [&](const char *name) {
@@ -227,12 +244,22 @@ int main(int argc, char **argv) {
                   << qkv_dims[3] << ", " << rndnn::dt2str(dt) << ", rate "
                   << rate << " (" << vm["method"].as<std::string>() << "), "
                   << options.threads << " thread(s)\n";
-        const rndnn::graph g = attention(qkv_dims, rate, method, bits, dt);
+        const rndnn::graph g = attention(
+                qkv_dims, rate, method, bits, dt, vm.count("causal") > 0);
+        const rndnn::memory::desc qkv(qkv_dims, dt);
         for (rndnn::mask_mode m : modes) {
             options.masks = m;
             try {
-                run_plan(g, options, rndnn::memory::desc(qkv_dims, dt), seed,
-                        steps);
+                options.fuse_softmax_dropout = true;
+                const double fused = run_plan(g, options, qkv, seed, steps);
+                if (!vm.count("unfused")) continue;
+                options.fuse_softmax_dropout = false;
+                const double unfused = run_plan(g, options, qkv, seed, steps);
+                std::cout << "\nmasks " << rndnn::mask_mode2str(m)
+                          << ": the fused step is " << std::fixed
+                          << std::setprecision(2) << unfused / fused
+                          << "x as fast as the unfused one\n"
+                          << std::defaultfloat << std::setprecision(6);
             } catch (const rndnn::error &e) {
                 if (e.status() != rndnn::status::unimplemented) throw;
                 std::cout << "skipped: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #include "cli_bench_problem.hpp"
 
 #include <cstring>
+#include <memory>
 
 namespace rndnn_cli {
 
@@ -121,6 +122,103 @@ prepared_t prepare_dropout(const problem_t &p) {
     return t;
 }
 
+// --- --prim softmax_dropout --------------------------------------------------
+
+enum : rndnn::tensor_id { sd_scores, sd_probs, sd_dropped };
+
+rndnn::compiled_graph compile_softmax_dropout(
+        const problem_t &p, bool fuse) {
+    const rndnn::dropout::desc &d = p.dropout.desc;
+    rndnn::graph g;
+    g.add_input(sd_scores, p.scores);
+    g.add_tensor(sd_probs, p.scores);
+    g.add_output(sd_dropped, p.scores);
+    rndnn::softmax_params sp;
+    sp.causal = p.causal;
+    g.add_softmax("softmax", sd_scores, sd_probs, -1, sp);
+    rndnn::dropout_params dp;
+    dp.rate = d.rate;
+    dp.alg = d.alg;
+    dp.method = d.method;
+    dp.bits = d.bits;
+    g.add_dropout("dropout", sd_probs, sd_dropped, dp);
+    g.finalize();
+    rndnn::compile_options o;
+    o.threads = p.strm.get_nthreads();
+    o.fuse_softmax_dropout = fuse;
+    o.masks = p.dropout.mask_dt == rndnn::data_type::bit
+            ? rndnn::mask_mode::bit
+            : p.dropout.mask_dt == rndnn::data_type::u8
+            ? rndnn::mask_mode::u8
+            : rndnn::mask_mode::recompute;
+    return g.compile(o);
+}
+
+// The graph softmax -> dropout over --shape (f32 by default), masks
+// stored as --mask-dtype says (bit, u8; none: drawn again in backward).
+// The implementation is the plan that fuses them; the baseline timed as the
+// reference is the unfused pair (oneDNN's softmax, rndnn's dropout).
+void parse_softmax_dropout(const po::variables_map &vm, problem_t &p) {
+    if (!vm.count("shape")) throw usage_error("--shape is required");
+    // The graph takes its cap from RNDNN_MAX_CPU_ISA alone.
+    if (vm.count("isa"))
+        throw usage_error("--isa is not used by --prim softmax_dropout: cap "
+                          "both plans with RNDNN_MAX_CPU_ISA and "
+                          "ONEDNN_MAX_CPU_ISA");
+    dropout_problem_t &dp = p.dropout;
+    dp = parse_dropout_problem(vm, string("0.1"));
+    p.scores = rndnn::memory::desc(
+            parse_shape("--shape", vm["shape"].as<string>()),
+            rndnn::str2dt(vm.count("dtype") ? vm["dtype"].as<string>()
+                                            : string("f32")));
+    p.causal = vm.count("causal") > 0;
+    p.strm = rndnn::stream(dp.so.threads);
+    // The fused step's implementation, "softmax_dropout:jit:avx2+jit:avx2"
+    // (past "rndnn:").
+    const std::string impl
+            = compile_softmax_dropout(p, true).get_step_times().front().impl;
+    p.impl = impl.substr(impl.find(':') + 1);
+}
+
+prepared_t prepare_softmax_dropout(const problem_t &p) {
+    const bool bwd = p.dropout.desc.prop == rndnn::prop_kind::backward;
+    // Scores of 0x3f bytes would be one value: draw normal ones.
+    const rndnn::memory scores(p.scores), dropped(p.scores),
+            diff(p.scores), dscores(p.scores);
+    rndnn::post_ops po;
+    po.append_normal(0.f, 4.f);
+    rndnn::primitive_attr attr;
+    attr.set_post_ops(po);
+    for (const rndnn::memory *m : {&scores, &diff})
+        rndnn::rng(rndnn::rng::primitive_desc(
+                           rndnn::rng::desc(rndnn::rng_alg::philox4x32_10,
+                                   p.scores),
+                           attr))
+                .execute(p.strm,
+                        {{RNDNN_ARG_DST, *m},
+                                {RNDNN_ARG_SEED, rndnn::memory::scalar(
+                                                         int64_t(m == &diff))}});
+    const auto plan = [&](bool fuse) -> std::function<void()> {
+        auto c = std::make_shared<rndnn::compiled_graph>(
+                compile_softmax_dropout(p, fuse));
+        auto gen = std::make_shared<rndnn::generator>(
+                p.dropout.so.seed, p.dropout.so.offset);
+        return [=] {
+            c->execute_forward(
+                    {{sd_scores, scores}, {sd_dropped, dropped}}, *gen);
+            if (bwd)
+                c->execute_backward({{sd_dropped, diff}},
+                        {{sd_scores, dscores}});
+        };
+    };
+    prepared_t t;
+    t.elements = p.scores.nelems();
+    t.bytes = p.scores.get_size();
+    t.run_impl = plan(true);
+    t.run_ref = plan(false);
+    return t;
+}
+
 // --- problems --------------------------------------------------------------
 
 // Adding a kind: a row here, its options in problem_options(), and a part
@@ -136,6 +234,8 @@ const prim_kind_t prim_kinds[] = {
         {"rng", parse_rng, prepare_rng,
                 {"dist", "p", "a", "b", "mean", "stddev"}},
         {"dropout", parse_dropout, prepare_dropout, dropout_bench_flags()},
+        {"softmax_dropout", parse_softmax_dropout, prepare_softmax_dropout,
+                {"backward", "rate", "mask-dtype", "causal"}},
 };
 
 const prim_kind_t &find_kind(const string &name) {
@@ -154,17 +254,24 @@ po::options_description problem_options() {
             "Problem options (on the command line or in a --batch file)");
     auto opt = desc.add_options();
     opt("prim", text("rng"),
-            "primitive: rng, or dropout, which takes the dropout options below"
+            "primitive: rng; dropout, which takes the dropout options below"
             " (those of rndnn dropout, with --shape and --dtype (f32, the"
             " default, bf16, f16) for --in, --mask-dtype for --mask-out and"
-            " --mask-in) and --method and the stream options");
+            " --mask-in) and --method and the stream options; or"
+            " softmax_dropout: a graph's softmax along the last dim of"
+            " --shape (--dtype f32 or bf16) and the dropout after it (--rate,"
+            " default 0.1, --method, --alg, --mask-dtype, default none: drawn"
+            " again in backward), fused, timed against the same two nodes"
+            " unfused as the reference; --backward times forward and"
+            " backward, --causal masks future positions");
     opt("isa", text(),
             "cap on the ISA of the implementation: none (the reference "
             "kernel), sse41, avx2, avx512, all; default: all (no cap)");
     add_rng_problem_options(desc);
     add_dropout_problem_options(desc, dropout_cli_t::bench);
     desc.add_options()("inplace",
-            "dropout: dst (diff_src) is the memory of src (diff_dst)");
+            "dropout: dst (diff_src) is the memory of src (diff_dst)")(
+            "causal", "softmax_dropout: mask future positions");
     return desc;
 }
 
@@ -176,10 +283,15 @@ problem_t parse_problem(const words_t &words, const string &text,
     p.text = text;
     p.kind = &find_kind(vm["prim"].as<string>());
     if (vm.count("isa")) p.max_isa = rndnn::str2isa(vm["isa"].as<string>());
+    const auto owns = [](const prim_kind_t &k, const char *f) {
+        for (const char *o : k.own)
+            if (std::strcmp(o, f) == 0) return true;
+        return false;
+    };
     for (const prim_kind_t &k : prim_kinds)
         if (&k != p.kind)
             for (const char *f : k.own)
-                if (given(vm, f))
+                if (given(vm, f) && !owns(*p.kind, f))
                     throw usage_error(string("--") + f
                             + " is only used with --prim " + k.name);
     p.kind->parse(vm, p);

@@ -69,6 +69,11 @@ struct problem_t {
     // --shape and --dtype, the stored mask of --mask-dtype).
     dropout_problem_t dropout;
     pds_t<rndnn::dropout> dropout_pds;
+    // --prim softmax_dropout: softmax along the last dim of --shape, then
+    // the dropout of `dropout` (rate, method, alg, mask, backward), as a
+    // graph; causal: --causal.
+    rndnn::memory::desc scores;
+    bool causal = false;
 };
 
 // A kind of problem (--prim): parse() fills the kind's part of a problem

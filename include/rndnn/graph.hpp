@@ -55,6 +55,15 @@ struct dropout_params {
     dims global_dims, origin;
 };
 
+/// A softmax node's options.
+struct softmax_params {
+    /// Masks future positions: along the last dim (the softmax's axis must
+    /// be it), row i of each matrix (i: the index along the dim before the
+    /// last) gives probability 0 to columns j > i, as torch's
+    /// scaled_dot_product_attention(is_causal=True). Needs 2 dims or more.
+    bool causal = false;
+};
+
 class compiled_graph;
 
 /// How compile() builds a graph's plan.
@@ -75,6 +84,14 @@ struct compile_options {
     /// softmax output) or is the caller's: one activation less held between
     /// forward and backward, for one more pass over it in backward.
     bool recompute_dropout_output = false;
+    /// A softmax along the last dim whose only reader is a dropout (the
+    /// attention probabilities) runs with it as one rndnn kernel, forward
+    /// and backward (docs/attention.md): forward writes only the dropped
+    /// probabilities and 8 bytes a row, backward rebuilds the
+    /// probabilities from the scores, which it keeps instead. The masks are
+    /// the two nodes' bit for bit. false: two nodes, oneDNN's softmax and
+    /// rndnn's dropout (to compare).
+    bool fuse_softmax_dropout = true;
 };
 
 /// A graph of operations over logical tensors.
@@ -112,8 +129,10 @@ public:
     void add_matmul(const std::string &name, tensor_id a, tensor_id b,
             tensor_id dst, const matmul_params &params = matmul_params());
     /// softmax along @p axis, in [-ndims, ndims) (negative from the end).
-    void add_softmax(
-            const std::string &name, tensor_id src, tensor_id dst, int axis);
+    /// Its backward is oneDNN's, or rndnn's where oneDNN has only its
+    /// reference (softmax backward below AVX-512) or the softmax is causal.
+    void add_softmax(const std::string &name, tensor_id src, tensor_id dst,
+            int axis, const softmax_params &params = softmax_params());
     void add_dropout(const std::string &name, tensor_id src, tensor_id dst,
             const dropout_params &params);
     /// @p alpha and @p beta as eltwise_alg describes (finite).
@@ -156,7 +175,9 @@ private:
 
 /// Time of one step of the last execution.
 struct step_time {
-    std::string node; ///< the node the step belongs to
+    /// the node the step belongs to; "softmax+dropout" (the two nodes'
+    /// names): a softmax and its dropout fused (compile_options)
+    std::string node;
     /// "forward", "backward", "backward a", "recompute output",
     /// "reorder src", "add gradient of t3"...
     std::string step;
