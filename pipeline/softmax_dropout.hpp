@@ -47,7 +47,9 @@ struct sd_row_conf_t {
     cpu_isa max_isa = cpu_isa::all; // the ISA cap
 };
 
-// One row. Row operands are n consecutive elements of conf.dt.
+// One row. Row operands are n consecutive elements of conf.dt. Kernels
+// prefetch the next row of src (and backward of p) n elements further on,
+// into L2, as rows of a dense tensor lie.
 struct sd_row_call_t {
     const void *src; // forward: the scores; backward: dy
     void *dst; // forward: y; backward: dx (may equal src)

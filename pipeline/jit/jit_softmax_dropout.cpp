@@ -195,6 +195,14 @@ private:
         mov(reg_jb, reg_j);
         shr(reg_jb, 3);
     }
+    // Prefetches into L2 the next row's lines of base under the U vectors
+    // from column j, n elements on: the hardware prefetchers lose rows of
+    // several KiB between the passes.
+    void prefetch_next(const Reg64 &base, int U) {
+        lea(reg_t0, ptr[reg_j + reg_n]);
+        for (int off = 0; off < U * V_ * es_; off += 64)
+            prefetcht1(ptr[base + reg_t0 * es_ + off]);
+    }
 
     // The lanes of vector u whose bits are set: avx512 k1; avx2 the sign
     // bits of t (vpsllvd moves lane k's bit shift + k to bit 31).
@@ -565,6 +573,7 @@ private:
         for (const auto &a : acc)
             vxorps(a, a, a);
         walk(reg_len, U, [&](int u, bool part) {
+            if (u == 0 && !part) prefetch_next(reg_src, U);
             load_row(x, reg_src, u, part);
             vsubps(x, x, m);
             emit_exp(x, t, q, part);
@@ -639,6 +648,10 @@ private:
         for (int u = 0; u < U; ++u)
             vxorps(acc[u], acc[u], acc[u]);
         walk(reg_len, U, [&](int u, bool part) {
+            if (u == 0 && !part) {
+                prefetch_next(reg_p, U);
+                prefetch_next(reg_src, U);
+            }
             // A partial vector's P is 0 past len: the loads give 0 there,
             // and exp's lanes are zeroed.
             load_row(x, reg_p, u, part);
