@@ -48,8 +48,8 @@ struct sd_row_conf_t {
 };
 
 // One row. Row operands are n consecutive elements of conf.dt. Kernels
-// prefetch the next row of src (and backward of p) n elements further on,
-// into L2, as rows of a dense tensor lie.
+// prefetch the next row of src (backward: and of p; forward: of dst, for
+// writing) n elements further on, as rows of a dense tensor lie.
 struct sd_row_call_t {
     const void *src; // forward: the scores; backward: dy
     void *dst; // forward: y; backward: dx (may equal src)

@@ -195,13 +195,17 @@ private:
         mov(reg_jb, reg_j);
         shr(reg_jb, 3);
     }
-    // Prefetches into L2 the next row's lines of base under the U vectors
-    // from column j, n elements on: the hardware prefetchers lose rows of
-    // several KiB between the passes.
-    void prefetch_next(const Reg64 &base, int U) {
+    // Prefetches the next row's lines of base under the U vectors from
+    // column j, n elements on: the hardware prefetchers lose rows of
+    // several KiB between the passes. Into L2 to be read, or (write) for
+    // writing, so that the row's stores do not wait for the lines'
+    // ownership (forward's dst: rows of 4096 f32 1.1x faster).
+    void prefetch_next(const Reg64 &base, int U, bool write = false) {
         lea(reg_t0, ptr[reg_j + reg_n]);
-        for (int off = 0; off < U * V_ * es_; off += 64)
-            prefetcht1(ptr[base + reg_t0 * es_ + off]);
+        for (int off = 0; off < U * V_ * es_; off += 64) {
+            const Address a = ptr[base + reg_t0 * es_ + off];
+            write ? prefetchw(a) : prefetcht1(a);
+        }
     }
 
     // The lanes of vector u whose bits are set: avx512 k1; avx2 the sign
@@ -573,7 +577,10 @@ private:
         for (const auto &a : acc)
             vxorps(a, a, a);
         walk(reg_len, U, [&](int u, bool part) {
-            if (u == 0 && !part) prefetch_next(reg_src, U);
+            if (u == 0 && !part) {
+                prefetch_next(reg_src, U);
+                prefetch_next(reg_dst, U, true);
+            }
             load_row(x, reg_src, u, part);
             vsubps(x, x, m);
             emit_exp(x, t, q, part);
