@@ -1,6 +1,6 @@
-// The JIT softmax-dropout row kernels (pipeline/softmax_dropout.hpp)
-// against the reference row kernel, at every tier of tier_params() that
-// this process may use:
+// The softmax-dropout (pipeline/softmax_dropout.hpp): its JIT row kernels
+// against the reference row kernel, and the plan over a tensor, at every
+// tier of tier_params() that this process may use:
 //
 // - SdRowJit.Declines: sse41 declines (no FMA), as do f16 and a tier above
 //   the cap.
@@ -15,6 +15,14 @@
 // - SdRowJit.GuardPages: rows that end (or start) next to an inaccessible
 //   page, which catches any access of the generated code past the row
 //   (AddressSanitizer does not see generated code).
+//
+// - SdPlan.MaskIsTheDropoutsAndTierIsNamed: the plan names the tier it
+//   runs (the cap's best with a row kernel, else the reference); its mask
+//   is the RNG's Bernoulli mask at the dropout's offset, bit for bit, for
+//   the whole tensor, windows of whole rows and of part rows (rows apart in
+//   the global index), padded and transposed layouts; backward gives the
+//   same bits with the mask drawn again or read from a stored bit or u8
+//   mask.
 //
 // Rows are buffers of exactly n elements, the bits have the 8 bytes of
 // slack the header allows, the work buffer is sd_work_floats(n) floats,
@@ -38,6 +46,7 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/softmax_dropout.hpp"
+#include "rndnn/rndnn.hpp"
 #include "src/cpu_isa.hpp"
 #include "src/utils.hpp"
 #include "tests/test_utils.hpp"
@@ -460,5 +469,153 @@ TEST_P(SdRowJit, GuardPages) {
 
 INSTANTIATE_TEST_SUITE_P(
         Tiers, SdRowJit, ::testing::ValuesIn(tier_params()), tier_param_name);
+
+// --- the plan over a tensor --------------------------------------------------
+
+class SdPlan : public rndnn::test::tier_suite_t {};
+
+// The Bernoulli(keep) bits of the global mask of @p global dims at
+// @p offset, one byte an element.
+std::vector<uint8_t> global_keep(const dims &global, double keep,
+        int64_t seed, int64_t offset) {
+    const memory::desc md(global, data_type::bit);
+    std::vector<uint8_t> bits(md.get_size());
+    post_ops po;
+    po.append_bernoulli(keep);
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    rndnn::test::run_args_t r;
+    r.seed = seed;
+    r.offset = offset;
+    rndnn::test::generate(
+            rng::desc(rng_alg::philox4x32_10, md), attr, bits.data(), r);
+    std::vector<uint8_t> keep_of(md.nelems());
+    for (size_t i = 0; i < keep_of.size(); ++i)
+        keep_of[i] = static_cast<uint8_t>(
+                rndnn::test::get_bit(bits.data(), int64_t(i)));
+    return keep_of;
+}
+
+TEST_P(SdPlan, MaskIsTheDropoutsAndTierIsNamed) {
+    const cpu_isa cap = GetParam();
+    const std::string tier = cap >= cpu_isa::avx2 ? jit_impl_name(cap)
+                                                  : "ref:any";
+    const double rate = 0.3;
+    const int64_t seed = 7, offset = 1003;
+    struct case_t {
+        dims local, global, origin; // global empty: no window
+        bool transposed, padded;
+    };
+    const case_t cases[] = {
+            {{3, 5, 37}, {}, {}, false, false},
+            {{3, 5, 37}, {}, {}, false, true},
+            {{3, 37, 37}, {}, {}, true, false},
+            {{2, 5, 37}, {6, 5, 37}, {3, 0, 0}, false, false}, // whole rows
+            {{3, 4, 20}, {3, 9, 50}, {0, 5, 30}, false, false}, // part rows
+    };
+    for (const case_t &c : cases) {
+        SCOPED_TRACE(cat(dims2str(c.local), c.global.empty() ? "" : " in ",
+                dims2str(c.global), c.transposed ? " transposed" : "",
+                c.padded ? " padded" : ""));
+        const dim_t n = c.local.back(), rows = c.local[0] * c.local[1];
+        memory::desc md(c.local, data_type::f32);
+        if (c.padded)
+            md = memory::desc(c.local, data_type::f32,
+                    {c.local[1] * (n + 5), n + 5, 1});
+        if (c.transposed) // the last two dims swapped in memory
+            md = memory::desc(c.local, data_type::f32,
+                    {c.local[1] * n, 1, c.local[1]});
+        const size_t cap_elems = md.get_size() / 4;
+        std::vector<float> x(cap_elems), y(cap_elems), dy(cap_elems),
+                dx(cap_elems), stats(2 * rows);
+        prng_t g(11);
+        for (float &v : x)
+            v = static_cast<float>(uniform_s64(g, -400, 400)) / 100.f;
+        for (float &v : dy)
+            v = static_cast<float>(uniform_s64(g, -100, 100)) / 100.f;
+
+        softmax_dropout_desc_t d;
+        d.src = d.dst = md;
+        d.stats = true;
+        d.dropout = true;
+        d.drop.rate = rate;
+        d.drop.global_dims = c.global;
+        d.drop.origin = c.origin;
+        d.max_isa = cap;
+        const softmax_dropout_t fwd(d);
+        EXPECT_EQ(fwd.impl_name().rfind(cat("softmax_dropout:", tier, "+"), 0),
+                0u)
+                << fwd.impl_name();
+        softmax_dropout_args_t a;
+        a.src = x.data();
+        a.dst = y.data();
+        a.stats = stats.data();
+        a.seed = seed;
+        a.offset = offset;
+        a.nthr = 2;
+        fwd.execute(a);
+
+        // The kept elements are the global mask's, at the block.
+        const dims global = c.global.empty() ? c.local : c.global;
+        const std::vector<uint8_t> keep
+                = global_keep(global, 1.0 - rate, seed, offset);
+        const dims origin = c.origin.empty() ? dims(3, 0) : c.origin;
+        const auto pos = [&](dim_t r, dim_t j) {
+            const dim_t i0 = r / c.local[1], i1 = r % c.local[1];
+            return md.get_offset0() + i0 * md.get_strides()[0]
+                    + i1 * md.get_strides()[1] + j * md.get_strides()[2];
+        };
+        for (dim_t r = 0; r < rows; ++r)
+            for (dim_t j = 0; j < n; ++j) {
+                const dim_t i0 = r / c.local[1], i1 = r % c.local[1];
+                const dim_t gi = ((origin[0] + i0) * global[1] + origin[1]
+                                         + i1) * global[2]
+                        + origin[2] + j;
+                ASSERT_EQ(y[pos(r, j)] != 0.f, keep[gi] != 0)
+                        << "row " << r << " column " << j;
+            }
+
+        // Backward: the mask drawn again, or read from a stored bit or u8
+        // mask that forward wrote: the same bits.
+        std::vector<float> want;
+        for (data_type mdt :
+                {data_type::undef, data_type::bit, data_type::u8}) {
+            SCOPED_TRACE(mdt == data_type::undef ? "recomputed"
+                                                 : dt2str(mdt));
+            softmax_dropout_desc_t fm = d, bm = d;
+            std::vector<uint8_t> mask;
+            if (mdt != data_type::undef) {
+                fm.drop.mask = memory::desc(c.local, mdt);
+                bm.drop.mask = fm.drop.mask;
+                mask.assign(fm.drop.mask.get_size(), 0);
+                softmax_dropout_args_t f = a;
+                f.mask = mask.data();
+                std::vector<float> y2(cap_elems);
+                f.dst = y2.data();
+                softmax_dropout_t(fm).execute(f);
+                for (dim_t r = 0; r < rows; ++r)
+                    for (dim_t j = 0; j < n; ++j)
+                        ASSERT_EQ(y2[pos(r, j)], y[pos(r, j)]);
+            }
+            bm.backward = true;
+            bm.src = bm.dst = bm.p = md;
+            std::vector<float> d2 = dy;
+            softmax_dropout_args_t b = a;
+            b.src = d2.data();
+            b.dst = d2.data(); // in place
+            b.p = x.data();
+            b.mask = mask.empty() ? nullptr : mask.data();
+            softmax_dropout_t(bm).execute(b);
+            if (want.empty())
+                want = d2;
+            else
+                ASSERT_EQ(0, std::memcmp(want.data(), d2.data(),
+                                     want.size() * sizeof(float)));
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+        Tiers, SdPlan, ::testing::ValuesIn(tier_params()), tier_param_name);
 
 } // namespace
