@@ -32,11 +32,21 @@ dim_t round_up(dim_t x, dim_t m) { return (x + m - 1) / m * m; }
 struct row_layout_t {
     dims d, strides;
     dim_t offset0 = 0;
+    // Row r starts at offset0 + r * row_stride (dense or padded rows): no
+    // division per row, which would cost more than a short row's softmax.
+    bool uniform = true;
+    dim_t row_stride = 0;
 
     explicit row_layout_t(const memory::desc &md)
         : d(md.get_dims()), strides(md.get_strides())
-        , offset0(md.get_offset0()) {}
+        , offset0(md.get_offset0()) {
+        const size_t nd = d.size();
+        row_stride = nd >= 2 ? strides[nd - 2] : 0;
+        for (size_t j = 0; j + 2 < nd; ++j)
+            uniform = uniform && strides[j] == strides[j + 1] * d[j + 1];
+    }
     dim_t start(dim_t r) const {
+        if (uniform) return offset0 + r * row_stride;
         dim_t off = offset0;
         for (size_t j = d.size() - 1; j-- > 0;) {
             off += r % d[j] * strides[j];
