@@ -70,6 +70,23 @@ void copy_bits(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
     }
 }
 
+// Bits [pos, pos + n) of src as bytes of 0 or 1. Reads the byte after
+// the one that holds the last bit (the thread caches have it).
+void expand_u8(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
+    const int s = static_cast<int>(pos % 8);
+    for (dim_t k = 0; k < n; k += 8) {
+        const dim_t q = (pos + k) / 8;
+        const unsigned byte = ((src[q] | src[q + 1] << 8) >> s) & 0xffu;
+        // Byte i of the product is the byte of bits; keep its bit i, then
+        // move it to bit 0.
+        const uint64_t spread = byte * 0x0101010101010101ull;
+        const uint64_t x = (spread & 0x8040201008040201ull)
+                + 0x7f7f7f7f7f7f7f7full;
+        const uint64_t v = (x >> 7) & 0x0101010101010101ull;
+        std::memcpy(dst + k, &v, static_cast<size_t>(std::min<dim_t>(8, n - k)));
+    }
+}
+
 // Bytes of 0 or 1 (masks that dropout wrote) as bits from bit 0 of dst.
 void pack_u8(uint8_t *dst, const uint8_t *src, dim_t n) {
     dim_t k = 0;
@@ -101,6 +118,7 @@ struct softmax_dropout_t::impl_t {
     dim_t cache_bits = 0; // the thread cache's range of mask elements
     std::unique_ptr<rng_kernel_t> cache_rng; // draws cache_bits at a time
     std::unique_ptr<rng_kernel_t> mask_rng; // forward: the stored mask
+    bool write_rows = false; // forward writes the stored mask by rows
 
     // The global index (before the offset) of row r's first mask element.
     dim_t mask_row(dim_t r) const {
@@ -191,8 +209,16 @@ softmax_dropout_t::softmax_dropout_t(const softmax_dropout_desc_t &d)
                                 " is not dense"));
             s.mask_dt = d.drop.mask.get_data_type();
         }
+        // Forward writes a stored mask row by row from its thread's cache
+        // where rows own whole bytes of it (u8 always; bits where rows
+        // and the mask start on bytes), so that no two threads write one
+        // byte; else it draws the whole mask first.
+        s.write_rows = c.generate && c.has_mask && !c.window.active
+                && (s.mask_dt == data_type::u8
+                        || (s.n % 8 == 0
+                                && d.drop.mask.get_offset0() % 8 == 0));
         std::string rng_name;
-        if (c.generate && !c.has_mask) {
+        if (c.generate && (!c.has_mask || s.write_rows)) {
             s.cache_bits = std::max<dim_t>(
                     8 * mask_granule, round_up(s.n + mask_granule, mask_granule));
             rng_conf_t rng = c.noise_rng;
@@ -294,6 +320,14 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
                 }
                 call.bits = bits + (g - cache_lo) / 8;
                 call.shift = (g - cache_lo) % 8;
+                if (s.write_rows) {
+                    const dim_t m0 = d.drop.mask.get_offset0() + r * n;
+                    auto *mask = static_cast<uint8_t *>(a.mask);
+                    if (s.mask_dt == data_type::bit)
+                        copy_bits(mask + m0 / 8, call.bits, call.shift, n);
+                    else
+                        expand_u8(mask + m0, call.bits, call.shift, n);
+                }
             } else if (s.mask_dt == data_type::bit) {
                 copy_bits(bits, static_cast<const uint8_t *>(a.mask),
                         d.drop.mask.get_offset0() + r * n, n);

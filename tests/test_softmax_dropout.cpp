@@ -508,6 +508,7 @@ TEST_P(SdPlan, MaskIsTheDropoutsAndTierIsNamed) {
     };
     const case_t cases[] = {
             {{3, 5, 37}, {}, {}, false, false},
+            {{3, 5, 40}, {}, {}, false, false}, // rows of whole mask bytes
             {{3, 5, 37}, {}, {}, false, true},
             {{3, 37, 37}, {}, {}, true, false},
             {{2, 5, 37}, {6, 5, 37}, {3, 0, 0}, false, false}, // whole rows
