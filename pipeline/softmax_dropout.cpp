@@ -61,6 +61,10 @@ struct row_layout_t {
 // the one that holds bit pos + n - 1.
 void copy_bits(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
     const dim_t last = (pos + n - 1) / 8;
+    if (pos % 8 == 0) {
+        std::memcpy(dst, src + pos / 8, static_cast<size_t>((n + 7) / 8));
+        return;
+    }
     for (dim_t k = 0; k < n; k += 8) {
         const dim_t b = (pos + k) / 8;
         const int s = static_cast<int>((pos + k) % 8);
@@ -70,11 +74,12 @@ void copy_bits(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
     }
 }
 
-// Bits [pos, pos + n) of src as bytes of 0 or 1. Reads the byte after
+// Bits [pos, pos + n) of src as bytes of 0 or 1. May read the byte after
 // the one that holds the last bit (the thread caches have it).
 void expand_u8(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
     const int s = static_cast<int>(pos % 8);
-    for (dim_t k = 0; k < n; k += 8) {
+    dim_t k = 0;
+    for (; k + 8 <= n; k += 8) {
         const dim_t q = (pos + k) / 8;
         const unsigned byte = ((src[q] | src[q + 1] << 8) >> s) & 0xffu;
         // Byte i of the product is the byte of bits; keep its bit i, then
@@ -83,8 +88,10 @@ void expand_u8(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
         const uint64_t x = (spread & 0x8040201008040201ull)
                 + 0x7f7f7f7f7f7f7f7full;
         const uint64_t v = (x >> 7) & 0x0101010101010101ull;
-        std::memcpy(dst + k, &v, static_cast<size_t>(std::min<dim_t>(8, n - k)));
+        std::memcpy(dst + k, &v, 8);
     }
+    for (; k < n; ++k)
+        dst[k] = (src[(pos + k) / 8] >> ((pos + k) % 8)) & 1u;
 }
 
 // Bytes of 0 or 1 (masks that dropout wrote) as bits from bit 0 of dst.
