@@ -242,6 +242,25 @@ private:
         }
     }
 
+    // Prefetches for writing the next row's lines of dst past column len
+    // (causal rows: the zeros that the passes over [0, len) do not reach).
+    void prefetch_next_tail() {
+        Label l_loop, l_done;
+        mov(reg_t0, reg_len);
+        imul(reg_t0, reg_t0, es_);
+        and_(reg_t0, -64);
+        mov(reg_t1, reg_n);
+        imul(reg_t1, reg_t1, es_);
+        lea(reg_t2, ptr[reg_dst + reg_t1]); // the next row
+        L(l_loop);
+        cmp(reg_t0, reg_t1);
+        jge(l_done, T_NEAR);
+        prefetchw(ptr[reg_t2 + reg_t0]);
+        add(reg_t0, 64);
+        jmp(l_loop, T_NEAR);
+        L(l_done);
+    }
+
     // --- loads and stores ------------------------------------------------
 
     // x = the f32 values of vector u of the row at base; part: only the
@@ -613,6 +632,7 @@ private:
         use_consts({c_i_one, c_round, c_quiet});
         vxorps(zero_, zero_, zero_);
         if (conf_.dropout) setup_dropout(y);
+        prefetch_next_tail();
         walk_store(U, false, [&](int u, bool part) {
             // P = e * inv, then P * scale: two roundings, as the
             // reference.
@@ -696,6 +716,7 @@ private:
         }
         use_consts({c_i_one, c_round, c_quiet});
         if (!conf_.dropout) vxorps(zero_, zero_, zero_);
+        prefetch_next_tail();
         walk_store(4, true, [&](int u, bool part) {
             load_row(d, reg_src, u, part);
             if (conf_.dropout) emit_drop(d, u, bt);
