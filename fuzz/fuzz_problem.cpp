@@ -7,7 +7,8 @@
 //   created, and run when the problem is small;
 // - `rndnn bench`'s problem (parse_problem: --prim rng or dropout, --isa):
 //   the implementation and the reference are run on their own guarded
-//   buffers and must write the same bytes, then bench's own prepare() runs;
+//   buffers and must write the same bytes, then bench's own prepare() runs
+//   (--prim softmax_dropout: prepare() and its runs only);
 // - `rndnn dropout` itself (dropout_main) in a scratch directory that holds
 //   a few .npy inputs (words holding a '/' are dropped, so every path stays
 //   in it; what a run writes there is removed after it).
@@ -221,6 +222,11 @@ void fuzz_bench_problem(const std::vector<string> &words,
         if (!small(p.rng_pds.impl.dst_desc())) return;
         compare_rng(p.rng, p.max_isa, nthr);
         elements = p.rng_pds.impl.dst_desc().nelems();
+    } else if (string(p.kind->name) == "softmax_dropout") {
+        // Fused and unfused differ in the last bits: bench's runs below
+        // are the check (the graph tests compare them).
+        if (!small(p.scores)) return;
+        elements = p.scores.nelems();
     } else {
         if (!small(p.dropout_pds.impl.get_desc().src)) return;
         compare_dropout(p, nthr);
