@@ -471,9 +471,10 @@ private:
     // --- walks over the row ---------------------------------------------
 
     // body(u, part) for the vectors of columns [0, end): groups of U, then
-    // single vectors (u = 0), then a partial one (lanes below rem).
+    // single vectors (u = 0), then a partial one (lanes below rem, under
+    // set_len_mask() if mask_part); j ends past the last vector.
     template <typename body_t>
-    void walk(const Reg64 &end, int U, body_t body) {
+    void walk(const Reg64 &end, int U, body_t body, bool mask_part = true) {
         Label l_group, l_single, l_part, l_done;
         xor_(reg_j, reg_j);
         if (U > 1) {
@@ -499,9 +500,10 @@ private:
         mov(reg_rem, end);
         sub(reg_rem, reg_j);
         jle(l_done, T_NEAR);
-        set_len_mask();
+        if (mask_part) set_len_mask();
         begin_step();
         body(0, true);
+        add(reg_j, V_);
         L(l_done);
     }
 
@@ -510,33 +512,8 @@ private:
     // len_mask: the partial vector's loads need the lanes below len.
     template <typename body_t>
     void walk_store(int U, bool len_mask, body_t body) {
-        Label l_group, l_single, l_part, l_fill, l_fill_part, l_done;
-        xor_(reg_j, reg_j);
-        L(l_group);
-        lea(reg_t0, ptr[reg_j + U * V_]);
-        cmp(reg_t0, reg_len);
-        jg(l_single, T_NEAR);
-        begin_step();
-        for (int u = 0; u < U; ++u)
-            body(u, false);
-        add(reg_j, U * V_);
-        jmp(l_group, T_NEAR);
-        L(l_single);
-        lea(reg_t0, ptr[reg_j + V_]);
-        cmp(reg_t0, reg_len);
-        jg(l_part, T_NEAR);
-        begin_step();
-        body(0, false);
-        add(reg_j, V_);
-        jmp(l_single, T_NEAR);
-        L(l_part);
-        mov(reg_rem, reg_len);
-        sub(reg_rem, reg_j);
-        jle(l_fill, T_NEAR);
-        if (len_mask) set_len_mask();
-        begin_step();
-        body(0, true);
-        add(reg_j, V_);
+        walk(reg_len, U, body, len_mask);
+        Label l_fill, l_fill_part, l_done;
         L(l_fill);
         lea(reg_t0, ptr[reg_j + V_]);
         cmp(reg_t0, reg_n);
