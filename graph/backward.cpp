@@ -193,8 +193,10 @@ void compiler_t::backward(int i) {
             std::string why;
             const bool last = axis == g_.tensor(n.dst).md.get_ndims() - 1;
             dnnl::primitive_desc_base pd;
-            if (!n.softmax.causal) pd = pick_pd(ops, softmax_bwd_pd(axis), why);
-            if (last && (n.softmax.causal || (!as_before && (!pd || is_ref_impl(pd)))))
+            if (!n.softmax.causal)
+                pd = pick_pd(ops, softmax_bwd_pd(axis), why);
+            const bool onednn_ref = !pd || is_ref_impl(pd);
+            if (last && (n.softmax.causal || (!as_before && onednn_ref)))
                 emit_softmax(i, -1, "backward", true, d, t, &y, nullptr,
                         nullptr);
             else

@@ -69,7 +69,8 @@ void copy_bits(uint8_t *dst, const uint8_t *src, dim_t pos, dim_t n) {
         const dim_t b = (pos + k) / 8;
         const int s = static_cast<int>((pos + k) % 8);
         unsigned v = src[b] >> s;
-        if (s != 0 && b + 1 <= last) v |= static_cast<unsigned>(src[b + 1]) << (8 - s);
+        if (s != 0 && b + 1 <= last)
+            v |= static_cast<unsigned>(src[b + 1]) << (8 - s);
         dst[k / 8] = static_cast<uint8_t>(v);
     }
 }
@@ -226,8 +227,8 @@ softmax_dropout_t::softmax_dropout_t(const softmax_dropout_desc_t &d)
                                 && d.drop.mask.get_offset0() % 8 == 0));
         std::string rng_name;
         if (c.generate && (!c.has_mask || s.write_rows)) {
-            s.cache_bits = std::max<dim_t>(
-                    8 * mask_granule, round_up(s.n + mask_granule, mask_granule));
+            s.cache_bits = std::max<dim_t>(8 * mask_granule,
+                    round_up(s.n + mask_granule, mask_granule));
             rng_conf_t rng = c.noise_rng;
             rng.dst = memory::desc({s.cache_bits}, data_type::bit);
             rng.nelems = s.cache_bits;

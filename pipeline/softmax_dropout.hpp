@@ -95,7 +95,7 @@ bool init_jit_sd_row(cpu_isa isa, const sd_row_conf_t &conf, std::string &why);
 std::unique_ptr<sd_row_kernel_t> create_jit_sd_row(
         cpu_isa isa, const sd_row_conf_t &conf);
 
-// --- the plan over a tensor ---------------------------------------------------
+// --- the plan over a tensor --------------------------------------------------
 
 // A softmax along the last dim of a tensor, with or without a dropout.
 struct softmax_dropout_desc_t {

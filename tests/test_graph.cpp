@@ -242,7 +242,8 @@ TEST(Graph, AttentionMatchesLoopReference) {
 TEST(Graph, AttentionGradientsPassFiniteDifferences) {
     for (bool causal : {false, true})
     for (bool fuse : {true, false}) {
-    SCOPED_TRACE(impl::cat(fuse ? "fused" : "unfused", causal ? " causal" : ""));
+    SCOPED_TRACE(impl::cat(
+            fuse ? "fused" : "unfused", causal ? " causal" : ""));
     attn_t a;
     a.b = 1;
     a.s = 5;
@@ -755,7 +756,8 @@ TEST(Graph, FusedAndUnfusedDrawTheSameMasks) {
                             : t == 2           ? runs[0].dk
                                                : runs[0].dv;
                     for (dim_t i = 0; i < x.n(); ++i)
-                        ASSERT_NEAR(x.at(i), y.at(i), 1e-5 * (1 + std::fabs(y.at(i))))
+                        ASSERT_NEAR(x.at(i), y.at(i),
+                                1e-5 * (1 + std::fabs(y.at(i))))
                                 << "run " << k << " tensor " << t
                                 << " element " << i;
                 }

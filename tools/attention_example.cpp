@@ -199,7 +199,8 @@ int main(int argc, char **argv) {
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-attention [--batch N] [--heads N] [--seq N] "
                     "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] "
-                    "[--causal] [--masks LIST] [--unfused] [--recompute-output] "
+                    "[--causal] [--masks LIST] [--unfused] "
+                    "[--recompute-output] "
                     "[--threads N] [--steps N]",
                     vm))
             return rndnn_cli::exit_ok;

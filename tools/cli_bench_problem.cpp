@@ -198,15 +198,13 @@ prepared_t prepare_softmax_dropout(const problem_t &p) {
     po.append_normal(0.f, 4.f);
     rndnn::primitive_attr attr;
     attr.set_post_ops(po);
+    const rndnn::rng normal(rndnn::rng::primitive_desc(
+            rndnn::rng::desc(rndnn::rng_alg::philox4x32_10, p.scores), attr));
+    std::int64_t seed = 0;
     for (const rndnn::memory *m : {&scores, &diff})
-        rndnn::rng(rndnn::rng::primitive_desc(
-                           rndnn::rng::desc(rndnn::rng_alg::philox4x32_10,
-                                   p.scores),
-                           attr))
-                .execute(p.strm,
-                        {{RNDNN_ARG_DST, *m},
-                                {RNDNN_ARG_SEED, rndnn::memory::scalar(
-                                                         int64_t(m == &diff))}});
+        normal.execute(p.strm,
+                {{RNDNN_ARG_DST, *m},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed++)}});
     const auto plan = [&](bool fuse) -> std::function<void()> {
         auto c = std::make_shared<rndnn::compiled_graph>(
                 compile_softmax_dropout(p, p.scores, fuse));

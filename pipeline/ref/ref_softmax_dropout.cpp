@@ -52,7 +52,9 @@ private:
         const float inv = 1.f / sum;
         for (int64_t j = 0; j < call.n; ++j) {
             const float p = j < call.len ? call.work[j] * inv : 0.f;
-            const float y = !c_.dropout ? p : bit(call, j) ? p * call.scale : 0.f;
+            const float y = !c_.dropout ? p
+                    : bit(call, j)      ? p * call.scale
+                                        : 0.f;
             store(call.dst, j, y);
         }
         if (c_.stats) {
