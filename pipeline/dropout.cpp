@@ -1,6 +1,8 @@
 // The dropout primitive: validates the problem, picks a plan from the list
 // (pipeline/dropout_plans.*, docs/dropout.md) and runs its kernel.
 
+#include <cmath>
+
 #include "pipeline/dropout_plans.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "rndnn/dropout.hpp"
@@ -89,6 +91,26 @@ impl::bernoulli_t keep_bernoulli(const dropout::desc &d, double p) {
     return {p, bernoulli_method::onednn, 1};
 }
 
+// The rate's p and scale under the mask's method @p keep (resolved): the
+// scale is the inverse of the keep probability the method draws.
+// @throws error (invalid_arguments) naming the rate, the method and the
+//     nearest rates it draws, if it keeps no element at a rate below 1.
+impl::dropout_rate_t make_rate(double rate, const impl::bernoulli_t &keep) {
+    const impl::dropout_rate_t r
+            = impl::dropout_rate(rate, keep.method, keep.bits);
+    if (r.drawn == 0.0 && rate < 1.0)
+        fail(status::invalid_arguments,
+                cat("rate=", rate, " with method bitsliced:", keep.bits,
+                        " keeps no element: 1 - rate rounds to 0 in steps of "
+                        "2^-",
+                        keep.bits,
+                        ", and no scale makes the output's mean the "
+                        "input's; the nearest rates it draws are ",
+                        1.0 - std::ldexp(1.0, -keep.bits),
+                        " and 1 (more bits draw rates closer to this one)"));
+    return r;
+}
+
 } // namespace
 
 namespace impl {
@@ -160,11 +182,12 @@ void check_dropout_desc(dropout_conf_t &c) {
     c.mask_n = 1;
     for (dim_t x : dw.active ? noise_global : c.noise)
         c.mask_n *= x;
-    if (!d.runtime_rate) {
-        check_rate(d.rate);
-        c.rate = impl::dropout_rate(d.rate, d.onednn_compat);
-    }
-    const impl::bernoulli_t keep = keep_bernoulli(d, c.rate.p);
+    if (!d.runtime_rate) check_rate(d.rate);
+    // The rate becomes p and the scale once the RNG has checked the method
+    // (make_rate, below); p stands in until then.
+    impl::bernoulli_t keep
+            = keep_bernoulli(d, d.runtime_rate ? 0.0 : 1.0 - d.rate);
+    impl::resolve_bernoulli_method(d.alg, keep.method, keep.bits);
 
     // The RNG problem, validated by the RNG's own checks.
     rng::desc rd;
@@ -192,6 +215,10 @@ void check_dropout_desc(dropout_conf_t &c) {
     }
     c.noise_rng = impl::make_bernoulli_conf(
             rd, keep, c.attr.get_max_cpu_isa());
+    if (!d.runtime_rate) {
+        c.rate = make_rate(d.rate, keep);
+        c.noise_rng.p = c.rate.p;
+    }
     c.window = impl::make_rng_window(rd);
     c.pregenerate = c.generate && (c.broadcast || c.window.active);
 }
@@ -301,9 +328,9 @@ void dropout::execute(const stream &strm,
         if (d.prop != prop_kind::forward_inference) {
             // A runtime rate is read and converted first, once.
             const impl::dropout_rate_t r = d.runtime_rate
-                    ? impl::dropout_rate(impl::read_probability(args,
-                                                 RNDNN_ARG_RATE, d.scalars),
-                            d.onednn_compat)
+                    ? make_rate(impl::read_probability(
+                                        args, RNDNN_ARG_RATE, d.scalars),
+                            {0.0, c.noise_rng.method, c.noise_rng.bits})
                     : c.rate;
             // A stored mask read back still advances next_offset (no seed read).
             if (c.generate || d.with_next_offset) {
@@ -336,7 +363,11 @@ void dropout::execute(const stream &strm,
 
 double dropout::keep_probability(double rate, bool onednn_compat) {
     check_rate(rate);
-    return impl::dropout_rate(rate, onednn_compat).p;
+    return impl::dropout_rate(rate,
+                   onednn_compat ? bernoulli_method::onednn
+                                 : bernoulli_method::threshold32,
+                   32)
+            .p;
 }
 
 post_ops dropout::keep_post_ops(const desc &d) {

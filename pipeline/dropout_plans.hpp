@@ -43,7 +43,7 @@ struct dropout_conf_t {
     rng_conf_t noise_rng;
     // A creation-time rate's p and scale (dropout_rate()); unset for a
     // runtime rate.
-    dropout_rate_t rate {0.0, 0.f};
+    dropout_rate_t rate {0.0, 0.f, 0.0};
     std::string info; // the problem as pd.info() prints it
 };
 

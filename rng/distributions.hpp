@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "rndnn/enums.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -32,24 +33,48 @@ inline double onednn_keep_probability(double rate) {
     return std::ldexp(max32 - std::floor(max32 * rate), -32);
 }
 
+// bitsliced(b): p rounded to the nearest multiple of 2^-b, ties to even;
+// returns that multiple times 2^b, in [0, 2^b].
+inline uint64_t bitsliced_level(double p, int b) {
+    const double x = std::ldexp(p, b); // exact
+    double r = std::floor(x);
+    const double frac = x - r;
+    if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
+    return static_cast<uint64_t>(r);
+}
+
 // Dropout with drop rate r in [0, 1]: p, the probability of a keep (a 1 of
-// the mask's Bernoulli), and the scale of kept elements. oneDNN's rule
-// (bernoulli_method::onednn, dropout's onednn_compat) takes r as f32, as
-// oneDNN does: p = onednn_keep_probability(r), scale = 1.f / (1.f - r) in
-// f32. Else p = 1 - r and scale = 1 / (1 - r) in double, rounded to f32.
-// r = 1 scales by 0. The one place where a rate becomes a problem: dropout
-// calls it once at creation, or once an execution for a runtime rate.
+// the mask's Bernoulli), the probability the method draws (drawn), and the
+// scale of kept elements, the inverse of drawn so that E[y] = x. oneDNN's
+// rule (onednn, dropout's onednn_compat) takes r as f32, as oneDNN does:
+// p = onednn_keep_probability(r), scale = 1.f / (1.f - r) in f32.
+// bitsliced(b) with b < 32 draws p rounded to a multiple of 2^-b
+// (bitsliced_level): scale = 1 / drawn in double, rounded to f32 (0 where
+// drawn is 0: nothing is kept). The other methods draw p exact to 2^-32:
+// scale = 1 / (1 - r) in double, rounded to f32. r = 1 scales by 0. The
+// one place where a rate becomes a problem: dropout calls it once at
+// creation, or once an execution for a runtime rate.
 struct dropout_rate_t {
     double p;
     float scale;
+    double drawn;
 };
-inline dropout_rate_t dropout_rate(double rate, bool onednn) {
-    if (onednn) {
+// @p method is resolved (never automatic); @p bits is bitsliced's b.
+inline dropout_rate_t dropout_rate(
+        double rate, bernoulli_method method, int bits) {
+    if (method == bernoulli_method::onednn) {
         const auto r = static_cast<float>(rate);
-        return {onednn_keep_probability(r), r == 1.f ? 0.f : 1.f / (1.f - r)};
+        const double p = onednn_keep_probability(r);
+        return {p, r == 1.f ? 0.f : 1.f / (1.f - r), p};
     }
-    return {1.0 - rate,
-            rate == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - rate))};
+    const double p = 1.0 - rate;
+    if (method == bernoulli_method::bitsliced && bits < 32) {
+        const double drawn = std::ldexp(
+                static_cast<double>(bitsliced_level(p, bits)), -bits);
+        return {p, drawn == 0.0 ? 0.f : static_cast<float>(1.0 / drawn),
+                drawn};
+    }
+    return {p, rate == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - rate)), p};
 }
 
 // mcg31m1 words are in [1, m - 1]: 1 iff W < p * m, decided exactly as
@@ -68,15 +93,6 @@ inline uint64_t bernoulli_threshold_mcg31(double p) {
     return static_cast<uint64_t>(q) + (exact ? 0 : 1);
 }
 
-// bitsliced(b): p rounded to the nearest multiple of 2^-b, ties to even;
-// returns that multiple times 2^b, in [0, 2^b].
-inline uint64_t bitsliced_level(double p, int b) {
-    const double x = std::ldexp(p, b); // exact
-    double r = std::floor(x);
-    const double frac = x - r;
-    if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
-    return static_cast<uint64_t>(r);
-}
 
 // 32 bitsliced decisions. Lane l's b-bit uniform U has bit j (j = 0 most
 // significant) equal to bit l of w[j]; bit l of the result is U < level.

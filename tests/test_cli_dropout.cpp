@@ -363,6 +363,8 @@ TEST_F(CliDropout, BadInputIsUsageErrorAndLeavesNoFile) {
             {{"--mask-out", "n.npy", "--mask-dtype", "f32"}, "f32"},
             {{"--plan", "fast"}, "fast"},
             {{"--method", "bitsliced:0"}, "b=0"},
+            {{"--method", "bitsliced:1", "--rate", "0.77"},
+                    "rate=0.77 with method bitsliced:1 keeps no element"},
             {{"--method", "bitsliced:2", "--alg", "mcg31m1"}, "mcg31m1"},
             {{"--name", "layer1"}, "layer1"},
             {{"--method", "fast"}, "fast"},

@@ -931,6 +931,85 @@ TEST(Dropout, OneDNNCompatMatchesOneDNNsMask) {
 // RNG over the noise shape (a window of the global one) writes the mask
 // that dropout writes, over methods, algorithms, noise shapes, windows and
 // oneDNN's rule.
+// Inverted dropout keeps E[y] = x under every method: kept elements are
+// scaled by the inverse of the keep probability the method draws
+// (bitsliced(b) rounds it to a multiple of 2^-b), so y is 0 or exactly
+// that scale for x = 1, and the mean is 1 within six standard deviations;
+// a rate whose keep probability rounds to 0 is refused, naming the rate,
+// the method and the nearest rates it draws; the same with a runtime rate.
+TEST(Dropout, OutputMeanIsTheInputsUnderEveryMethod) {
+    struct method_t {
+        bernoulli_method method;
+        int bits;
+    };
+    std::vector<method_t> methods = {{bernoulli_method::threshold32, 1},
+            {bernoulli_method::bytewise, 1},
+            {bernoulli_method::automatic, 1}};
+    for (int b = 1; b <= 32; ++b)
+        methods.push_back({bernoulli_method::bitsliced, b});
+    const dim_t n = dim_t(1) << 18;
+    const memory::desc md({n}, data_type::f32);
+    std::vector<float> ones(n, 1.f), y(n);
+    for (const method_t &m : methods)
+        for (double rate : {0.01, 0.1, 0.25, 0.3, 0.5, 0.77, 0.9, 0.99})
+            for (bool runtime : {false, true}) {
+                SCOPED_TRACE(impl::cat(bernoulli_method2str(m.method), ":",
+                        m.bits, " rate ", rate,
+                        runtime ? " (runtime)" : ""));
+                const double p = 1.0 - rate;
+                const double drawn = m.method == bernoulli_method::bitsliced
+                        ? std::ldexp(double(impl::bitsliced_level(p, m.bits)),
+                                -m.bits)
+                        : p;
+                dropout::desc d;
+                d.prop = prop_kind::forward_training;
+                d.src = d.dst = md;
+                d.rate = rate;
+                d.runtime_rate = runtime;
+                d.method = m.method;
+                d.bits = m.bits;
+                const auto run = [&] {
+                    dropout prim {dropout::primitive_desc(d)};
+                    std::unordered_map<int, memory> args
+                            = {{RNDNN_ARG_SRC, memory(md, ones.data())},
+                                    {RNDNN_ARG_DST, memory(md, y.data())},
+                                    {RNDNN_ARG_SEED, memory::scalar(int64_t(9))}};
+                    if (runtime)
+                        args[RNDNN_ARG_RATE]
+                                = memory::scalar(static_cast<float>(rate));
+                    prim.execute(stream(2), args);
+                };
+                if (runtime) d.rate = double(static_cast<float>(rate));
+                const double r = d.rate;
+                if (drawn == 0.0) {
+                    EXPECT_ERROR_NAMES(run(),
+                            impl::cat("rate=", r, " with method bitsliced:",
+                                    m.bits, " keeps no element"));
+                    EXPECT_ERROR_NAMES(run(),
+                            impl::cat("the nearest rates it draws are ",
+                                    1.0 - std::ldexp(1.0, -m.bits), " and 1"));
+                    continue;
+                }
+                run();
+                const double q = m.method == bernoulli_method::bitsliced
+                        ? std::ldexp(double(impl::bitsliced_level(
+                                             1.0 - r, m.bits)),
+                                -m.bits)
+                        : 1.0 - r;
+                const float scale = m.method == bernoulli_method::bitsliced
+                                && m.bits < 32
+                        ? static_cast<float>(1.0 / q)
+                        : static_cast<float>(1.0 / (1.0 - r));
+                double sum = 0;
+                for (float v : y) {
+                    ASSERT_TRUE(v == 0.f || v == scale) << v << " " << scale;
+                    sum += v;
+                }
+                const double sigma = std::sqrt((1.0 - q) / (q * double(n)));
+                EXPECT_NEAR(sum / double(n), 1.0, 6 * sigma + 1e-6);
+            }
+}
+
 TEST(Dropout, KeepPostOpsMakeTheRngWriteTheMask) {
     struct case_t {
         rng_alg alg;

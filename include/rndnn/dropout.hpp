@@ -26,7 +26,9 @@ namespace rndnn {
 /// index g = offset + m of the RNG's stream. Data element i is kept iff the
 /// mask element it broadcasts from is 1. dst = keep ? src * scale : +0,
 /// scale = 1 / (1 - r) rounded once to f32 (0 when r = 1), the product
-/// computed in f32 and rounded once to the data type.
+/// computed in f32 and rounded once to the data type. bitsliced(b) with
+/// b < 32 draws 1 - r rounded to a multiple of 2^-b, q, and scales by 1 / q
+/// instead, so that E[dst] = src under every method (docs/semantics.md).
 class RNDNN_API dropout {
 public:
     struct RNDNN_API desc {
@@ -119,7 +121,9 @@ public:
         ///     shape or whose type is not bit or u8, a mask in
         ///     forward_inference, src and dst that differ in dims or type,
         ///     a data type other than f32, bf16, f16, onednn_compat without
-        ///     philox4x32_10_onednn and threshold32 (or automatic), or any
+        ///     philox4x32_10_onednn and threshold32 (or automatic), a rate
+        ///     below 1 that bitsliced(b) rounds to keeping nothing (naming
+        ///     the rate, the method and the nearest rates it draws), or any
         ///     RNG error.
         /// @throws error (unimplemented) if plan is fused and the fused
         ///     kernel does not apply; the message says why.
@@ -165,8 +169,8 @@ public:
     ///   to write offset + mask elements to RNDNN_ARG_NEXT_OFFSET when
     ///   with_next_offset (0 + mask elements without with_offset).
     /// @throws error (invalid_arguments) naming the argument if one is
-    ///     missing, does not match the desc, or is out of range; nothing is
-    ///     written then.
+    ///     missing, does not match the desc, or is out of range (a runtime
+    ///     rate as at creation); nothing is written then.
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

@@ -202,3 +202,24 @@ def test_the_gil_is_released():
             assert any(start < t < end for t in ticks)
             return
     pytest.skip("dropout of 2^24 elements never took 30 ms")
+
+
+@pytest.mark.parametrize("method,rate,scale", [
+    ("bitsliced:1", 0.3, 2.0),   # 0.7 rounds to 1/2
+    ("bitsliced:1", 0.1, 1.0),   # 0.9 rounds to 1: all kept, unscaled
+    ("bitsliced:2", 0.3, 4 / 3),  # 0.7 rounds to 3/4
+    ("bitsliced:3", 0.1, 8 / 7),  # 0.9 rounds to 7/8
+    ("threshold32", 0.3, 1 / 0.7)])
+def test_bitsliced_dropout_keeps_the_mean(method, rate, scale):
+    x = np.ones(1 << 20, np.float32)
+    y, _ = rndnn.dropout(x, rate, seed=1, method=method)
+    assert set(np.unique(y)) <= {0, np.float32(scale)}
+    assert abs(y.mean(dtype=np.float64) - 1) < 0.01
+
+
+def test_a_rate_bitsliced_rounds_to_no_keep_is_refused():
+    with pytest.raises(rndnn.Error, match=r"rate=0\.77 with method "
+                       r"bitsliced:1 keeps no element.*nearest rates it "
+                       r"draws are 0\.5 and 1"):
+        rndnn.dropout(np.ones(8, np.float32), 0.77, seed=1,
+                      method="bitsliced:1")
