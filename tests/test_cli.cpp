@@ -528,6 +528,19 @@ TEST_F(Cli, HelpExitsZero) {
     EXPECT_NE(r.out.find("gen"), std::string::npos);
 }
 
+// --help and --version fail as every command's output does when stdout
+// cannot be written (closed here): exit status 1, the cause on stderr.
+TEST_F(Cli, HelpAndVersionFailWhereStdoutCannotBeWritten) {
+    for (const char *flag : {"--help", "--version"}) {
+        SCOPED_TRACE(flag);
+        const result_t r = sh(std::string("\"$RNDNN\" ") + flag + " >&-");
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("rndnn: cannot write to stdout"),
+                std::string::npos)
+                << r.err;
+    }
+}
+
 TEST_F(Cli, NoOrUnknownCommandIsUsageError) {
     result_t r = run({});
     EXPECT_EQ(r.status, 2);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli_common.hpp"
+#include "cli_output.hpp"
 #include "job.hpp"
 
 namespace {
@@ -65,15 +66,21 @@ int main(int argc, char **argv) {
         return rndnn_cli::exit_usage;
     }
     const std::string name = argv[1];
-    if (name == "--help" || name == "help") {
-        print_usage(std::cout);
-        return rndnn_cli::exit_ok;
-    }
-    if (name == "--version") {
-        const rndnn::version_t &v = rndnn::version();
-        std::cout << "rndnn " << v.str << " (" << v.hash << ")\n";
-        return rndnn_cli::exit_ok;
-    }
+    // Like every command's output: a failed write is exit status 1 with
+    // its cause (run_guarded, flush_stdout).
+    if (name == "--help" || name == "help")
+        return rndnn_cli::run_guarded("rndnn", [] {
+            print_usage(std::cout);
+            rndnn_cli::flush_stdout();
+            return rndnn_cli::exit_ok;
+        });
+    if (name == "--version")
+        return rndnn_cli::run_guarded("rndnn", [] {
+            const rndnn::version_t &v = rndnn::version();
+            std::cout << "rndnn " << v.str << " (" << v.hash << ")\n";
+            rndnn_cli::flush_stdout();
+            return rndnn_cli::exit_ok;
+        });
     for (const auto &c : commands) {
         if (name != c.name) continue;
         // argv[1] plays the part of argv[0] for the subcommand.

@@ -306,10 +306,17 @@ def _method(method):
     kind, colon, bits = _string(method, "method").partition(":")
     if colon and kind != "bitsliced":
         raise Error(f"unknown method '{method}': only bitsliced takes :B")
+    if kind == "bitsliced" and not colon:
+        raise Error("method 'bitsliced' needs its bit count: 'bitsliced:B', "
+                    "1 <= B <= 32 (bitsliced:32 keeps p exact to 2^-32)")
     try:
-        return kind, int(bits) if colon else 1
+        b = int(bits) if colon else 1
     except ValueError:
         raise Error(f"bad bit count in method '{method}'") from None
+    # The library names a bad B; one past a C int would not reach it.
+    if not -2**31 <= b < 2**31:
+        raise Error(f"bit count {b} in method '{method}' is outside [1, 32]")
+    return kind, b
 
 
 _ALG = "philox4x32_10"
@@ -616,5 +623,10 @@ def unpackbits(packed, shape):
     """The 0/1 uint8 array of a packed bit mask of the given shape."""
     shape = _shape(shape)
     packed, _ = _view(packed, "packed")
-    return np.unpackbits(packed, count=_elements(shape),
+    n = _elements(shape)
+    if packed.nbytes * 8 < n:
+        raise Error(f"packed holds {packed.nbytes} bytes, {packed.nbytes * 8} "
+                    f"bits, and shape {shape} needs {n} bits "
+                    f"({(n + 7) // 8} bytes)")
+    return np.unpackbits(packed.view(np.uint8).reshape(-1), count=n,
                          bitorder="little").reshape(shape)

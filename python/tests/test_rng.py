@@ -93,6 +93,15 @@ def test_errors_carry_the_message():
         rndnn.normal(8, out=torch.empty(8, 2)[:, 0])
     with pytest.raises(rndnn.Error, match="bitsliced:x"):
         rndnn.bernoulli(8, method="bitsliced:x")
+    # Not a silent bitsliced:1, which keeps everything at p = 0.9.
+    with pytest.raises(rndnn.Error, match="'bitsliced' needs its bit count"):
+        rndnn.bernoulli(8, 0.9, method="bitsliced")
+    with pytest.raises(rndnn.Error, match="bit count 4294967304"):
+        rndnn.bernoulli(8, method="bitsliced:4294967304")
+    with pytest.raises(rndnn.Error, match=r"holds 0 bytes.*needs 100 bits"):
+        rndnn.unpackbits(np.empty(0, np.uint8), 100)
+    with pytest.raises(rndnn.Error, match=r"holds 1 bytes.*needs 9 bits"):
+        rndnn.unpackbits(np.zeros(1, np.uint8), (3, 3))
     with pytest.raises(rndnn.Error, match=r"size \(2, -1\) has a negative"):
         rndnn.normal((2, -1))
     with pytest.raises(rndnn.Error, match="unknown dtype 'f64'"):
