@@ -293,24 +293,21 @@ private:
     void stage_in(const Reg64 &base) {
         mov(qword[rsp], 0);
         mov(qword[rsp + 8], 0);
-        lea(reg_t0, ptr[base + reg_j * 2]);
-        xor_(reg_t1, reg_t1);
-        Label l;
-        L(l);
-        movzx(reg_t2.cvt32(), word[reg_t0 + reg_t1 * 2]);
-        mov(word[rsp + reg_t1 * 2], reg_t2.cvt16());
-        inc(reg_t1);
-        cmp(reg_t1, reg_rem);
-        jl(l);
+        stage_copy(base, true);
     }
     // dst + j = rem bf16 elements of the stack buffer.
-    void stage_out() {
-        lea(reg_t0, ptr[reg_dst + reg_j * 2]);
+    void stage_out() { stage_copy(reg_dst, false); }
+    // Copies rem bf16 elements between base + j and the stack buffer (in:
+    // to the buffer).
+    void stage_copy(const Reg64 &base, bool in) {
+        lea(reg_t0, ptr[base + reg_j * 2]);
         xor_(reg_t1, reg_t1);
+        const Address row = word[reg_t0 + reg_t1 * 2];
+        const Address stack = word[rsp + reg_t1 * 2];
         Label l;
         L(l);
-        movzx(reg_t2.cvt32(), word[rsp + reg_t1 * 2]);
-        mov(word[reg_t0 + reg_t1 * 2], reg_t2.cvt16());
+        movzx(reg_t2.cvt32(), in ? row : stack);
+        mov(in ? stack : row, reg_t2.cvt16());
         inc(reg_t1);
         cmp(reg_t1, reg_rem);
         jl(l);
