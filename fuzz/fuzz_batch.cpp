@@ -1,5 +1,5 @@
 // libFuzzer target: the `rndnn bench --batch` file parser
-// (for_each_batch_problem in tools/cli_bench_batch.cpp) on arbitrary bytes
+// (for_each_batch_problem in tools/bench/cli_bench_batch.cpp) on arbitrary bytes
 // as the file's content.
 //
 // Expected: usage_error (a bad line, as NAME:LINE: message, or no problem
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "cli_bench_batch.hpp"
+#include "bench/cli_bench_batch.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 namespace {

@@ -36,8 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_bench_batch.hpp"
-#include "cli_bench_problem.hpp"
+#include "bench/cli_bench_batch.hpp"
+#include "bench/cli_bench_problem.hpp"
 #include "fuzz/fuzz_util.hpp"
 
 namespace {

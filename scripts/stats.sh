@@ -2,7 +2,7 @@
 # Statistical checks of Bernoulli masks at scale: 2^31 bits (256 MiB) at
 # p = 0.9, 0.7 and 0.01, with the default method (auto: bitsliced:32 for
 # philox4x32_10), with threshold32 for comparison and with bytewise (tools/
-# stats_bernoulli.cpp says what each line measures; docs/semantics.md
+# programs/stats_bernoulli.cpp says what each line measures; docs/semantics.md
 # quotes a run). Not part of the tests: it takes about a minute.
 #
 # Usage: scripts/stats.sh [BUILD_DIR] [LOG2_BITS]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The man page of rndnn (tools/rndnn.1) against the command itself: groff
+# The man page of rndnn (tools/cli/rndnn.1) against the command itself: groff
 # formats it without a warning, it has a NAME line that apropos reads, and
 # its title line names the command's version, and it names every command
 # of `rndnn --help` and every option of each `rndnn COMMAND --help`, so

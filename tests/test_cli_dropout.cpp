@@ -585,7 +585,7 @@ TEST_F(CliDropout, IoFailureLeavesNoFile) {
 
 // --- one problem, two commands: `rndnn dropout` and `rndnn bench` --------
 
-// The dropout problem's options, the same in both (tools/problem_dropout.hpp).
+// The dropout problem's options, the same in both (tools/problems/problem_dropout.hpp).
 const char *const problem_flags[] = {"--backward", "--rate", "--noise-shape",
         "--axes", "--mask-dtype", "--method", "--onednn-compat", "--plan",
         "--alg", "--seed", "--offset", "--stream", "--name", "--threads"};

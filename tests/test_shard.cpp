@@ -1,4 +1,4 @@
-// The shares of `rndnn gen` and `rndnn dropout` under mpirun (tools/shard.hpp):
+// The shares of `rndnn gen` and `rndnn dropout` under mpirun (tools/common/shard.hpp):
 // every split of random global shapes for K = 1..7 partitions the tensor
 // into contiguous pieces, and bit files into byte-disjoint ranges.
 #include <random>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tools/cli_common.hpp"
-#include "tools/shard.hpp"
+#include "tools/common/cli_common.hpp"
+#include "tools/common/shard.hpp"
 
 namespace rndnn_cli {
 namespace {

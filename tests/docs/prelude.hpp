@@ -28,7 +28,7 @@ rndnn::compile_options options;
 
 #if defined(RNDNN_DOC_ATTENTION_MD)
 // The example program's helper: a tensor of normal values from rndnn's RNG
-// (tools/attention_example.cpp has the real one).
+// (tools/programs/attention_example.cpp has the real one).
 rndnn::memory normal(const rndnn::memory::desc &md, std::int64_t, std::int64_t) {
     return rndnn::memory(md);
 }

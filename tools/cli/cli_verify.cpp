@@ -1,7 +1,7 @@
 // `rndnn verify`: the library's built-in known-answer checks.
 #include <iostream>
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace rndnn_cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace rndnn_bench {
 

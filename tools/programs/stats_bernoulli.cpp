@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "rndnn/rndnn.hpp"
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // `rndnn gen`: one random tensor into a file or stdout, generated and
 // written in bounded pieces; under mpirun each rank writes its share of one
 // file (docs/distributed.md).
-#include "cli_common.hpp"
-#include "problem_rng.hpp"
-#include "rng_pieces.hpp"
-#include "sharded_file.hpp"
+#include "common/cli_common.hpp"
+#include "problems/problem_rng.hpp"
+#include "job/rng_pieces.hpp"
+#include "job/sharded_file.hpp"
 
 namespace rndnn_cli {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cli_output.hpp"
+#include "common/cli_output.hpp"
 
 namespace rndnn_cli {
 

@@ -4,9 +4,9 @@
 #include <iostream>
 #include <optional>
 
-#include "cli_common.hpp"
-#include "cli_output.hpp"
-#include "job.hpp"
+#include "common/cli_common.hpp"
+#include "common/cli_output.hpp"
+#include "job/job.hpp"
 
 namespace {
 

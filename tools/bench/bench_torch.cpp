@@ -10,7 +10,7 @@
 //   torch::dropout(x, p, true), torch::dropout_(x, p, true),
 //   torch::nn::functional::dropout with inplace false and true, and
 //   at::native_dropout(x, p, true), which also returns the bool mask;
-// - dropout_fwd/...: rndnn's dropout forward (tools/bench_common.cpp);
+// - dropout_fwd/...: rndnn's dropout forward (tools/bench/bench_common.cpp);
 // - memcpy/BYTES: a copy of the data's bytes.
 #include <string>
 
@@ -18,7 +18,7 @@
 #include <torch/torch.h>
 
 #include "bench_common.hpp"
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <limits>
 #include <optional>
 
-#include "cli_common.hpp"
-#include "cli_output.hpp"
+#include "common/cli_common.hpp"
+#include "common/cli_output.hpp"
 
 namespace rndnn_cli {
 

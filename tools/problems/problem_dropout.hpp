@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace rndnn_cli {
 

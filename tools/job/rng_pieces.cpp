@@ -1,7 +1,7 @@
 // Pieces of an RNG problem's tensor (rng_pieces.hpp).
 #include "rng_pieces.hpp"
 
-#include "shard.hpp"
+#include "common/shard.hpp"
 
 namespace rndnn_cli {
 

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli_common.hpp"
-#include "cli_output.hpp"
+#include "common/cli_common.hpp"
+#include "common/cli_output.hpp"
 
 namespace {
 

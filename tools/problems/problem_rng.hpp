@@ -2,7 +2,7 @@
 #ifndef RNDNN_TOOLS_PROBLEM_RNG_HPP
 #define RNDNN_TOOLS_PROBLEM_RNG_HPP
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace rndnn_cli {
 

@@ -15,7 +15,7 @@
 // at 2^22 elements and at N.
 //
 // Dropout: the dropout_fwd rows are rndnn's dropout forward on N f32
-// elements at rate 0.5 (tools/bench_common.cpp), on 1 and 2 threads; the
+// elements at rate 0.5 (tools/bench/bench_common.cpp), on 1 and 2 threads; the
 // onednn_dropout rows are the baseline, dropout as a framework builds it
 // with oneDNN alone: a u8 keep mask from Random123's philox4x32 in a plain
 // loop, then oneDNN's binary mul of the data by the mask with an
@@ -33,7 +33,7 @@
 
 #include "bench_baseline_random123.hpp"
 #include "bench_common.hpp"
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 #include "rndnn/rndnn.hpp"
 
 namespace {

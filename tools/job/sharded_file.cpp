@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace rndnn_cli {
 

@@ -11,10 +11,10 @@
 #include <optional>
 #include <unordered_map>
 
-#include "cli_common.hpp"
-#include "problem_dropout.hpp"
-#include "rng_pieces.hpp"
-#include "sharded_file.hpp"
+#include "common/cli_common.hpp"
+#include "problems/problem_dropout.hpp"
+#include "job/rng_pieces.hpp"
+#include "job/sharded_file.hpp"
 
 namespace rndnn_cli {
 

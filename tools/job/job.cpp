@@ -8,7 +8,7 @@
 
 #include "rndnn/rndnn.hpp"
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 #if RNDNN_WITH_MPI
 #include <mpi.h>

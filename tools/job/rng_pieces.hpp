@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <map>
 
-#include "problem_rng.hpp"
+#include "problems/problem_rng.hpp"
 
 namespace rndnn_cli {
 

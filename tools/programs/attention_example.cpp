@@ -16,7 +16,7 @@
 #include <map>
 #include <sstream>
 
-#include "cli_common.hpp"
+#include "common/cli_common.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Baselines for the kernel benchmarks (tools/bench_kernels.cpp): the
+// Baselines for the kernel benchmarks (tools/bench/bench_kernels.cpp): the
 // Bernoulli threshold32 mask of philox4x32_10, as bits or as u8 bytes,
 // from Random123's philox4x32 in a plain scalar loop, compiled with -O3
 // -march=native (tools/CMakeLists.txt) - what a user gets without rndnn.

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli_bench_measure.hpp"
-#include "cli_common.hpp"
-#include "problem_dropout.hpp"
-#include "problem_rng.hpp"
+#include "common/cli_common.hpp"
+#include "problems/problem_dropout.hpp"
+#include "problems/problem_rng.hpp"
 
 namespace rndnn_cli {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_output.hpp"
+#include "common/cli_output.hpp"
 #include "job.hpp"
 #include "progress.hpp"
-#include "shard.hpp"
+#include "common/shard.hpp"
 
 namespace rndnn_cli {
 
