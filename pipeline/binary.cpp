@@ -9,6 +9,7 @@
 #include "src/onednn.hpp"
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
+#include "src/cpu_isa.hpp"
 #include "rndnn/binary.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/args.hpp"
@@ -85,8 +86,7 @@ binary::primitive_desc::primitive_desc(
             p.linear.push_back(e.alpha);
             p.linear.push_back(e.beta);
         }
-        impl::check_enum(attr.get_max_cpu_isa(), "ISA cap", "cpu_isa");
-        get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
+        impl::check_isa_cap(attr.get_max_cpu_isa());
 
         std::string post;
         for (size_t i = 0; i < p.linear.size(); i += 2)

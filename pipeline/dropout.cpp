@@ -62,12 +62,6 @@ using impl::dropout_conf_t;
 
 memory::desc dense_bits(const dims &d) { return memory::desc(d, data_type::bit); }
 
-void check_rate(double rate) {
-    if (!(rate >= 0.0 && rate <= 1.0)) // false for NaN
-        fail(status::invalid_arguments,
-                cat("rate=", rate, " is outside [0, 1]"));
-}
-
 // The Bernoulli post-op of @p d's keep mask with the probability of a keep
 // @p p: oneDNN's rule under onednn_compat (which needs its algorithm and
 // one word an element), else d's method and bits.
@@ -95,9 +89,9 @@ impl::bernoulli_t keep_bernoulli(const dropout::desc &d, double p) {
 // scale is the inverse of the keep probability the method draws.
 // @throws error (invalid_arguments) naming the rate, the method and the
 //     nearest rates it draws, if it keeps no element at a rate below 1.
-impl::dropout_rate_t make_rate(double rate, const impl::bernoulli_t &keep) {
-    const impl::dropout_rate_t r
-            = impl::dropout_rate(rate, keep.method, keep.bits);
+impl::dropout_keep_t make_keep(double rate, const impl::bernoulli_t &keep) {
+    const impl::dropout_keep_t r
+            = impl::dropout_keep(rate, keep.method, keep.bits);
     if (r.drawn == 0.0 && rate < 1.0)
         fail(status::invalid_arguments,
                 cat("rate=", rate, " with method bitsliced:", keep.bits,
@@ -182,9 +176,9 @@ void check_dropout_desc(dropout_conf_t &c) {
     c.mask_n = 1;
     for (dim_t x : dw.active ? noise_global : c.noise)
         c.mask_n *= x;
-    if (!d.runtime_rate) check_rate(d.rate);
+    if (!d.runtime_rate) impl::check_probability(d.rate, "rate");
     // The rate becomes p and the scale once the RNG has checked the method
-    // (make_rate, below); p stands in until then.
+    // (make_keep, below); p stands in until then.
     impl::bernoulli_t keep
             = keep_bernoulli(d, d.runtime_rate ? 0.0 : 1.0 - d.rate);
     impl::resolve_bernoulli_method(d.alg, keep.method, keep.bits);
@@ -216,8 +210,8 @@ void check_dropout_desc(dropout_conf_t &c) {
     c.noise_rng = impl::make_bernoulli_conf(
             rd, keep, c.attr.get_max_cpu_isa());
     if (!d.runtime_rate) {
-        c.rate = make_rate(d.rate, keep);
-        c.noise_rng.p = c.rate.p;
+        c.keep = make_keep(d.rate, keep);
+        c.noise_rng.p = c.keep.p;
     }
     c.window = impl::make_rng_window(rd);
     c.pregenerate = c.generate && (c.broadcast || c.window.active);
@@ -327,11 +321,11 @@ void dropout::execute(const stream &strm,
         int64_t *next_offset = nullptr;
         if (d.prop != prop_kind::forward_inference) {
             // A runtime rate is read and converted first, once.
-            const impl::dropout_rate_t r = d.runtime_rate
-                    ? make_rate(impl::read_probability(
+            const impl::dropout_keep_t r = d.runtime_rate
+                    ? make_keep(impl::read_probability(
                                         args, RNDNN_ARG_RATE, d.scalars),
                             {0.0, c.noise_rng.method, c.noise_rng.bits})
-                    : c.rate;
+                    : c.keep;
             // A stored mask read back still advances next_offset (no seed read).
             if (c.generate || d.with_next_offset) {
                 impl::rng_arg_spec_t spec;
@@ -362,8 +356,8 @@ void dropout::execute(const stream &strm,
 }
 
 double dropout::keep_probability(double rate, bool onednn_compat) {
-    check_rate(rate);
-    return impl::dropout_rate(rate,
+    impl::check_probability(rate, "rate");
+    return impl::dropout_keep(rate,
                    onednn_compat ? bernoulli_method::onednn
                                  : bernoulli_method::threshold32,
                    32)

@@ -199,7 +199,7 @@ public:
         apply_ = b.apply_impl->create(b.apply);
         // A creation-time rate: the scales now; a runtime one at execution.
         if (b.onednn_scale && !c.desc.runtime_rate)
-            make_scales(c.rate.scale, block_scale_, tail_scale_);
+            make_scales(c.keep.scale, block_scale_, tail_scale_);
     }
 
     void execute(const dropout_run_t &run) const override {

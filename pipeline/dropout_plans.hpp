@@ -41,9 +41,9 @@ struct dropout_conf_t {
     // The mask's RNG problem over the noise shape: dst is the mask desc, or
     // without a mask a dense bit tensor; a creation-time rate's p is in it.
     rng_conf_t noise_rng;
-    // A creation-time rate's p and scale (dropout_rate()); unset for a
+    // A creation-time rate's p and scale (dropout_keep()); unset for a
     // runtime rate.
-    dropout_rate_t rate {0.0, 0.f, 0.0};
+    dropout_keep_t keep {0.0, 0.f, 0.0};
     std::string info; // the problem as pd.info() prints it
 };
 

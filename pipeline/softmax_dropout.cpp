@@ -276,7 +276,7 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
     rng_run_t run;
     run.seed = a.seed;
     run.offset = a.offset;
-    run.p = s.drop.rate.p;
+    run.p = s.drop.keep.p;
     run.nthr = 1;
     if (s.mask_rng) { // forward with a stored mask: the whole mask first
         rng_run_t whole = run;
@@ -296,7 +296,7 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
     std::vector<uint8_t> scratch(static_cast<size_t>(per_thread * nthr + 64));
     uint8_t *base = scratch.data()
             + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
-    const float scale = s.drop.rate.scale;
+    const float scale = s.drop.keep.scale;
 
     parallel(nthr, [&](int ithr, int nt) {
         dim_t r0, r1;

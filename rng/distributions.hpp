@@ -43,9 +43,9 @@ inline uint64_t bitsliced_level(double p, int b) {
     return static_cast<uint64_t>(r);
 }
 
-// Dropout with drop rate r in [0, 1]: p, the probability of a keep (a 1 of
-// the mask's Bernoulli), the probability the method draws (drawn), and the
-// scale of kept elements, the inverse of drawn so that E[y] = x. oneDNN's
+// How dropout with drop rate r in [0, 1] keeps: p, the probability of a
+// keep (a 1 of the mask's Bernoulli), the probability the method draws
+// (drawn), and the scale of kept elements, the inverse of drawn so that E[y] = x. oneDNN's
 // rule (onednn, dropout's onednn_compat) takes r as f32, as oneDNN does:
 // p = onednn_keep_probability(r), scale = 1.f / (1.f - r) in f32.
 // bitsliced(b) with b < 32 draws p rounded to a multiple of 2^-b
@@ -54,13 +54,13 @@ inline uint64_t bitsliced_level(double p, int b) {
 // scale = 1 / (1 - r) in double, rounded to f32. r = 1 scales by 0. The
 // one place where a rate becomes a problem: dropout calls it once at
 // creation, or once an execution for a runtime rate.
-struct dropout_rate_t {
+struct dropout_keep_t {
     double p;
     float scale;
     double drawn;
 };
 // @p method is resolved (never automatic); @p bits is bitsliced's b.
-inline dropout_rate_t dropout_rate(
+inline dropout_keep_t dropout_keep(
         double rate, bernoulli_method method, int bits) {
     if (method == bernoulli_method::onednn) {
         const auto r = static_cast<float>(rate);

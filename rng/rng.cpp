@@ -7,6 +7,7 @@
 #include "rng/engines/word_source.hpp"
 #include "rng/rng_impl.hpp"
 #include "src/args.hpp"
+#include "src/cpu_isa.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
 #include "src/impl_list.hpp"
@@ -29,8 +30,6 @@ bool rng::desc::operator==(const desc &o) const {
 // --- primitive descriptor -------------------------------------------------
 
 namespace {
-
-bool p_ok(double p) { return p >= 0.0 && p <= 1.0; } // false for NaN
 
 const char *dist2str(impl::dist_t d) {
     switch (d) {
@@ -108,9 +107,7 @@ void set_bernoulli(rng_conf_t &c, const bernoulli_t &b, bool runtime_p) {
     c.p = b.p;
     c.method = method;
     c.bits = method == bernoulli_method::bitsliced ? bits : 1;
-    if (!runtime_p && !p_ok(b.p))
-        fail(status::invalid_arguments,
-                cat("bernoulli p=", b.p, " is outside [0, 1]"));
+    if (!runtime_p) check_probability(b.p, "bernoulli p");
     if (method == bernoulli_method::bitsliced && (bits < 1 || bits > 32))
         fail(status::invalid_arguments,
                 cat("bitsliced b=", bits, " is outside [1, 32]"));
@@ -155,8 +152,7 @@ rng_conf_t check_problem(const rng::desc &d, cpu_isa max_isa) {
     c.name = d.name;
     c.runtime_p = d.runtime_p;
     c.max_isa = max_isa;
-    check_enum(c.max_isa, "ISA cap", "cpu_isa");
-    get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
+    check_isa_cap(c.max_isa);
     return c;
 }
 

@@ -9,11 +9,6 @@
 
 namespace rndnn {
 namespace impl {
-namespace {
-
-bool p_ok(double p) { return p >= 0.0 && p <= 1.0; } // false for NaN
-
-} // namespace
 
 const char *arg2str(int id) {
     switch (id) {
@@ -88,10 +83,7 @@ double read_probability(const std::unordered_map<int, memory> &args, int id,
     int64_t i = 0;
     double f = 0;
     read_scalar(*p, id, kind, data_type::f32, i, f);
-    if (!p_ok(f))
-        fail(status::invalid_arguments,
-                cat(id == RNDNN_ARG_P ? "bernoulli p=" : "rate=", f,
-                        " is outside [0, 1]"));
+    check_probability(f, id == RNDNN_ARG_P ? "bernoulli p" : "rate");
     return f;
 }
 

@@ -9,6 +9,7 @@
 #include <xbyak/xbyak_util.h>
 #endif
 
+#include "src/enums.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -122,6 +123,11 @@ cpu_isa cpu_isa_detected() {
         return isa;
     }();
     return detected;
+}
+
+void check_isa_cap(cpu_isa cap) {
+    check_enum(cap, "ISA cap", "cpu_isa");
+    get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
 }
 
 } // namespace impl

@@ -47,6 +47,11 @@ cpu_isa cpu_isa_detected();
 // no longer fits the caches, and cost 2x while it does.
 constexpr double nt_min_bytes = 16.0 * 1024 * 1024;
 
+// The one check of a primitive's ISA cap at creation: @p cap is a
+// cpu_isa, and RNDNN_MAX_CPU_ISA (get_max_cpu_isa()) is a valid tier.
+// @throws error (invalid_arguments) naming the bad value.
+void check_isa_cap(cpu_isa cap);
+
 // True if a kernel of tier `isa` may run: isa <= cap and isa <= the
 // process's get_max_cpu_isa().
 inline bool isa_allowed(cpu_isa isa, cpu_isa cap) {

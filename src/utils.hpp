@@ -45,6 +45,14 @@ std::string cat(const Ts &...xs) {
     throw error(s, message);
 }
 
+// The one check of a probability (Bernoulli p, dropout rate): @p v in
+// [0, 1], NaN outside.
+// @throws error (invalid_arguments) "<what>=<v> is outside [0, 1]".
+inline void check_probability(double v, const char *what) {
+    if (!(v >= 0.0 && v <= 1.0))
+        fail(status::invalid_arguments, cat(what, "=", v, " is outside [0, 1]"));
+}
+
 // The implementation behind a public handle; throws `what` if the handle
 // was default-constructed.
 template <typename T>

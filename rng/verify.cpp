@@ -1,5 +1,6 @@
-// The known answers of tests/data/known-answers.md and docs/multfly.md, checked
-// on the engines directly and through the public primitive.
+// rndnn/verify.hpp: the known answers of tests/data/known-answers.md and
+// docs/multfly.md, checked on the engines directly and through the public
+// primitive.
 #include <cstring>
 
 #include "rndnn/rng.hpp"
