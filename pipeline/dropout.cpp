@@ -19,15 +19,11 @@ using impl::cat;
 using impl::fail;
 
 bool dropout::desc::operator==(const desc &o) const {
-    return prop == o.prop && src == o.src && dst == o.dst
-            && noise_shape == o.noise_shape && mask == o.mask
+    return draw_desc::operator==(o) && prop == o.prop && src == o.src
+            && dst == o.dst && noise_shape == o.noise_shape && mask == o.mask
             && rate == o.rate && runtime_rate == o.runtime_rate
-            && alg == o.alg && method == o.method && bits == o.bits
-            && name == o.name && onednn_compat == o.onednn_compat
-            && seed_dt == o.seed_dt && with_offset == o.with_offset
-            && with_next_offset == o.with_next_offset && scalars == o.scalars
-            && global_dims == o.global_dims && origin == o.origin
-            && plan == o.plan;
+            && method == o.method && bits == o.bits
+            && onednn_compat == o.onednn_compat && plan == o.plan;
 }
 
 dims dropout::noise_shape_for_axes(
@@ -185,14 +181,11 @@ void check_dropout_desc(dropout_conf_t &c) {
 
     // The RNG problem, validated by the RNG's own checks.
     rng::desc rd;
-    rd.alg = d.alg;
+    static_cast<draw_desc &>(rd) = d; // the window is the noise's, below
+    rd.global_dims.clear();
+    rd.origin.clear();
     rd.dst = c.has_mask ? d.mask : dense_bits(c.noise);
-    rd.seed_dt = d.seed_dt;
-    rd.with_offset = d.with_offset;
     rd.runtime_p = d.runtime_rate;
-    rd.with_next_offset = d.with_next_offset;
-    rd.scalars = d.scalars;
-    rd.name = d.name;
     // A block of whole rows of the global tensor, not broadcast, is one
     // range of the global mask: a plain problem at a shifted offset.
     bool contiguous = dw.active && !c.broadcast;
@@ -328,13 +321,8 @@ void dropout::execute(const stream &strm,
                     : c.keep;
             // A stored mask read back still advances next_offset (no seed read).
             if (c.generate || d.with_next_offset) {
-                impl::rng_arg_spec_t spec;
+                impl::rng_arg_spec_t spec(d, c.mask_n);
                 spec.with_seed = c.generate;
-                spec.seed_dt = d.seed_dt;
-                spec.scalars = d.scalars;
-                spec.with_offset = d.with_offset;
-                spec.with_next_offset = d.with_next_offset;
-                spec.nelems = c.mask_n;
                 impl::rng_args_t a = impl::read_rng_args(spec, args);
                 run.rng = a.run;
                 next_offset = a.next_offset;

@@ -19,12 +19,16 @@ namespace rndnn {
 using impl::cat;
 using impl::fail;
 
-bool rng::desc::operator==(const desc &o) const {
-    return alg == o.alg && dst == o.dst && seed_dt == o.seed_dt
-            && with_offset == o.with_offset && runtime_p == o.runtime_p
+bool draw_desc::operator==(const draw_desc &o) const {
+    return alg == o.alg && name == o.name && seed_dt == o.seed_dt
+            && with_offset == o.with_offset
             && with_next_offset == o.with_next_offset && scalars == o.scalars
-            && name == o.name && global_dims == o.global_dims
-            && origin == o.origin;
+            && global_dims == o.global_dims && origin == o.origin;
+}
+
+bool rng::desc::operator==(const desc &o) const {
+    return draw_desc::operator==(o) && dst == o.dst
+            && runtime_p == o.runtime_p;
 }
 
 // --- primitive descriptor -------------------------------------------------
@@ -345,14 +349,9 @@ void rng::execute(const stream &strm,
 
         const memory &dst = impl::tensor_arg(args, RNDNN_ARG_DST, "dst", d.dst);
 
-        impl::rng_arg_spec_t spec;
-        spec.seed_dt = d.seed_dt;
-        spec.scalars = d.scalars;
-        spec.with_offset = d.with_offset;
-        spec.with_next_offset = d.with_next_offset;
-        spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
         const impl::rng_window_t &w = pd_.impl()->window;
-        spec.nelems = w.active ? w.global_nelems : c.nelems;
+        impl::rng_arg_spec_t spec(d, w.active ? w.global_nelems : c.nelems);
+        spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
         impl::rng_args_t a = impl::read_rng_args(spec, args);
         impl::rng_run_t &run = a.run;
         if (!d.runtime_p) run.p = c.p;

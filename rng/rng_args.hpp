@@ -10,6 +10,7 @@
 #include "rndnn/attr.hpp"
 #include "rndnn/common.hpp"
 #include "rndnn/memory.hpp"
+#include "rndnn/rng.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -25,15 +26,21 @@ struct rng_run_t {
     int nthr = 1;
 };
 
-// Which runtime arguments an execution reads (rng::desc's fields).
+// Which runtime arguments an execution reads: its draw's (draw_desc).
 struct rng_arg_spec_t {
-    data_type seed_dt = data_type::s64;
-    scalar_kind scalars = scalar_kind::host;
+    rng_arg_spec_t(const draw_desc &d, dim_t n)
+        : seed_dt(d.seed_dt)
+        , scalars(d.scalars)
+        , with_offset(d.with_offset)
+        , with_next_offset(d.with_next_offset)
+        , nelems(n) {}
+    data_type seed_dt;
+    scalar_kind scalars;
+    bool with_offset;
+    bool with_next_offset;
+    dim_t nelems; // elements drawn: offset + nelems <= 2^63 - 1
     bool with_seed = true; // false: no seed is read (run.seed stays 0)
-    bool with_offset = false;
-    bool with_next_offset = false;
     int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0
-    dim_t nelems = 0; // elements generated: offset + nelems <= 2^63 - 1
 };
 struct rng_args_t {
     rng_run_t run; // seed, offset, stream and (if p_arg) p; the rest unset

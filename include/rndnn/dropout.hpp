@@ -31,7 +31,16 @@ namespace rndnn {
 /// instead, so that E[dst] = src under every method (docs/semantics.md).
 class RNDNN_API dropout {
 public:
-    struct RNDNN_API desc {
+    /// The problem: the mask's draw (draw_desc: the RNG's algorithm and
+    /// key name, the runtime arguments, the window) and the data. With a
+    /// window, src and dst are the block at `origin` (empty: zeros) of a
+    /// data tensor of dims `global_dims`, and the mask is the matching
+    /// block of the global keep mask, so the blocks of any partition give
+    /// the whole tensor's dropout; noise_shape is then the global tensor's
+    /// (each dim equals the global one or is 1), and the mask's dims are
+    /// the block's, with 1 where the noise shape has 1. next_offset is
+    /// offset + the mask's elements (the global mask's in a window).
+    struct RNDNN_API desc : draw_desc {
         prop_kind prop = prop_kind::forward_training;
         /// Forward: src and dst. Backward: diff_dst (as src) and diff_src
         /// (as dst). f32, bf16 or f16; the same dims and type; any layouts.
@@ -50,13 +59,11 @@ public:
         /// execute() takes the rate as RNDNN_ARG_RATE (f32 in [0, 1]).
         bool runtime_rate = false;
 
-        /// The RNG: algorithm and Bernoulli method (bitsliced rounds
-        /// 1 - r to a multiple of 2^-bits; automatic is bitsliced(32) or,
-        /// for mcg31m1, mt19937 and onednn_compat, threshold32).
-        rng_alg alg = rng_alg::philox4x32_10;
+        /// The mask's Bernoulli method (bitsliced rounds 1 - r to a
+        /// multiple of 2^-bits; automatic is bitsliced(32) or, for
+        /// mcg31m1, mt19937 and onednn_compat, threshold32).
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1;
-        std::string name; ///< multfly's key name
         /// oneDNN's dropout attribute: needs philox4x32_10_onednn and
         /// threshold32 (or automatic, which then is threshold32); the mask
         /// is then drawn with bernoulli_method::onednn (method onednn
@@ -65,22 +72,6 @@ public:
         /// scale = 1.f / (1.f - r) in f32.
         bool onednn_compat = false;
 
-        /// Runtime arguments, as in rng::desc.
-        data_type seed_dt = data_type::s64;
-        bool with_offset = false;
-        /// execute() writes offset + mask elements to RNDNN_ARG_NEXT_OFFSET.
-        bool with_next_offset = false;
-        scalar_kind scalars = scalar_kind::host;
-
-        /// A window of a global data tensor, as in rng::desc: src and dst
-        /// are the block at `origin` (empty: zeros) of a tensor of dims
-        /// `global_dims`, and the mask is the matching block of the global
-        /// keep mask, so the blocks of any partition give the whole
-        /// tensor's dropout. noise_shape is then the global tensor's
-        /// (each dim equals the global one or is 1); the mask's dims are
-        /// the block's, with 1 where the noise shape has 1. next_offset is
-        /// offset + the global mask's element count.
-        dims global_dims, origin;
 
         dropout_plan plan = dropout_plan::any;
 

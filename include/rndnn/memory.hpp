@@ -113,6 +113,9 @@ public:
     static memory scalar(float value);
 
     const desc &get_desc() const;
+    /// @returns the data: the owned allocation (64-byte aligned), the
+    ///     user's buffer, or a host scalar's value held inside the memory;
+    ///     nullptr for an empty memory.
     void *get_data_handle() const;
     template <typename T>
     T *data() const {

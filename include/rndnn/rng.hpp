@@ -15,42 +15,56 @@
 
 namespace rndnn {
 
+/// How a primitive draws from an RNG stream: the engine (and multfly's key
+/// name), the runtime arguments its execute() reads, and the window of a
+/// global tensor it covers. The description of every primitive that draws
+/// (rng::desc, dropout::desc) is a draw_desc with its own fields added, so
+/// these are declared, checked and compared in one place. A plain value.
+struct RNDNN_API draw_desc {
+    rng_alg alg = rng_alg::philox4x32_10;
+    /// multfly only: the key name, at most 32 bytes.
+    std::string name;
+    /// Type of RNDNN_ARG_SEED: s64 or s32 (sign-extended).
+    data_type seed_dt = data_type::s64;
+    /// execute() takes RNDNN_ARG_OFFSET (s64 >= 0); else offset = 0.
+    bool with_offset = false;
+    /// execute() writes offset + the elements drawn (the global count in
+    /// a window) to RNDNN_ARG_NEXT_OFFSET.
+    bool with_next_offset = false;
+    /// How seed, offset, stream and a runtime p or rate arrive.
+    scalar_kind scalars = scalar_kind::host;
+    /// A window of a global tensor (docs/semantics.md, "Windows"): empty
+    /// (the default) makes the primitive's tensor the whole one. Otherwise
+    /// the global tensor's dims, of the tensor's rank, and the origin of
+    /// its block in it (empty: all zeros): element i of the block gets the
+    /// value of global element origin + i, whose index g is its row-major
+    /// index over global_dims, plus the offset. So the blocks of any
+    /// partition of the global tensor, drawn apart (by threads, processes,
+    /// machines), hold the whole tensor's values. next_offset is then
+    /// offset + the global element count, and offset + that count must be
+    /// at most 2^63 - 1.
+    dims global_dims, origin;
+
+    bool operator==(const draw_desc &o) const;
+};
+
 /// The RNG primitive.
 class RNDNN_API rng {
 public:
-    /// The problem: algorithm, destination and which runtime arguments
-    /// execute() takes. A plain value.
-    struct RNDNN_API desc {
+    /// The problem: a draw (algorithm, runtime arguments, window) into a
+    /// destination. A plain value.
+    struct RNDNN_API desc : draw_desc {
         desc() = default;
-        desc(rng_alg aalg, const memory::desc &adst) : alg(aalg), dst(adst) {}
+        desc(rng_alg aalg, const memory::desc &adst) : dst(adst) {
+            alg = aalg;
+        }
 
-        rng_alg alg = rng_alg::philox4x32_10;
         /// Destination. Types: u32 for raw words; bit (default), u8, s32 or
         /// f32 for bernoulli; f32, bf16 or f16 for uniform and normal.
+        /// With a window, dst is the block at origin.
         memory::desc dst;
-        /// Type of RNDNN_ARG_SEED: s64 or s32 (sign-extended).
-        data_type seed_dt = data_type::s64;
-        /// execute() takes RNDNN_ARG_OFFSET (s64 >= 0); else offset = 0.
-        bool with_offset = false;
         /// execute() takes the Bernoulli p as RNDNN_ARG_P (f32).
         bool runtime_p = false;
-        /// execute() writes offset + nelems to RNDNN_ARG_NEXT_OFFSET.
-        bool with_next_offset = false;
-        /// How seed, offset, stream and p arrive.
-        scalar_kind scalars = scalar_kind::host;
-        /// multfly only: the key name, at most 32 bytes.
-        std::string name;
-        /// A window of a global tensor (docs/semantics.md, "Windows"):
-        /// empty (the default) makes dst the whole tensor. Otherwise the
-        /// global tensor's dims, of dst's rank, and the origin of dst's
-        /// block in it (empty: all zeros): element i of dst gets the value
-        /// of global element origin + i, whose index g is its row-major
-        /// index over global_dims, plus the offset. So the blocks of any
-        /// partition of the global tensor, generated apart (by threads,
-        /// processes, machines), hold the whole tensor's values.
-        /// next_offset is then offset + the global element count, and
-        /// offset + that count must be at most 2^63 - 1.
-        dims global_dims, origin;
 
         bool operator==(const desc &o) const;
     };

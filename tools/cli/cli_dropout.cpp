@@ -189,11 +189,9 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
 void run_mask(const dropout_run_t &r, sharded_output &out, split_t split,
         std::int64_t chunk_bytes, progress_t &progress) {
     rng_problem_t mask;
-    mask.desc = rndnn::rng::desc(
-            r.whole.alg, rndnn::memory::desc(r.block_mask, r.mask_dt));
-    mask.desc.seed_dt = r.whole.seed_dt;
+    static_cast<rndnn::draw_desc &>(mask.desc) = r.whole;
+    mask.desc.dst = rndnn::memory::desc(r.block_mask, r.mask_dt);
     mask.desc.with_offset = true;
-    mask.desc.name = r.whole.name;
     // The global mask: the noise shape (the global data's without one),
     // and the block's origin in it (0 where the noise broadcasts).
     mask.desc.global_dims
