@@ -47,6 +47,8 @@ using rndnn::test::available_tiers;
 using rndnn::test::first_diff;
 using rndnn::test::pick;
 using rndnn::test::prng_t;
+using rndnn::test::tier_param_name;
+using rndnn::test::tier_suite_t;
 using rndnn::test::uniform_s64;
 
 std::string hex(const void *p, size_t n) {
@@ -168,12 +170,15 @@ cpu_isa tier_of(const char *name) {
     return str2isa(std::string(name).substr(4));
 }
 
-TEST(ApplyJit, EqualsReference) {
-    SKIP_WITHOUT_JIT();
+// One test a JIT tier (the tier in its name), for each suite below.
+class ApplyJitTier : public tier_suite_t {};
+
+TEST_P(ApplyJitTier, EqualsReference) {
     prng_t g(1);
     constexpr int64_t large = 100003;
     for (const apply_impl_t *entry : jit_apply_entries()) {
         const cpu_isa isa = tier_of(entry->name);
+        if (isa != GetParam()) continue;
         for (binary_alg alg : {binary_alg::mul, binary_alg::add})
             for (data_type dt : all_dts)
                 for (int n_linear = 0; n_linear <= 2; ++n_linear) {
@@ -212,6 +217,10 @@ TEST(ApplyJit, EqualsReference) {
                 }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, ApplyJitTier,
+        ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ApplyJitTier);
 
 TEST(ApplyJit, Declines) {
     SKIP_WITHOUT_JIT();
@@ -424,8 +433,10 @@ void run_fused_jit(const fused_kernel_t &k, const fused_case_t &c,
     k.execute(run);
 }
 
-TEST(FusedJit, EqualsReference) {
-    SKIP_WITHOUT_JIT();
+class FusedJitTier : public tier_suite_t {};
+
+TEST_P(FusedJitTier, EqualsReference) {
+    const cpu_isa isa = GetParam();
     prng_t g(2);
     constexpr int cases = 10;
     for (const fused_combo_t &combo : fused_combos())
@@ -445,25 +456,24 @@ TEST(FusedJit, EqualsReference) {
                 fc.write_mask = c.write_mask;
                 fc.mask = c.mask_u8 ? c.rng_conf(c.mask_off0, data_type::u8).dst
                                     : fc.rng.dst;
-                for (cpu_isa isa : available_tiers()) {
-                    std::string why;
-                    const bool expect
-                            = isa >= cpu_isa::avx2 || dt != data_type::f16;
-                    ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
-                            << isa2str(isa) << " " << c.str() << ": " << why;
-                    if (!expect) continue;
-                    std::vector<uint8_t> dst, mask;
-                    run_fused_jit(*create_jit_fused(isa, fc), c, src,
-                            mask_init, dst, mask);
-                    const int64_t d = first_diff(want_dst, dst);
-                    const int64_t m = first_diff(want_mask, mask);
-                    ASSERT_EQ(d, -1) << isa2str(isa) << " " << c.str()
-                                     << ": dst byte " << d << " differs";
-                    ASSERT_EQ(m, -1) << isa2str(isa) << " " << c.str()
-                                     << ": mask byte " << m << " differs";
-                }
+                std::string why;
+                const bool expect = isa >= cpu_isa::avx2 || dt != data_type::f16;
+                ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
+                        << c.str() << ": " << why;
+                if (!expect) continue;
+                std::vector<uint8_t> dst, mask;
+                run_fused_jit(*create_jit_fused(isa, fc), c, src, mask_init,
+                        dst, mask);
+                const int64_t d = first_diff(want_dst, dst);
+                const int64_t m = first_diff(want_mask, mask);
+                ASSERT_EQ(d, -1) << c.str() << ": dst byte " << d << " differs";
+                ASSERT_EQ(m, -1) << c.str() << ": mask byte " << m << " differs";
             }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, FusedJitTier,
+        ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FusedJitTier);
 
 TEST(FusedJit, Declines) {
     SKIP_WITHOUT_JIT();

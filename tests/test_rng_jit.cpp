@@ -38,6 +38,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -540,12 +541,14 @@ uint64_t fnv1a(const std::string &s) {
 
 // --- JitEquality: every tier writes the reference's bytes -------------------
 
-class JitEquality : public ::testing::TestWithParam<combo_t> {};
+// One test a combination and JIT tier (the tier in its name).
+class JitEquality
+    : public ::testing::TestWithParam<std::tuple<combo_t, cpu_isa>> {};
 
-TEST_P(JitEquality, EveryTierEqualsReference) {
-    SKIP_WITHOUT_JIT();
-    const combo_t combo = GetParam();
-    const std::vector<cpu_isa> tiers = available_tiers();
+TEST_P(JitEquality, EqualsReference) {
+    const combo_t combo = std::get<0>(GetParam());
+    const cpu_isa tier = std::get<1>(GetParam());
+    SKIP_UNAVAILABLE_TIER(tier);
     const uint64_t seed = base_seed() ^ fnv1a(combo.name());
     prng_t g(seed);
     const int ncases = cases_per_combo(combo.covered);
@@ -575,7 +578,7 @@ TEST_P(JitEquality, EveryTierEqualsReference) {
         ASSERT_TRUE(std::equal(ref.end() - guard, ref.end(), garbage.end() - guard))
                 << "the reference wrote after the buffer";
 
-        for (cpu_isa tier : tiers) {
+        {
             std::vector<uint8_t> out = garbage;
             std::string impl;
             ASSERT_NO_THROW(impl = execute_case(
@@ -608,20 +611,32 @@ TEST_P(JitEquality, EveryTierEqualsReference) {
     }
 }
 
-std::string combo_test_name(const ::testing::TestParamInfo<combo_t> &info) {
-    return info.param.name() + (info.param.covered ? "" : "_fallback");
+std::string combo_test_name(
+        const ::testing::TestParamInfo<std::tuple<combo_t, cpu_isa>> &info) {
+    const combo_t &combo = std::get<0>(info.param);
+    return combo.name() + (combo.covered ? "" : "_fallback") + "_"
+            + isa2str(std::get<1>(info.param));
 }
 
+// The build's JIT tiers, whatever this CPU has (a test's name never
+// depends on the CPU); none in a build without JIT.
 INSTANTIATE_TEST_SUITE_P(Covered, JitEquality,
-        ::testing::ValuesIn(covered_combos()), combo_test_name);
+        ::testing::Combine(::testing::ValuesIn(covered_combos()),
+                ::testing::ValuesIn(impl::jit_tiers())),
+        combo_test_name);
 INSTANTIATE_TEST_SUITE_P(Uncovered, JitEquality,
-        ::testing::ValuesIn(uncovered_combos()), combo_test_name);
+        ::testing::Combine(::testing::ValuesIn(uncovered_combos()),
+                ::testing::ValuesIn(impl::jit_tiers())),
+        combo_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(JitEquality);
 
 // A few hand-written edge cases for every covered combination: a single
 // element, a tensor ending exactly at 2^63 - 1, dims of 1, a bit dst whose
 // first element is the last bit of a byte.
-TEST(JitEqualityEdges, HandPickedShapesAndOffsets) {
-    SKIP_WITHOUT_JIT();
+class JitEqualityEdges : public tier_suite_t {};
+
+TEST_P(JitEqualityEdges, HandPickedShapesAndOffsets) {
+    const cpu_isa tier = GetParam();
     struct edge_t {
         dims shape;
         int64_t offset;
@@ -653,11 +668,9 @@ TEST(JitEqualityEdges, HandPickedShapesAndOffsets) {
                 byte = static_cast<uint8_t>(g());
             std::vector<uint8_t> ref = garbage;
             ASSERT_NO_THROW(execute_case(c, cpu_isa::none, ref.data()));
-            for (cpu_isa tier : available_tiers()) {
-                std::vector<uint8_t> out = garbage;
-                ASSERT_NO_THROW(execute_case(c, tier, out.data()));
-                EXPECT_TRUE(out == ref) << "cap " << isa2str(tier);
-            }
+            std::vector<uint8_t> out = garbage;
+            ASSERT_NO_THROW(execute_case(c, tier, out.data()));
+            EXPECT_TRUE(out == ref) << "cap " << isa2str(tier);
         }
     }
 }
@@ -666,8 +679,8 @@ TEST(JitEqualityEdges, HandPickedShapesAndOffsets) {
 // non-temporally where the kernel's dst is aligned: the same bits, aligned
 // (lead 0) or not (lead 4: the regular stores), with a tail and two
 // threads.
-TEST(JitEqualityEdges, LargeOutputsStreamAndEqualTheReference) {
-    SKIP_WITHOUT_JIT();
+TEST_P(JitEqualityEdges, LargeOutputsStreamAndEqualTheReference) {
+    const cpu_isa tier = GetParam();
     for (const combo_t &combo : covered_combos()) {
         if (combo.dt != data_type::f32 || combo.alg != rng_alg::philox4x32_10)
             continue;
@@ -690,14 +703,16 @@ TEST(JitEqualityEdges, LargeOutputsStreamAndEqualTheReference) {
                 return reinterpret_cast<uint8_t *>((base + 63) / 64 * 64 + lead);
             };
             ASSERT_NO_THROW(execute_case(c, cpu_isa::none, at(ref_buf)));
-            for (cpu_isa tier : available_tiers()) {
-                ASSERT_NO_THROW(execute_case(c, tier, at(out_buf)));
-                EXPECT_EQ(std::memcmp(at(out_buf), at(ref_buf), c.bytes), 0)
-                        << "cap " << isa2str(tier);
-            }
+            ASSERT_NO_THROW(execute_case(c, tier, at(out_buf)));
+            EXPECT_EQ(std::memcmp(at(out_buf), at(ref_buf), c.bytes), 0)
+                    << "cap " << isa2str(tier);
         }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, JitEqualityEdges,
+        ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(JitEqualityEdges);
 
 // --- JitDispatch: which implementation serves a problem ---------------------
 

@@ -115,20 +115,28 @@ inline std::vector<cpu_isa> tier_params() {
     return t;
 }
 
+// Why a test of tier @p isa cannot run here (available_tiers() lacks it:
+// the CPU, as detection reports it, or RNDNN_MAX_CPU_ISA), or "" if it
+// can; cpu_isa::none always can.
+inline std::string tier_unavailable(cpu_isa isa) {
+    const std::vector<cpu_isa> t = available_tiers();
+    if (isa == cpu_isa::none || std::find(t.begin(), t.end(), isa) != t.end())
+        return "";
+    return std::string(isa2str(isa))
+            + " is not available here: get_max_cpu_isa() = "
+            + isa2str(get_max_cpu_isa());
+}
+#define SKIP_UNAVAILABLE_TIER(isa) \
+    do { \
+        const std::string why_ = ::rndnn::test::tier_unavailable(isa); \
+        if (!why_.empty()) GTEST_SKIP() << why_; \
+    } while (0)
+
 // A suite whose parameter is a tier of tier_params(): each test skips
-// where available_tiers() lacks it (the CPU, as detection reports it, or
-// RNDNN_MAX_CPU_ISA).
+// where the tier is unavailable.
 class tier_suite_t : public ::testing::TestWithParam<cpu_isa> {
 protected:
-    void SetUp() override {
-        const cpu_isa isa = GetParam();
-        const std::vector<cpu_isa> t = available_tiers();
-        if (isa != cpu_isa::none
-                && std::find(t.begin(), t.end(), isa) == t.end())
-            GTEST_SKIP() << isa2str(isa)
-                         << " is not available here: get_max_cpu_isa() = "
-                         << isa2str(get_max_cpu_isa());
-    }
+    void SetUp() override { SKIP_UNAVAILABLE_TIER(GetParam()); }
 };
 
 // The tier's name as a test name's suffix: ".../avx2", ".../none".
