@@ -14,7 +14,6 @@ modules script and trace (torch.jit) through the operator
 torch.ops.rndnn.dropout, registered here.
 """
 import itertools
-import math
 import numbers
 import warnings
 
@@ -52,14 +51,16 @@ def _check_generator(generator):
                         f"rndnn.Generator, not {type(generator).__name__}")
 
 
-def _draw(generator, count):
-    """(seed, offset) of one forward of @count mask elements: an
-    rndnn.Generator reserves them; torch's (the default one when None)
-    gives a seed, one random 63-bit integer, at offset 0."""
+def _draw(generator):
+    """(seed, offset, generator) of one forward, as rndnn.dropout's seed=,
+    offset= and generator= take them: torch's generator (the default one
+    when None) gives a seed, one random 63-bit integer, at offset 0; an
+    rndnn.Generator is given on, to reserve the mask's elements once the
+    call's arguments are checked."""
     if isinstance(generator, rndnn.Generator):
-        return generator.seed, generator.reserve(count)
+        return None, None, generator
     seed = torch.empty((), dtype=torch.int64).random_(generator=generator)
-    return int(seed), 0
+    return int(seed), 0, None
 
 
 class _Backward(torch.autograd.Function):
@@ -90,19 +91,20 @@ class DropoutFunction(torch.autograd.Function):
     pass (n/8 bytes), None keeps nothing and recomputes it; noise_shape
     shares the mask along its 1s. The result is a function of (x, p,
     seed, offset) alone, so torch.autograd.gradcheck applies. The gradient
-    is the mask times 1 / (1 - p).
+    is the mask times 1 / (1 - p). Further arguments: stream, alg, method,
+    name (rndnn.dropout's) and generator (an rndnn.Generator that gives
+    the seed and offset instead, which are then None).
     """
 
     @staticmethod
     def forward(ctx, x, p, seed, offset, mask="bit", inplace=False,
                 noise_shape=None, stream=0, alg="philox4x32_10",
-                method="auto", name=None, sink=None):
+                method="auto", name=None, generator=None, sink=None):
         if inplace and not x.is_contiguous():
             raise rndnn.Error("x must be contiguous to be written in place")
-        y, m = rndnn.dropout(x.contiguous(), p, seed=seed, offset=offset,
-                             mask=mask, noise_shape=noise_shape,
-                             stream=stream, alg=alg, method=method,
-                             name=name, out=x if inplace else None)
+        y, m, (seed, offset) = rndnn._dropout_forward(
+            x.contiguous(), p, rndnn._source(seed, offset, generator), mask,
+            noise_shape, stream, alg, method, name, x if inplace else None)
         if inplace:
             ctx.mark_dirty(x)
         if sink is not None:
@@ -113,7 +115,7 @@ class DropoutFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        return (_Backward.apply(dy, *ctx.args),) + (None,) * 11
+        return (_Backward.apply(dy, *ctx.args),) + (None,) * 12
 
 
 def _check_inplace(x):
@@ -129,14 +131,18 @@ def _check_inplace(x):
                                "operation.")
 
 
-def _dropout_with_grad(x, p, seed, offset, mask, inplace, noise_shape,
-                       stream, alg, method, name):
-    """rndnn.dropout's (y, mask) of a tensor that requires grad."""
+def _dropout_with_grad(x, p, source, mask, inplace, noise_shape, stream,
+                       alg, method, name):
+    """rndnn.dropout's (y, mask) of a tensor that requires grad; @source:
+    rndnn._source()'s."""
     if inplace:
         _check_inplace(x)
+    seed, offset, generator = source
+    if generator is not None:
+        seed = offset = None
     sink = []
     y = DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise_shape,
-                              stream, alg, method, name, sink)
+                              stream, alg, method, name, generator, sink)
     return y, sink[0]
 
 
@@ -220,8 +226,9 @@ def _forward(x, p, training, inplace, kind, mask, generator):
         if not x.is_contiguous():
             raise rndnn.Error("x must be contiguous to be written in place")
         _check_inplace(x)
-    seed, offset = _draw(generator, math.prod(noise or x.shape))
-    return DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise)
+    seed, offset, g = _draw(generator)
+    return DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise,
+                                 0, "philox4x32_10", "auto", None, g)
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None,

@@ -8,6 +8,7 @@ import pathlib
 import pydoc
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -92,13 +93,65 @@ def test_a_given_generator_moves_on_and_a_failed_call_does_not():
     g = rndnn.Generator(3, 10)
     rndnn.bernoulli(0.5, size=(4, 4), generator=g)
     assert g.offset == 26
-    with pytest.raises(rndnn.Error, match="bernoulli p=2"):
-        rndnn.bernoulli(2.0, size=4, generator=g)
-    assert g.offset == 26
+    # Refused before the generator reserves anything: by Python, by the
+    # library, for torch tensors that require grad too.
+    x, leaf = np.ones(8, np.float32), torch.ones(8, requires_grad=True)
+    for call in (lambda: rndnn.bernoulli(2.0, size=4, generator=g),
+                 lambda: rndnn.normal(size=4, alg="nope", generator=g),
+                 lambda: rndnn.normal(size=4, generator=g,
+                                      out=np.empty(3, np.float32)),
+                 lambda: rndnn.dropout(x, generator=g, method="bitsliced:40"),
+                 lambda: rndnn.dropout(x, 0.9, generator=g,
+                                       method="bitsliced:1"),
+                 lambda: rndnn.dropout(leaf, generator=g,
+                                       method="bitsliced:40"),
+                 lambda: rndnn.dropout(x, generator=g,
+                                       out=np.empty(7, np.float32))):
+        with pytest.raises(rndnn.Error):
+            call()
+        assert g.offset == 26
     y, _ = rndnn.dropout(np.ones(8, np.float32), 0.5, generator=g)
     assert g.offset == 34
     assert np.array_equal(y, rndnn.dropout(np.ones(8, np.float32), 0.5,
                                            seed=3, offset=26)[0])
+
+
+def test_threads_sharing_a_generator_never_get_one_range_twice():
+    # A call that raised put the generator back where it had been before
+    # its reservation, undoing the ranges that other threads reserved
+    # meanwhile (torch's allocations and the kernels release the GIL): their
+    # draws overlapped, and the offset ended short of the elements drawn.
+    # A bad argument now reserves nothing, and nothing is ever given back.
+    g = rndnn.Generator(5, 0)
+    n, calls, threads = 1 << 12, 100, 4
+    x, wrong = torch.ones(n), torch.empty(n - 1)  # out of the wrong size
+    drawn = [[] for _ in range(threads)]
+    surprises = []
+
+    def work(k):
+        for _ in range(calls):
+            drawn[k].append(rndnn.bits(n, generator=g))
+            try:
+                rndnn.dropout(x, generator=g, out=wrong)
+                surprises.append("out of the wrong size was taken")
+            except rndnn.Error:
+                pass
+            except BaseException as e:  # pragma: no cover
+                surprises.append(e)
+
+    workers = [threading.Thread(target=work, args=(k,))
+               for k in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not surprises
+    assert g.offset == threads * calls * n
+    # Each range of n handed out once: the draws are the chunks of one
+    # long draw, each once.
+    want = rndnn.bits(threads * calls * n, seed=5, offset=0).reshape(-1, n)
+    assert sorted(a.tobytes() for d in drawn for a in d) == sorted(
+        w.tobytes() for w in want)
 
 
 def test_dropout_without_a_seed_differs_between_calls():
