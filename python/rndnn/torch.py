@@ -272,6 +272,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *,
 # process finds its key no more, unless it is 0.
 _GENERATORS = {0: None}
 _KEYS = {}
+_PICKLED = {}  # key: the _Pickled of a torch.Generator
 _next_key = itertools.count(1)
 
 
@@ -282,7 +283,29 @@ def _key(generator):
     if key is None:
         key = _KEYS[id(generator)] = next(_next_key)
         _GENERATORS[key] = generator  # held: the id stays its own
+        if isinstance(generator, torch.Generator):
+            _PICKLED[key] = _Pickled(generator)
     return key
+
+
+class _Pickled:
+    """A torch.Generator as the modules pickle it (it does not pickle
+    itself): its state, read when pickled, restored as a new generator.
+    One object per generator, so that the memo of pickle (torch.save) and
+    of copy.deepcopy gives the modules that shared a generator one copy of
+    it, as torch does for shared parameters."""
+
+    def __init__(self, generator):
+        self.generator = generator
+
+    def __reduce__(self):
+        return _restore, (self.generator.get_state(),)
+
+
+def _restore(state):
+    g = torch.Generator()
+    g.set_state(state)
+    return g
 
 
 def _generator(key):
@@ -366,20 +389,22 @@ class _Mixin:
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     # A torch.Generator does not pickle: a module holding one is saved
-    # (torch.save, copy.deepcopy) with the generator's state instead.
+    # (torch.save, copy.deepcopy) with the generator's _Pickled instead,
+    # the same object for every module that holds the generator, so that
+    # the copies share one generator as the originals did.
     def __getstate__(self):
         state = self.__dict__.copy()
-        g = state.get("_generator")
-        if isinstance(g, torch.Generator):
-            state["_generator"] = ("torch.Generator", g.get_state())
+        if isinstance(self._generator, torch.Generator):
+            state["_generator"] = _PICKLED[self._generator_key]
         return state
 
     def __setstate__(self, state):
         super().__setstate__(state)
         g = self.__dict__.get("_generator")
-        if isinstance(g, tuple) and g[:1] == ("torch.Generator",):
-            g = torch.Generator()
-            g.set_state(self.__dict__["_generator"][1])
+        if isinstance(g, _Pickled):  # copy.copy: the same generator
+            g = g.generator
+        elif isinstance(g, tuple) and g[:1] == ("torch.Generator",):
+            g = _restore(g[1])  # pickled by earlier versions
         self.generator = g
 
 
