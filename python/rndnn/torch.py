@@ -13,8 +13,8 @@ replace_dropout(model) swaps torch's dropout modules for these. The
 modules script and trace (torch.jit) through the operator
 torch.ops.rndnn.dropout, registered here.
 """
-import itertools
 import numbers
+import secrets
 import warnings
 
 import torch
@@ -267,13 +267,14 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *,
 
 
 # The generators of modules, by a key that TorchScript can hold (it has
-# no type for a generator): 0 is torch's default generator. A key lives
-# as long as the process; a scripted module saved and loaded in another
-# process finds its key no more, unless it is 0.
+# no type for a generator): 0 is torch's default generator, any other a
+# random 63-bit integer. A key lives as long as the process; a scripted
+# module saved and loaded in another process finds its key no more (unless
+# it is 0), and, keys being random, never names a generator of that
+# process by chance (keys counted from 1 in each process did).
 _GENERATORS = {0: None}
 _KEYS = {}
 _PICKLED = {}  # key: the _Pickled of a torch.Generator
-_next_key = itertools.count(1)
 
 
 def _key(generator):
@@ -281,7 +282,9 @@ def _key(generator):
         return 0
     key = _KEYS.get(id(generator))
     if key is None:
-        key = _KEYS[id(generator)] = next(_next_key)
+        while key is None or key in _GENERATORS:
+            key = secrets.randbits(63)
+        _KEYS[id(generator)] = key
         _GENERATORS[key] = generator  # held: the id stays its own
         if isinstance(generator, torch.Generator):
             _PICKLED[key] = _Pickled(generator)
@@ -308,15 +311,22 @@ def _restore(state):
     return g
 
 
-def _generator(key):
-    try:
-        return _GENERATORS[key]
-    except KeyError:
-        raise rndnn.Error(
-            f"rndnn.dropout: no generator has key {key} in this process (a "
+def _unknown_key(key):
+    """The error of a generator key that names no generator in this
+    process, or "" for one that does."""
+    if key in _GENERATORS:
+        return ""
+    return (f"rndnn.dropout: no generator has key {key} in this process (a "
             "scripted module saved with its own generator= and loaded in "
             "another process: script it there, or use torch's default "
-            "generator)") from None
+            "generator)")
+
+
+def _generator(key):
+    error = _unknown_key(key)
+    if error:
+        raise rndnn.Error(error)
+    return _GENERATORS[key]
 
 
 # torch.ops.rndnn.dropout: the modules' forward under torch.jit.script
@@ -327,6 +337,8 @@ _library = torch.library.Library("rndnn", "DEF")
 _library.define("dropout(Tensor input, float p, bool train, bool inplace, "
                 "int kind, bool keep_mask, int generator) -> Tensor",
                 alias_analysis="CONSERVATIVE")
+# torch.ops.rndnn.unknown_generator(key): _unknown_key's message.
+_library.define("unknown_generator(int key) -> str")
 
 
 def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
@@ -338,6 +350,24 @@ def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
 
 
 _library.impl("dropout", _dropout_op, "CPU")
+_library.impl("unknown_generator", _unknown_key, "CompositeExplicitAutograd")
+
+
+@torch.jit.script
+def _scripted_dropout(input: torch.Tensor, p: float, train: bool,
+                      inplace: bool, kind: int, keep_mask: bool,
+                      generator: int) -> torch.Tensor:
+    """The modules' forward under torch.jit.script and torch.jit.trace
+    (which records this call, so a traced module checks its key too). An
+    unknown generator key is raised here, by TorchScript: torch 1.13's
+    interpreter drops the message of an error that the operator's Python
+    raises."""
+    if train and p != 0.0:
+        error = torch.ops.rndnn.unknown_generator(generator)
+        if error != "":
+            raise RuntimeError(error)
+    return torch.ops.rndnn.dropout(input, p, train, inplace, kind, keep_mask,
+                                   generator)
 
 
 class _Mixin:
@@ -368,7 +398,7 @@ class _Mixin:
 
     def forward(self, input):
         if torch.jit.is_scripting() or torch.jit.is_tracing():
-            return torch.ops.rndnn.dropout(
+            return _scripted_dropout(
                 input, self.p, self.training, self.inplace, self._kind,
                 self._keep_mask, self._generator_key)
         return _forward(input, self.p, self.training, self.inplace,

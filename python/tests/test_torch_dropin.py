@@ -3,6 +3,9 @@ torch.manual_seed and by reseeding a given torch.Generator, state_dict
 compatible with torch.nn.Dropout both ways, Dropout1d/2d/3d against
 torch's shapes, keep rates, warnings and errors, replace_dropout, inplace,
 autograd, and torch.jit.trace and script."""
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -291,3 +294,41 @@ def test_an_unknown_generator_key_raises_in_train_mode_only():
                                    10**9) is x
     with pytest.raises(Exception, match="no generator has key 1000000000"):
         torch.ops.rndnn.dropout(x, 0.5, True, False, 0, True, 10**9)
+
+
+def test_a_loaded_model_never_borrows_another_processs_generator(tmp_path):
+    # Keys were 1, 2, ... in each process: a model scripted with its own
+    # generator and loaded in a process that had given a module a generator
+    # first silently drew from that one. Scripted or traced, it raises
+    # now, naming the key (TorchScript dropped the message of the error
+    # raised in the operator's Python).
+    model = torch.nn.Sequential(rt.Dropout(0.5, generator=torch.Generator()))
+    x = torch.ones(8)
+    torch.jit.save(torch.jit.script(model), str(tmp_path / "script.pt"))
+    torch.jit.save(torch.jit.trace(model, x, check_trace=False),
+                   str(tmp_path / "trace.pt"))
+    code = """
+import torch, rndnn.torch as rt
+mine = rt.Dropout(0.5, generator=torch.Generator())
+x = torch.ones(8)
+for name in ("script.pt", "trace.pt"):
+    loaded = torch.jit.load(name)
+    try:
+        loaded(x)
+    except Exception as e:
+        print(name, str(e).splitlines()[-1])
+    else:
+        print(name, "drew from key", mine._generator_key)
+loaded = torch.jit.load("script.pt")
+loaded.eval()
+assert torch.equal(loaded(x), x)  # eval mode draws nothing
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         check=True, capture_output=True, text=True).stdout
+    key = model[0]._generator_key
+    assert 0 < key < 2**63
+    for name in ("script.pt", "trace.pt"):
+        assert (f"{name} builtins.RuntimeError: rndnn.dropout: no generator "
+                f"has key {key} in this process") in out, out
