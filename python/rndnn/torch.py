@@ -490,9 +490,12 @@ _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
 def replace_dropout(model, *, mask="bit", generator=None):
     """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d in
     @model (recursively; exactly those types, not subclasses) for
-    rndnn.torch's, with the same p, inplace and training mode, and returns
-    the model (the new module when @model is itself one of those). A
-    module found at several places is replaced by one module."""
+    rndnn.torch's, and returns the model (the new module when @model is
+    itself one of those). Each new module takes over all that the one it
+    replaces held: p, inplace, the training mode, its hooks (whose
+    handles still remove them), buffers, parameters and any other
+    attribute. A module found at several places is replaced by one
+    module."""
     _check_mask(mask)
     _check_generator(generator)
     done = {}
@@ -501,7 +504,10 @@ def replace_dropout(model, *, mask="bit", generator=None):
         if id(m) not in done:
             new = _REPLACEMENTS[type(m)](m.p, m.inplace, mask=mask,
                                          generator=generator)
-            new.train(m.training)
+            # torch's attributes (the hooks' dicts themselves, so that
+            # their handles act on the new module) and the user's; rndnn's
+            # own are not among them.
+            new.__dict__.update(m.__dict__)
             done[id(m)] = new
         return done[id(m)]
 

@@ -188,6 +188,33 @@ def test_replace_dropout_swaps_every_kind_recursively():
     assert model[1](torch.ones(2, 4)).shape == (2, 4)
 
 
+def test_replace_dropout_keeps_hooks_and_module_state():
+    # Hooks registered on the torch modules replaced stopped firing.
+    old = torch.nn.Dropout(0.5)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), old)
+    calls = []
+    old.register_forward_pre_hook(lambda m, i: calls.append("pre"))
+    old.register_forward_hook(lambda m, i, o: calls.append("forward"))
+    old.register_full_backward_hook(lambda m, gi, go: calls.append("back"))
+    gone = old.register_forward_hook(lambda m, i, o: calls.append("removed"))
+    old.register_buffer("tag", torch.tensor(7))
+    old.note = "mine"
+    old.eval()
+    rt.replace_dropout(model)
+    new = model[1]
+    assert type(new) is rt.Dropout and not new.training
+    assert new.note == "mine" and list(new.state_dict()) == ["tag"]
+    gone.remove()  # the handles still remove the hooks
+    model.train()
+    model(torch.ones(2, 4, requires_grad=True)).sum().backward()
+    assert calls == ["pre", "forward", "back"]
+    # The forward is rndnn's: the mask of the seed torch's generator gave.
+    torch.manual_seed(1)
+    y = new(torch.ones(64))
+    torch.manual_seed(1)
+    assert torch.equal(y, rt.dropout(torch.ones(64), 0.5))
+
+
 def test_inplace_as_torch():
     x = torch.randn(30, requires_grad=True)
     h = x * 1
