@@ -227,8 +227,16 @@ def _forward(x, p, training, inplace, kind, mask, generator):
             raise rndnn.Error("x must be contiguous to be written in place")
         _check_inplace(x)
     seed, offset, g = _draw(generator)
-    return DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise,
-                                 0, "philox4x32_10", "auto", None, g)
+    if x.requires_grad and torch.is_grad_enabled():
+        return DropoutFunction.apply(x, p, seed, offset, mask, inplace,
+                                     noise, 0, "philox4x32_10", "auto", None,
+                                     g)
+    # No backward: no mask kept, and, in place, x itself returned, as torch
+    # returns it (the autograd function's output is an alias of it).
+    y, _ = rndnn.dropout(x if inplace else x.contiguous(), p, seed=seed,
+                         offset=offset, generator=g, mask=None,
+                         noise_shape=noise, out=x if inplace else None)
+    return y
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None,

@@ -230,6 +230,35 @@ def test_inplace_as_torch():
     assert torch.equal(leaf, torch.ones(5))  # refused before any write
 
 
+@pytest.mark.parametrize("mode", ["plain", "no_grad", "inference"])
+def test_inplace_returns_the_input_itself_as_torch(mode):
+    # It returned an alias of the input, not the input.
+    for ours, theirs in ((rt.Dropout(0.5, inplace=True),
+                          torch.nn.Dropout(0.5, inplace=True)),
+                         (rt.Dropout2d(0.5, inplace=True),
+                          torch.nn.Dropout2d(0.5, inplace=True))):
+        for d in (ours, theirs):
+            torch.manual_seed(0)
+            if mode == "plain":
+                x = torch.ones(4, 6, 5, 3)
+                y = d(x)
+            elif mode == "no_grad":  # a leaf that requires grad is written
+                x = torch.ones(4, 6, 5, 3, requires_grad=True)
+                with torch.no_grad():
+                    y = d(x)
+                assert x.is_leaf and x.grad_fn is None
+            else:
+                with torch.inference_mode():
+                    x = torch.ones(4, 6, 5, 3)
+                    y = d(x)
+            assert y is x, (d, mode)
+            if mode != "inference":  # inference tensors have no version
+                assert x._version == 1
+            assert torch.any(x == 0) and torch.any(x == 2)
+    x = torch.ones(8)
+    assert rt.dropout(x, 0.5, inplace=True) is x
+
+
 def test_rndnn_dropout_of_a_tensor_requiring_grad_backpropagates():
     # It was detached silently: y had no grad_fn.
     x = torch.randn(6, 10, requires_grad=True)
