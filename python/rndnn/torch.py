@@ -18,6 +18,7 @@ import secrets
 import warnings
 
 import torch
+import torch.fx
 
 import rndnn
 
@@ -409,6 +410,14 @@ class _Mixin:
             return _scripted_dropout(
                 input, self.p, self.training, self.inplace, self._kind,
                 self._keep_mask, self._generator_key)
+        if isinstance(input, torch.fx.Proxy):
+            # torch.fx.symbolic_trace: a leaf, as torch.nn's dropouts are
+            # (its default tracer traces through modules outside torch.nn),
+            # so that the graph calls this module and its mode and
+            # generator stay its own.
+            tracer = input.tracer
+            return tracer.create_proxy(
+                "call_module", tracer.path_of_module(self), (input,), {})
         return _forward(input, self.p, self.training, self.inplace,
                         self._kind, self.mask, self._generator)
 

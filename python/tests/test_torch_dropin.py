@@ -10,6 +10,7 @@ import warnings
 
 import pytest
 import torch
+import torch.fx
 
 import rndnn
 import rndnn.torch as rt
@@ -328,6 +329,34 @@ def test_trace_in_eval_and_train():
     assert not torch.equal(traced(x), a)  # not frozen into the trace
     torch.manual_seed(5)
     assert torch.equal(model(x), a)
+
+
+# Scripting a GraphModule warns about torch's own attributes.
+@pytest.mark.filterwarnings("ignore:The TorchScript type system")
+def test_fx_trace_and_script_of_one_model_agree():
+    # torch.fx.symbolic_trace failed: "argument 'input' must be Tensor,
+    # not Proxy". The modules are FX leaves, as torch's own dropouts.
+    model = rt.replace_dropout(torch.nn.Sequential(
+        torch.nn.Linear(8, 16), torch.nn.Dropout(0.5), torch.nn.ReLU(),
+        torch.nn.Unflatten(1, (4, 2, 2)), torch.nn.Dropout2d(0.3)))
+    x = torch.randn(3, 8)
+    fx = torch.fx.symbolic_trace(model)
+    assert [n.op for n in fx.graph.nodes].count("call_module") == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the check sees new masks
+        traced = torch.jit.trace(model, x, check_trace=False)
+    forms = [fx, traced, torch.jit.script(model), torch.jit.script(fx)]
+    torch.manual_seed(4)
+    want = model(x)
+    for f in forms:
+        torch.manual_seed(4)
+        assert torch.equal(f(x), want), f
+    # A trace keeps the mode it was traced in, as torch's dropout's does.
+    model.eval()
+    forms[1] = torch.jit.trace(model, x)
+    for f in forms:
+        f.eval()
+    assert all(torch.equal(f(x), model(x)) for f in forms)
 
 
 def test_a_scripted_model_saves_and_loads(tmp_path):
