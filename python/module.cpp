@@ -204,6 +204,11 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
         mask_elements *= n;
     const auto [drawn_seed, drawn_offset]
             = draw(seed, offset, generator, mask_elements);
+    // No data and no mask to write: nothing to draw (the library would
+    // still draw a broadcast noise mask whole, 512 MiB for Dropout2d's
+    // (65536, 65536, 0, 2)); the generator has moved on as for any data.
+    if (d.src.nelems() == 0 && (backward || !m))
+        return {drawn_seed, drawn_offset};
     const rndnn::memory src_m(d.src, s), dst_m(d.dst, t);
     std::unordered_map<int, rndnn::memory> args {
             {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, src_m},

@@ -228,6 +228,13 @@ def _forward(x, p, training, inplace, kind, mask, generator):
             raise rndnn.Error("x must be contiguous to be written in place")
         _check_inplace(x)
     seed, offset, g = _draw(generator)
+    if x.numel() == 0:
+        # Nothing to draw, no mask to keep: x itself, as torch returns it,
+        # the generator moved on as for any data (rndnn.dropout reserves
+        # the mask's elements from an rndnn.Generator).
+        rndnn.dropout(x.detach(), p, seed=seed, offset=offset, generator=g,
+                      mask=None, noise_shape=noise)
+        return x
     if x.requires_grad and torch.is_grad_enabled():
         return DropoutFunction.apply(x, p, seed, offset, mask, inplace,
                                      noise, 0, "philox4x32_10", "auto", None,

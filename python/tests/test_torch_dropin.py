@@ -8,6 +8,7 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 import torch
 import torch.fx
@@ -258,6 +259,58 @@ def test_inplace_returns_the_input_itself_as_torch(mode):
             assert torch.any(x == 0) and torch.any(x == 2)
     x = torch.ones(8)
     assert rt.dropout(x, 0.5, inplace=True) is x
+
+
+def test_empty_data_draws_nothing_and_allocates_nothing(tmp_path):
+    # Dropout2d of (65536, 65536, 0, 2) drew and kept the whole 2^32-bit
+    # channel mask (512 MiB). Run under an address-space limit of 256 MiB
+    # more than the process had.
+    code = """
+import resource
+import numpy as np, torch, rndnn, rndnn.torch as rt
+rt.Dropout2d(0.5)(torch.ones(2, 3, 4, 4))  # threads, code: made before
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) for l in f if l.startswith("VmSize:")) << 10
+resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20),) * 2)
+x = torch.empty(65536, 65536, 0, 2)
+assert rt.Dropout2d(0.5)(x) is x
+assert rt.Dropout2d(0.5, inplace=True)(x) is x
+leaf = x.clone().requires_grad_()
+assert rt.Dropout2d(0.5)(leaf) is leaf
+a = np.empty((65536, 65536, 0, 2), np.float32)
+noise = (65536, 65536, 1, 1)
+y, m = rndnn.dropout(a, seed=1, mask=None, noise_shape=noise)
+assert y.shape == a.shape and m is None
+assert rndnn.dropout_backward(a, seed=1, noise_shape=noise).shape == a.shape
+print("ok")
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout == "ok\n", out.stderr[-2000:]
+
+
+def test_empty_data_moves_the_generator_on_as_any_data():
+    # As for data with elements: torch's generator gives one word a
+    # forward; an rndnn.Generator reserves the mask's elements (the noise
+    # shape's: the C++ dropout's next offset).
+    g = torch.Generator().manual_seed(2)
+    rt.Dropout2d(0.5, generator=g)(torch.empty(2, 3, 0, 2))
+    want = torch.Generator().manual_seed(2)
+    torch.empty((), dtype=torch.int64).random_(generator=want)
+    assert torch.equal(g.get_state(), want.get_state())
+    r = rndnn.Generator(3, 10)
+    rt.Dropout2d(0.5, generator=r)(torch.empty(2, 3, 0, 2))
+    assert r.offset == 16
+    rt.Dropout(0.5, generator=r)(torch.empty(2, 3, 0))
+    assert r.offset == 16
+    y, m = rndnn.dropout(np.empty((2, 3, 0), np.float32), generator=r,
+                         noise_shape=(2, 3, 1))
+    assert r.offset == 22 and y.shape == (2, 3, 0)
+    # A mask asked for is the noise shape's, as ever.
+    assert np.array_equal(m, rndnn.bernoulli(0.5, size=6, seed=3, offset=16,
+                                             packed=True))
 
 
 def test_rndnn_dropout_of_a_tensor_requiring_grad_backpropagates():
