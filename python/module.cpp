@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <pybind11/numpy.h>
@@ -104,6 +106,34 @@ std::size_t advise_huge_pages(std::uintptr_t address, std::size_t nbytes) {
             : 0;
 }
 
+// fork() after threads (docs/python.md): GNU OpenMP's threads do not
+// survive fork(), and a child forked after a parallel region ran in the
+// parent (rndnn's, or another library's, torch's among them: they share
+// libgomp) hangs at its first parallel region. So a child forked from a
+// process that had threads other than the forking one runs the kernels of
+// this module on one thread, which opens no parallel region; so do its
+// own children, which inherit its OpenMP. The threads are counted in the
+// parent just before the fork (pthread_atfork, registered in
+// PYBIND11_MODULE; where /proc cannot tell, it counts as threaded).
+bool threaded_at_fork = false;
+bool forked_after_threads = false;
+
+bool has_other_threads() {
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return true;
+    int n = 0;
+    while (const dirent *e = readdir(tasks))
+        n += e->d_name[0] != '.';
+    closedir(tasks);
+    return n != 1;
+}
+
+// The stream of every kernel: OpenMP's thread count (which torch's
+// set_num_threads sets too), or one thread after a fork after threads.
+rndnn::stream kernel_stream() {
+    return rndnn::stream(forked_after_threads ? 1 : 0);
+}
+
 rndnn::memory::desc dense(const std::vector<std::int64_t> &shape,
         const std::string &dtype) {
     return rndnn::memory::desc(
@@ -148,7 +178,7 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
             = draw(seed, offset, generator, d.dst.nelems());
     {
         py::gil_scoped_release unlocked;
-        prim->execute(rndnn::stream(),
+        prim->execute(kernel_stream(),
                 {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
                         {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
                         {RNDNN_ARG_OFFSET,
@@ -220,7 +250,7 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
     if (m) args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, m));
     {
         py::gil_scoped_release unlocked;
-        prim->execute(rndnn::stream(), args);
+        prim->execute(kernel_stream(), args);
     }
     if (m && !backward) clear_unused_bits(m, d.mask);
     return {drawn_seed, drawn_offset};
@@ -294,6 +324,10 @@ PYBIND11_MODULE(_rndnn, m) {
     if (!out_of_range_error) throw py::error_already_set();
     m.attr("OutOfRangeError") = py::handle(out_of_range_error);
     m.attr("__version__") = rndnn::version().str;
+    if (pthread_atfork([] { threaded_at_fork = has_other_threads(); },
+                nullptr, [] { forked_after_threads |= threaded_at_fork; })
+            != 0)
+        throw std::runtime_error("pthread_atfork failed");
 
     const auto save = [](const rndnn::generator &g) {
         const auto s = g.save();

@@ -1,6 +1,9 @@
 """rndnn.dropout and rndnn.dropout_backward on NumPy arrays and torch
 tensors: the bytes of `rndnn dropout`'s files, masks kept as bits, as u8 or
 not at all, in place, with a noise shape, errors, and the GIL released."""
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -223,3 +226,43 @@ def test_a_rate_bitsliced_rounds_to_no_keep_is_refused():
                        r"draws are 0\.5 and 1"):
         rndnn.dropout(np.ones(8, np.float32), 0.77, seed=1,
                       method="bitsliced:1")
+
+
+@pytest.mark.parametrize("parent", ["rndnn", "torch"])
+def test_a_child_forked_after_threads_runs_instead_of_hanging(parent,
+                                                              tmp_path):
+    # GNU OpenMP's threads do not survive fork(): a child forked after a
+    # parallel region (rndnn's or torch's: they share libgomp) hung at its
+    # first one. It runs on one thread now, with the same values.
+    code = f"""
+import multiprocessing, sys
+import numpy as np, rndnn
+x = np.ones(1 << 22, np.float32)
+if {parent!r} == "torch":
+    import torch
+    torch.ones(1 << 24).exp().sum()  # torch's threads
+else:
+    rndnn.dropout(x, seed=1)  # rndnn's threads
+y = rndnn.dropout(x, seed=2)[0]
+
+def child(queue):
+    queue.put((rndnn.dropout(x, seed=2)[0].tobytes() == y.tobytes(),
+               rndnn.normal(size=1 << 20, seed=3).sum()))
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,))
+worker.start()
+worker.join(60)
+if worker.is_alive():
+    worker.kill()
+    sys.exit("the child hung")
+same, total = queue.get(timeout=10)
+assert same and total == rndnn.normal(size=1 << 20, seed=3).sum()
+print("ok")
+"""
+    env = dict(os.environ, OMP_NUM_THREADS="2", PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout == "ok\n", out.stderr[-2000:]
