@@ -118,6 +118,8 @@ def _shape(shape, what="shape"):
                         "ints") from None
     if any(d < 0 for d in dims):
         raise Error(f"{what} {dims} has a negative dim")
+    if any(d >= 1 << 63 for d in dims):
+        raise OutOfRangeError(f"{what} {dims} has a dim outside [0, 2^63)")
     return dims
 
 
@@ -148,7 +150,11 @@ def _real(value, name):
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, not "
                         f"{type(value).__name__} {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise OutOfRangeError(f"{name}={value} is outside the range of a "
+                              "double") from None
 
 
 def _probability(p, rate, fn, default=0.5):
@@ -164,9 +170,18 @@ def _probability(p, rate, fn, default=0.5):
 
 
 def _string(value, name):
+    """@value, a str that UTF-8 encodes (the library's strings are UTF-8):
+    TypeError for what is no str (bytes among them), rndnn.Error for a
+    str with a lone surrogate ('\\udcff', as os.fsdecode makes of a bad
+    byte)."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, not "
                         f"{type(value).__name__} {value!r}")
+    try:
+        value.encode()
+    except UnicodeEncodeError as e:
+        raise Error(f"{name} {value!r} is not valid UTF-8 text: its "
+                    f"character {e.start} is a lone surrogate") from None
     return value
 
 

@@ -248,6 +248,33 @@ def test_p_everywhere_and_rate_still_accepted():
      "normal\\(\\) got an unexpected keyword argument 'nope'"),
     (lambda: rndnn.bernoulli(0.3), TypeError,
      "size 0.3 is not an int.*size= by keyword"),
+    # Strings that are no UTF-8 and values past C++'s types reached
+    # pybind11, which refused them as "incompatible function arguments".
+    (lambda: rndnn.normal(4, name="\udcff"), rndnn.Error,
+     r"name '\\udcff' is not valid UTF-8 text: its character 0 is a "
+     "lone surrogate"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32), alg="philox\udcff"),
+     rndnn.Error, "alg 'philox.*' is not valid UTF-8 text: its character 6"),
+    (lambda: rndnn.dropout_backward(np.ones(4, np.float32), seed=1,
+                                    method="auto\ud800"),
+     rndnn.Error, "method 'auto.*' is not valid UTF-8"),
+    (lambda: rndnn.bernoulli(size=4, method="bitsliced:\udcff"),
+     rndnn.Error, "method 'bitsliced:.*' is not valid UTF-8"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32), name=b"key"), TypeError,
+     "name must be a string, not bytes b'key'"),
+    (lambda: rndnn.normal(size=2**63, out=np.empty(4, np.float32)),
+     OverflowError, r"size \(9223372036854775808,\) has a dim outside "
+     r"\[0, 2\^63\)"),
+    (lambda: rndnn.unpackbits(np.ones(1, np.uint8), 2**70), OverflowError,
+     "shape .* has a dim outside"),
+    (lambda: rndnn.bernoulli(10**400, size=4), OverflowError,
+     "p=1000.* is outside the range of a double"),
+    (lambda: rndnn.bernoulli(size=4, method="bitsliced:4294967304"),
+     rndnn.Error, "bit count 4294967304 in method 'bitsliced:4294967304' is "
+     r"outside \[1, 32\]"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32),
+                           method="bitsliced:4294967304"),
+     rndnn.Error, "bit count 4294967304"),
 ])
 def test_bad_arguments_raise_the_right_type_naming_the_value(call, error,
                                                              message):
