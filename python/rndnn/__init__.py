@@ -528,8 +528,16 @@ def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
         if m_dtype != "u8":
             raise Error(f"mask is {mask.dtype}, not uint8")
         _overlap(d, m, "out", "mask")
+    kind, bits = _method(method)
+    if kind == "onednn":
+        # The library's message names its C++ spelling (onednn_compat),
+        # which Python has no argument for.
+        raise Error("dropout has no method 'onednn' (oneDNN's rule is "
+                    "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
+                    "rndnn.dropout's methods are 'auto', 'threshold32', "
+                    "'bytewise' and 'bitsliced:B'")
     drawn = _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p,
-                           backward, *_method(method), _string(alg, "alg"),
+                           backward, kind, bits, _string(alg, "alg"),
                            "" if name is None else _string(name, "name"),
                            _integer(stream, "stream"), *source)
     return out, drawn
@@ -561,7 +569,8 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
     ceil(n/8), as bernoulli(packed=True)'s), "u8" (0/1 of the noise
     shape) or None (keep none: dropout_backward recomputes it).
     noise_shape: the mask's dims, each x's or 1 (shared along that axis).
-    out: where y goes (may be x: in place; must not overlap x otherwise).
+    method: 'auto', 'threshold32', 'bytewise' or 'bitsliced:B', as
+    bernoulli's ('onednn' is bernoulli's only). out: where y goes (may be x: in place; must not overlap x otherwise).
     A torch x that requires grad gives a y that backpropagates (the
     gradient is the mask times 1 / (1 - p)).
 

@@ -117,6 +117,22 @@ def test_errors_name_the_bad_value():
         rndnn.dropout(torch.ones(8, 2).t(), 0.5)
 
 
+@pytest.mark.parametrize("call", [
+    lambda: rndnn.dropout(np.ones(8, np.float32), seed=1, method="onednn"),
+    lambda: rndnn.dropout_backward(np.ones(8, np.float32), seed=1,
+                                   method="onednn")])
+def test_method_onednn_is_refused_in_pythons_words(call):
+    # The library's message told Python users to "give onednn_compat", an
+    # argument Python does not have.
+    with pytest.raises(rndnn.Error) as e:
+        call()
+    assert str(e.value) == (
+        "dropout has no method 'onednn' (oneDNN's rule is "
+        "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
+        "rndnn.dropout's methods are 'auto', 'threshold32', 'bytewise' "
+        "and 'bitsliced:B'")
+
+
 def test_a_u8_mask_needs_the_forwards_noise_shape():
     # (1, 10) bytes are as many as the packed bits of (8, 10): read as bits,
     # the 0/1 bytes kept 1 element in 8, with no error.
