@@ -393,10 +393,10 @@ class _Mixin:
     # Python branch of forward are never compiled.
     __jit_unused_properties__ = ["generator"]
 
-    def _setup(self, kind, mask, generator):
+    def _setup(self, mask, generator):
         _check_mask(mask)
         self.mask = mask
-        self._kind = kind
+        self._kind = self._KIND
         self._keep_mask = mask is not None
         self.generator = generator
 
@@ -472,9 +472,11 @@ class Dropout(_Mixin, torch.nn.Dropout):
     Each training forward draws its seed from it (see rndnn.torch).
     """
 
+    _KIND = 0  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(0, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout1d(_Mixin, torch.nn.Dropout1d):
@@ -482,9 +484,11 @@ class Dropout1d(_Mixin, torch.nn.Dropout1d):
     L) or (C, L) inputs, with rndnn's masks (mask=, generator= as
     Dropout's)."""
 
+    _KIND = 1  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(1, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout2d(_Mixin, torch.nn.Dropout2d):
@@ -492,9 +496,11 @@ class Dropout2d(_Mixin, torch.nn.Dropout2d):
     H, W) inputs (a 3-D input is (N, C, L), with torch's warning), with
     rndnn's masks (mask=, generator= as Dropout's)."""
 
+    _KIND = 2  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(2, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout3d(_Mixin, torch.nn.Dropout3d):
@@ -502,9 +508,11 @@ class Dropout3d(_Mixin, torch.nn.Dropout3d):
     D, H, W) or (C, D, H, W) inputs, with rndnn's masks (mask=,
     generator= as Dropout's)."""
 
+    _KIND = 3  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(3, mask, generator)
+        self._setup(mask, generator)
 
 
 _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
@@ -518,20 +526,21 @@ def replace_dropout(model, *, mask="bit", generator=None):
     itself one of those). Each new module takes over all that the one it
     replaces held: p, inplace, the training mode, its hooks (whose
     handles still remove them), buffers, parameters and any other
-    attribute. A module found at several places is replaced by one
-    module."""
+    attribute but rndnn's own (mask, generator). A module found at several
+    places is replaced by one module."""
     _check_mask(mask)
     _check_generator(generator)
     done = {}
 
     def swap(m):
         if id(m) not in done:
-            new = _REPLACEMENTS[type(m)](m.p, m.inplace, mask=mask,
-                                         generator=generator)
+            cls = _REPLACEMENTS[type(m)]
+            new = cls.__new__(cls)
             # torch's attributes (the hooks' dicts themselves, so that
-            # their handles act on the new module) and the user's; rndnn's
-            # own are not among them.
+            # their handles act on the new module) and the user's, then
+            # rndnn's, which win over a user's of the same name.
             new.__dict__.update(m.__dict__)
+            new._setup(mask, generator)
             done[id(m)] = new
         return done[id(m)]
 

@@ -200,12 +200,13 @@ def test_replace_dropout_keeps_hooks_and_module_state():
     old.register_full_backward_hook(lambda m, gi, go: calls.append("back"))
     gone = old.register_forward_hook(lambda m, i, o: calls.append("removed"))
     old.register_buffer("tag", torch.tensor(7))
-    old.note = "mine"
+    old.note, old.mask = "mine", torch.ones(3)
     old.eval()
-    rt.replace_dropout(model)
+    rt.replace_dropout(model, mask=None)
     new = model[1]
     assert type(new) is rt.Dropout and not new.training
     assert new.note == "mine" and list(new.state_dict()) == ["tag"]
+    assert new.mask is None  # rndnn's own attributes win
     gone.remove()  # the handles still remove the hooks
     model.train()
     model(torch.ones(2, 4, requires_grad=True)).sum().backward()
