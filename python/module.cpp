@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <pybind11/numpy.h>
@@ -104,18 +106,63 @@ std::size_t advise_huge_pages(std::uintptr_t address, std::size_t nbytes) {
             : 0;
 }
 
+// fork() after threads (docs/python.md): GNU OpenMP's threads do not
+// survive fork(), and a child forked after a parallel region ran in the
+// parent (rndnn's, or another library's, torch's among them: they share
+// libgomp) hangs at its first parallel region. So a child forked from a
+// process that had threads other than the forking one runs the kernels of
+// this module on one thread, which opens no parallel region; so do its
+// own children, which inherit its OpenMP. The threads are counted in the
+// parent just before the fork (pthread_atfork, registered in
+// PYBIND11_MODULE; where /proc cannot tell, it counts as threaded).
+bool threaded_at_fork = false;
+bool forked_after_threads = false;
+
+bool has_other_threads() {
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return true;
+    int n = 0;
+    while (const dirent *e = readdir(tasks))
+        n += e->d_name[0] != '.';
+    closedir(tasks);
+    return n != 1;
+}
+
+// The stream of every kernel: OpenMP's thread count (which torch's
+// set_num_threads sets too), or one thread after a fork after threads.
+rndnn::stream kernel_stream() {
+    return rndnn::stream(forked_after_threads ? 1 : 0);
+}
+
 rndnn::memory::desc dense(const std::vector<std::int64_t> &shape,
         const std::string &dtype) {
     return rndnn::memory::desc(
             rndnn::dims(shape.begin(), shape.end()), rndnn::str2dt(dtype));
 }
 
+// The (seed, offset) of a call of @p count elements: @p seed and @p
+// offset as given or, with a @p generator, its seed and the first of the
+// @p count elements it reserves. Called once the call's arguments are
+// checked, right before its kernel runs, with the GIL held: a bad argument
+// reserves nothing, and the seed and the range are read in one step. A
+// range reserved is never given back, even where the call fails after
+// it: threads that share the generator reserve while kernels run (the GIL
+// released), so putting the offset back would hand their ranges out again
+// (docs/python.md).
+std::pair<std::int64_t, std::int64_t> draw(std::int64_t seed,
+        std::int64_t offset, rndnn::generator *generator,
+        rndnn::dim_t count) {
+    if (!generator) return {seed, offset};
+    const std::int64_t first = generator->reserve(count);
+    return {generator->get_seed(), first};
+}
+
 // Fills @p out (the dense tensor of @p shape and @p dtype) from the RNG;
 // the GIL is released meanwhile.
 void generate(py::array out, const std::vector<std::int64_t> &shape,
         const std::string &dtype, const rndnn::post_ops &po,
-        const std::string &alg, std::int64_t seed, std::int64_t offset,
-        std::uint64_t stream, const std::string &name) {
+        const std::string &alg, const std::string &name, std::uint64_t stream,
+        std::int64_t seed, std::int64_t offset, rndnn::generator *generator) {
     rndnn::rng::desc d(rndnn::str2alg(alg), dense(shape, dtype));
     d.with_offset = true;
     d.name = name;
@@ -127,12 +174,15 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
     const auto prim = recent.get({d, attr},
             [&] { return rndnn::rng(rndnn::rng::primitive_desc(d, attr)); });
     std::uint8_t *data = dense_data(out, d.dst, "out", true);
+    const auto [drawn_seed, drawn_offset]
+            = draw(seed, offset, generator, d.dst.nelems());
     {
         py::gil_scoped_release unlocked;
-        prim->execute(rndnn::stream(),
+        prim->execute(kernel_stream(),
                 {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
-                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                        {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+                        {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
+                        {RNDNN_ARG_OFFSET,
+                                rndnn::memory::scalar(drawn_offset)},
                         {RNDNN_ARG_STREAM,
                                 rndnn::memory::scalar(
                                         static_cast<std::int64_t>(stream))}});
@@ -149,14 +199,14 @@ rndnn::bernoulli_method to_method(const std::string &method) {
 // Dropout forward (src -> dst, the mask written if given) or backward
 // (diff_dst as src -> diff_src as dst, the mask read if given, else
 // recomputed); src and dst may be one array. The GIL is released while
-// the primitive runs.
-void dropout(py::array src, py::array dst, std::optional<py::array> mask,
-        const std::vector<std::int64_t> &shape, const std::string &dtype,
-        const std::vector<std::int64_t> &noise_shape,
+// the primitive runs. Returns the (seed, offset) used.
+std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
+        std::optional<py::array> mask, const std::vector<std::int64_t> &shape,
+        const std::string &dtype, const std::vector<std::int64_t> &noise_shape,
         const std::string &mask_dtype, double rate, bool backward,
         const std::string &method, int bits, const std::string &alg,
-        std::int64_t seed, std::int64_t offset, std::uint64_t stream,
-        const std::string &name) {
+        const std::string &name, std::uint64_t stream, std::int64_t seed,
+        std::int64_t offset, rndnn::generator *generator) {
     rndnn::dropout::desc d;
     d.prop = backward ? rndnn::prop_kind::backward
                       : rndnn::prop_kind::forward_training;
@@ -179,20 +229,31 @@ void dropout(py::array src, py::array dst, std::optional<py::array> mask,
     std::uint8_t *t = dense_data(dst, d.dst, "out", true);
     std::uint8_t *m = mask ? dense_data(*mask, d.mask, "mask", !backward)
                            : nullptr;
+    rndnn::dim_t mask_elements = 1;
+    for (const std::int64_t n : noise_shape.empty() ? shape : noise_shape)
+        mask_elements *= n;
+    const auto [drawn_seed, drawn_offset]
+            = draw(seed, offset, generator, mask_elements);
+    // No data and no mask to write: nothing to draw (the library would
+    // still draw a broadcast noise mask whole, 512 MiB for Dropout2d's
+    // (65536, 65536, 0, 2)); the generator has moved on as for any data.
+    if (d.src.nelems() == 0 && (backward || !m))
+        return {drawn_seed, drawn_offset};
     const rndnn::memory src_m(d.src, s), dst_m(d.dst, t);
     std::unordered_map<int, rndnn::memory> args {
             {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC, src_m},
             {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST, dst_m},
-            {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(drawn_offset)},
             {RNDNN_ARG_STREAM,
                     rndnn::memory::scalar(static_cast<std::int64_t>(stream))}};
     if (m) args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, m));
     {
         py::gil_scoped_release unlocked;
-        prim->execute(rndnn::stream(), args);
+        prim->execute(kernel_stream(), args);
     }
     if (m && !backward) clear_unused_bits(m, d.mask);
+    return {drawn_seed, drawn_offset};
 }
 
 // The exception of an integer argument outside its range: rndnn.Error
@@ -263,49 +324,10 @@ PYBIND11_MODULE(_rndnn, m) {
     if (!out_of_range_error) throw py::error_already_set();
     m.attr("OutOfRangeError") = py::handle(out_of_range_error);
     m.attr("__version__") = rndnn::version().str;
-
-    // generate(out, shape, dtype, dist, params, alg, seed, offset, stream,
-    // name): the one entry point of bits/bernoulli/uniform/normal.
-    m.def(
-            "generate",
-            [](py::array out, const std::vector<std::int64_t> &shape,
-                    const std::string &dtype, const std::string &dist,
-                    const std::vector<double> &params,
-                    const std::string &method, int bits,
-                    const std::string &alg, std::int64_t seed,
-                    std::int64_t offset, std::uint64_t stream,
-                    const std::string &name) {
-                rndnn::post_ops po;
-                if (dist == "bernoulli")
-                    po.append_bernoulli(params.at(0), to_method(method), bits);
-                else if (dist == "uniform")
-                    po.append_uniform(static_cast<float>(params.at(0)),
-                            static_cast<float>(params.at(1)));
-                else if (dist == "normal")
-                    po.append_normal(static_cast<float>(params.at(0)),
-                            static_cast<float>(params.at(1)));
-                else if (dist != "bits")
-                    throw rndnn::error(rndnn::status::invalid_arguments,
-                            "unknown distribution '" + dist + "'");
-                generate(std::move(out), shape, dtype, po, alg, seed, offset,
-                        stream, name);
-            },
-            py::arg("out"), py::arg("shape"), py::arg("dtype"),
-            py::arg("dist"), py::arg("params"), py::arg("method"),
-            py::arg("bits"), py::arg("alg"), py::arg("seed"),
-            py::arg("offset"), py::arg("stream"), py::arg("name"));
-
-    m.def("dropout", &dropout, py::arg("src"), py::arg("dst"),
-            py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
-            py::arg("noise_shape"), py::arg("mask_dtype"), py::arg("rate"),
-            py::arg("backward"), py::arg("method"), py::arg("bits"),
-            py::arg("alg"), py::arg("seed"), py::arg("offset"),
-            py::arg("stream"), py::arg("name"));
-
-    // advise_huge_pages(address, nbytes): a new output's huge pages
-    // (advise_huge_pages above); returns the bytes advised.
-    m.def("advise_huge_pages", &advise_huge_pages, py::arg("address"),
-            py::arg("nbytes"));
+    if (pthread_atfork([] { threaded_at_fork = has_other_threads(); },
+                nullptr, [] { forked_after_threads |= threaded_at_fork; })
+            != 0)
+        throw std::runtime_error("pthread_atfork failed");
 
     const auto save = [](const rndnn::generator &g) {
         const auto s = g.save();
@@ -323,7 +345,7 @@ PYBIND11_MODULE(_rndnn, m) {
     // __init__ or __setstate__ on an object already made. Final: __new__
     // makes Generators only. Integers arrive as objects, converted by
     // to_integer: TypeError or OutOfRangeError naming the value.
-    py::class_<rndnn::generator> generator(m, "Generator",
+    py::class_<rndnn::generator> generator_class(m, "Generator",
             "Generator(seed=0, offset=0): a seed and the next free element "
             "of its stream.\n\n"
             "The graph executor's generator (docs/graph.md), and the "
@@ -338,7 +360,7 @@ PYBIND11_MODULE(_rndnn, m) {
             "float or a string raises TypeError, a value outside its range "
             "rndnn.OutOfRangeError (an OverflowError and an rndnn.Error).",
             py::is_final());
-    generator
+    generator_class
             .def_static(
                     "__new__",
                     [](const py::object &cls, const py::object &seed,
@@ -399,8 +421,58 @@ PYBIND11_MODULE(_rndnn, m) {
                 return "rndnn.Generator(seed=" + std::to_string(g.get_seed())
                         + ", offset=" + std::to_string(g.get_offset()) + ")";
             });
-    generator.attr("__init__") = generator.attr("_init");
-    generator.attr("__setstate__") = generator.attr("_setstate");
-    py::delattr(generator, "_init");
-    py::delattr(generator, "_setstate");
+    generator_class.attr("__init__") = generator_class.attr("_init");
+    generator_class.attr("__setstate__") = generator_class.attr("_setstate");
+    py::delattr(generator_class, "_init");
+    py::delattr(generator_class, "_setstate");
+
+    // generate(out, shape, dtype, dist, params, method, bits, alg, name,
+    // stream, seed, offset, generator): the one entry point of
+    // bits/bernoulli/uniform/normal. With a generator (not None), seed and
+    // offset are not read: the generator gives them (draw()).
+    m.def(
+            "generate",
+            [](py::array out, const std::vector<std::int64_t> &shape,
+                    const std::string &dtype, const std::string &dist,
+                    const std::vector<double> &params,
+                    const std::string &method, int bits,
+                    const std::string &alg, const std::string &name,
+                    std::uint64_t stream, std::int64_t seed,
+                    std::int64_t offset, rndnn::generator *generator) {
+                rndnn::post_ops po;
+                if (dist == "bernoulli")
+                    po.append_bernoulli(params.at(0), to_method(method), bits);
+                else if (dist == "uniform")
+                    po.append_uniform(static_cast<float>(params.at(0)),
+                            static_cast<float>(params.at(1)));
+                else if (dist == "normal")
+                    po.append_normal(static_cast<float>(params.at(0)),
+                            static_cast<float>(params.at(1)));
+                else if (dist != "bits")
+                    throw rndnn::error(rndnn::status::invalid_arguments,
+                            "unknown distribution '" + dist + "'");
+                generate(std::move(out), shape, dtype, po, alg, name, stream,
+                        seed, offset, generator);
+            },
+            py::arg("out"), py::arg("shape"), py::arg("dtype"),
+            py::arg("dist"), py::arg("params"), py::arg("method"),
+            py::arg("bits"), py::arg("alg"), py::arg("name"),
+            py::arg("stream"), py::arg("seed"), py::arg("offset"),
+            py::arg("generator").none(true));
+
+    // dropout(src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
+    // backward, method, bits, alg, name, stream, seed, offset, generator):
+    // returns the (seed, offset) used; the generator as generate's.
+    m.def("dropout", &dropout, py::arg("src"), py::arg("dst"),
+            py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
+            py::arg("noise_shape"), py::arg("mask_dtype"), py::arg("rate"),
+            py::arg("backward"), py::arg("method"), py::arg("bits"),
+            py::arg("alg"), py::arg("name"), py::arg("stream"),
+            py::arg("seed"), py::arg("offset"),
+            py::arg("generator").none(true));
+
+    // advise_huge_pages(address, nbytes): a new output's huge pages
+    // (advise_huge_pages above); returns the bytes advised.
+    m.def("advise_huge_pages", &advise_huge_pages, py::arg("address"),
+            py::arg("nbytes"));
 }

@@ -118,6 +118,8 @@ def _shape(shape, what="shape"):
                         "ints") from None
     if any(d < 0 for d in dims):
         raise Error(f"{what} {dims} has a negative dim")
+    if any(d >= 1 << 63 for d in dims):
+        raise OutOfRangeError(f"{what} {dims} has a dim outside [0, 2^63)")
     return dims
 
 
@@ -148,7 +150,11 @@ def _real(value, name):
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, not "
                         f"{type(value).__name__} {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise OutOfRangeError(f"{name}={value} is outside the range of a "
+                              "double") from None
 
 
 def _probability(p, rate, fn, default=0.5):
@@ -164,16 +170,28 @@ def _probability(p, rate, fn, default=0.5):
 
 
 def _string(value, name):
+    """@value, a str that UTF-8 encodes (the library's strings are UTF-8):
+    TypeError for what is no str (bytes among them), rndnn.Error for a
+    str with a lone surrogate ('\\udcff', as os.fsdecode makes of a bad
+    byte)."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, not "
                         f"{type(value).__name__} {value!r}")
+    try:
+        value.encode()
+    except UnicodeEncodeError as e:
+        raise Error(f"{name} {value!r} is not valid UTF-8 text: its "
+                    f"character {e.start} is a lone surrogate") from None
     return value
 
 
-def _drawn(seed, offset, generator, count, run):
-    """run(seed, offset): @seed and @offset as given or, without a seed,
-    drawn from @generator (default_generator when None), which reserves
-    @count elements, and moves back if run raises."""
+def _source(seed, offset, generator):
+    """(seed, offset, generator) of a call, as _rndnn's functions take
+    them: @seed and @offset as given or, without a seed, @generator
+    (default_generator when None), from which the C++ reserves the call's
+    elements once it has checked the call's arguments. A range is never
+    given back, even if the call fails after reserving it (threads that
+    share the generator reserve meanwhile: docs/python.md)."""
     if seed is None:
         if offset is not None:
             raise TypeError("offset= goes with seed=: without seed=, the "
@@ -182,17 +200,11 @@ def _drawn(seed, offset, generator, count, run):
         if not isinstance(g, Generator):
             raise TypeError("generator must be an rndnn.Generator, not "
                             f"{type(g).__name__}")
-        state = g.save()
-        start = g.reserve(count)
-        try:
-            return run(g.seed, start)
-        except BaseException:
-            g.__setstate__(state)
-            raise
+        return 0, 0, g
     if generator is not None:
         raise TypeError("seed= and generator= exclude each other")
-    return run(_integer(seed, "seed"),
-               _integer(0 if offset is None else offset, "offset"))
+    return (_integer(seed, "seed"),
+            _integer(0 if offset is None else offset, "offset"), None)
 
 
 def _elements(shape):
@@ -383,6 +395,7 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
             raise TypeError(f"{e} (the first positional argument is size; "
                             "with size= by keyword, the positional ones are "
                             "NumPy's)") from None
+    source = _source(seed, offset, generator)
     params = [_real(v, k) for k, v in params]
     if dtype is not None and dtype not in _NUMPY:
         raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NUMPY))
@@ -403,11 +416,8 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
     if dtype not in (out_dtype, {"u8": "bit", "s32": "u32"}.get(out_dtype)):
         raise Error(f"out is {out.dtype}, the {dtype} values need "
                     f"{_NUMPY[dtype].__name__}")
-
-    def run(s, o):
-        _rndnn.generate(array, list(shape), dtype, dist, params, kind, bits,
-                        alg, s, o, stream, name)
-    _drawn(seed, offset, generator, _elements(shape), run)
+    _rndnn.generate(array, list(shape), dtype, dist, params, kind, bits, alg,
+                    name, stream, *source)
     return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
@@ -494,8 +504,10 @@ def _wants_grad(a):
     return _is_tensor(a) and a.requires_grad and _torch().is_grad_enabled()
 
 
-def _dropout(src, p, backward, mask, mask_dtype, *, seed, offset, stream,
+def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
              noise_shape, alg, method, name, out):
+    """(out, (seed, offset) used) of dropout's forward or backward;
+    @source: _source()'s."""
     s, dtype = _view(src, "dy" if backward else "x")
     if dtype not in ("f32", "bf16", "f16"):
         raise Error(f"dropout takes f32, bf16 or f16 data, not {src.dtype}")
@@ -516,11 +528,31 @@ def _dropout(src, p, backward, mask, mask_dtype, *, seed, offset, stream,
         if m_dtype != "u8":
             raise Error(f"mask is {mask.dtype}, not uint8")
         _overlap(d, m, "out", "mask")
-    _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p, backward,
-                   *_method(method), _string(alg, "alg"),
-                   seed, offset, _integer(stream, "stream"),
-                   "" if name is None else _string(name, "name"))
-    return out
+    kind, bits = _method(method)
+    if kind == "onednn":
+        # The library's message names its C++ spelling (onednn_compat),
+        # which Python has no argument for.
+        raise Error("dropout has no method 'onednn' (oneDNN's rule is "
+                    "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
+                    "rndnn.dropout's methods are 'auto', 'threshold32', "
+                    "'bytewise' and 'bitsliced:B'")
+    drawn = _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p,
+                           backward, kind, bits, _string(alg, "alg"),
+                           "" if name is None else _string(name, "name"),
+                           _integer(stream, "stream"), *source)
+    return out, drawn
+
+
+def _dropout_forward(x, p, source, mask, noise_shape, stream, alg, method,
+                     name, out):
+    """(y, mask, (seed, offset) used) of dropout's forward, without
+    autograd; @source: _source()'s."""
+    noise = _noise(noise_shape, x.shape)  # before the mask: it may be huge
+    m = _new(_is_tensor(x), _mask_shape(noise, mask), "u8") if mask else None
+    y, drawn = _dropout(x, p, False, m, mask or "", source, stream=stream,
+                        noise_shape=noise_shape, alg=alg, method=method,
+                        name=name, out=out)
+    return y, m, drawn
 
 
 def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
@@ -537,7 +569,8 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
     ceil(n/8), as bernoulli(packed=True)'s), "u8" (0/1 of the noise
     shape) or None (keep none: dropout_backward recomputes it).
     noise_shape: the mask's dims, each x's or 1 (shared along that axis).
-    out: where y goes (may be x: in place; must not overlap x otherwise).
+    method: 'auto', 'threshold32', 'bytewise' or 'bitsliced:B', as
+    bernoulli's ('onednn' is bernoulli's only). out: where y goes (may be x: in place; must not overlap x otherwise).
     A torch x that requires grad gives a y that backpropagates (the
     gradient is the mask times 1 / (1 - p)).
 
@@ -546,8 +579,8 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
     p = _probability(p, rate, "dropout")
     if mask not in ("bit", "u8", None):
         raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
-    # Checked before the mask is made: a bad shape may be huge.
-    noise = _noise(noise_shape, _array(x, "x").shape)
+    _array(x, "x")
+    source = _source(seed, offset, generator)
     if _wants_grad(x):
         if out is not None and out is not x:
             raise RuntimeError(
@@ -555,19 +588,11 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
                 "not record writes into out; use y, mask = "
                 "rndnn.dropout(x, p) (or out=x: in place)")
         rt = importlib.import_module(".torch", __name__)
-        return _drawn(seed, offset, generator, _elements(noise),
-                      lambda s, o: rt._dropout_with_grad(
-                          x, p, s, o, mask, out is x, noise_shape, stream,
-                          alg, method, name))
-
-    def run(s, o):
-        m = _new(_is_tensor(x), _mask_shape(noise, mask), "u8") if mask \
-            else None
-        y = _dropout(x, p, False, m, mask or "", seed=s, offset=o,
-                     stream=stream, noise_shape=noise_shape, alg=alg,
-                     method=method, name=name, out=out)
-        return y, m
-    return _drawn(seed, offset, generator, _elements(noise), run)
+        return rt._dropout_with_grad(x, p, source, mask, out is x,
+                                     noise_shape, stream, alg, method, name)
+    y, m, _ = _dropout_forward(x, p, source, mask, noise_shape, stream, alg,
+                               method, name, out)
+    return y, m
 
 
 def dropout_backward(dy, p=None, *, mask=None, seed=None, offset=None,
@@ -605,18 +630,17 @@ def dropout_backward(dy, p=None, *, mask=None, seed=None, offset=None,
     elif seed is None:
         raise TypeError("dropout_backward() needs the forward's mask= or its "
                         "seed= (and offset=) to recompute the mask")
-    seed = _integer(seed, "seed")
-    offset = _integer(0 if offset is None else offset, "offset")
+    source = _source(seed, offset, None)
     if _wants_grad(dy):
         if out is not None:
             raise RuntimeError("dy requires grad and out= is given: "
                                "autograd does not record writes into out")
         rt = importlib.import_module(".torch", __name__)
-        return rt._Backward.apply(dy, p, seed, offset, mask, noise_shape,
+        return rt._Backward.apply(dy, p, *source[:2], mask, noise_shape,
                                   stream, alg, method, name)
-    return _dropout(dy, p, True, mask, mask_dtype, seed=seed,
-                    offset=offset, stream=stream, noise_shape=noise_shape,
-                    alg=alg, method=method, name=name, out=out)
+    return _dropout(dy, p, True, mask, mask_dtype, source, stream=stream,
+                    noise_shape=noise_shape, alg=alg, method=method,
+                    name=name, out=out)[0]
 
 
 def unpackbits(packed, shape):

@@ -1,6 +1,6 @@
 # Stubs of rndnn._rndnn, the pybind11 core (python/module.cpp). The
 # package's functions wrap generate() and dropout(); use those.
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,16 +29,20 @@ class Generator:
     def __eq__(self, other: object) -> bool: ...
 
 
+# With a generator, seed and offset are not read: the generator gives
+# them, reserving the call's elements once its arguments are checked.
 def generate(out: np.ndarray, shape: Sequence[int], dtype: str, dist: str,
              params: Sequence[float], method: str, bits: int, alg: str,
-             seed: int, offset: int, stream: int, name: str) -> None: ...
+             name: str, stream: int, seed: int, offset: int,
+             generator: Optional[Generator]) -> None: ...
 
 
+# Returns the (seed, offset) used.
 def dropout(src: np.ndarray, dst: np.ndarray, mask: Optional[np.ndarray],
             shape: Sequence[int], dtype: str, noise_shape: Sequence[int],
             mask_dtype: str, rate: float, backward: bool, method: str,
-            bits: int, alg: str, seed: int, offset: int, stream: int,
-            name: str) -> None: ...
+            bits: int, alg: str, name: str, stream: int, seed: int,
+            offset: int, generator: Optional[Generator]) -> Tuple[int, int]: ...
 
 
 def advise_huge_pages(address: int, nbytes: int) -> int: ...

@@ -13,12 +13,12 @@ replace_dropout(model) swaps torch's dropout modules for these. The
 modules script and trace (torch.jit) through the operator
 torch.ops.rndnn.dropout, registered here.
 """
-import itertools
-import math
 import numbers
+import secrets
 import warnings
 
 import torch
+import torch.fx
 
 import rndnn
 
@@ -52,14 +52,16 @@ def _check_generator(generator):
                         f"rndnn.Generator, not {type(generator).__name__}")
 
 
-def _draw(generator, count):
-    """(seed, offset) of one forward of @count mask elements: an
-    rndnn.Generator reserves them; torch's (the default one when None)
-    gives a seed, one random 63-bit integer, at offset 0."""
+def _draw(generator):
+    """(seed, offset, generator) of one forward, as rndnn.dropout's seed=,
+    offset= and generator= take them: torch's generator (the default one
+    when None) gives a seed, one random 63-bit integer, at offset 0; an
+    rndnn.Generator is given on, to reserve the mask's elements once the
+    call's arguments are checked."""
     if isinstance(generator, rndnn.Generator):
-        return generator.seed, generator.reserve(count)
+        return None, None, generator
     seed = torch.empty((), dtype=torch.int64).random_(generator=generator)
-    return int(seed), 0
+    return int(seed), 0, None
 
 
 class _Backward(torch.autograd.Function):
@@ -90,19 +92,20 @@ class DropoutFunction(torch.autograd.Function):
     pass (n/8 bytes), None keeps nothing and recomputes it; noise_shape
     shares the mask along its 1s. The result is a function of (x, p,
     seed, offset) alone, so torch.autograd.gradcheck applies. The gradient
-    is the mask times 1 / (1 - p).
+    is the mask times 1 / (1 - p). Further arguments: stream, alg, method,
+    name (rndnn.dropout's) and generator (an rndnn.Generator that gives
+    the seed and offset instead, which are then None).
     """
 
     @staticmethod
     def forward(ctx, x, p, seed, offset, mask="bit", inplace=False,
                 noise_shape=None, stream=0, alg="philox4x32_10",
-                method="auto", name=None, sink=None):
+                method="auto", name=None, generator=None, sink=None):
         if inplace and not x.is_contiguous():
             raise rndnn.Error("x must be contiguous to be written in place")
-        y, m = rndnn.dropout(x.contiguous(), p, seed=seed, offset=offset,
-                             mask=mask, noise_shape=noise_shape,
-                             stream=stream, alg=alg, method=method,
-                             name=name, out=x if inplace else None)
+        y, m, (seed, offset) = rndnn._dropout_forward(
+            x.contiguous(), p, rndnn._source(seed, offset, generator), mask,
+            noise_shape, stream, alg, method, name, x if inplace else None)
         if inplace:
             ctx.mark_dirty(x)
         if sink is not None:
@@ -113,7 +116,7 @@ class DropoutFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        return (_Backward.apply(dy, *ctx.args),) + (None,) * 11
+        return (_Backward.apply(dy, *ctx.args),) + (None,) * 12
 
 
 def _check_inplace(x):
@@ -129,14 +132,18 @@ def _check_inplace(x):
                                "operation.")
 
 
-def _dropout_with_grad(x, p, seed, offset, mask, inplace, noise_shape,
-                       stream, alg, method, name):
-    """rndnn.dropout's (y, mask) of a tensor that requires grad."""
+def _dropout_with_grad(x, p, source, mask, inplace, noise_shape, stream,
+                       alg, method, name):
+    """rndnn.dropout's (y, mask) of a tensor that requires grad; @source:
+    rndnn._source()'s."""
     if inplace:
         _check_inplace(x)
+    seed, offset, generator = source
+    if generator is not None:
+        seed = offset = None
     sink = []
     y = DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise_shape,
-                              stream, alg, method, name, sink)
+                              stream, alg, method, name, generator, sink)
     return y, sink[0]
 
 
@@ -220,8 +227,24 @@ def _forward(x, p, training, inplace, kind, mask, generator):
         if not x.is_contiguous():
             raise rndnn.Error("x must be contiguous to be written in place")
         _check_inplace(x)
-    seed, offset = _draw(generator, math.prod(noise or x.shape))
-    return DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise)
+    seed, offset, g = _draw(generator)
+    if x.numel() == 0:
+        # Nothing to draw, no mask to keep: x itself, as torch returns it,
+        # the generator moved on as for any data (rndnn.dropout reserves
+        # the mask's elements from an rndnn.Generator).
+        rndnn.dropout(x.detach(), p, seed=seed, offset=offset, generator=g,
+                      mask=None, noise_shape=noise)
+        return x
+    if x.requires_grad and torch.is_grad_enabled():
+        return DropoutFunction.apply(x, p, seed, offset, mask, inplace,
+                                     noise, 0, "philox4x32_10", "auto", None,
+                                     g)
+    # No backward: no mask kept, and, in place, x itself returned, as torch
+    # returns it (the autograd function's output is an alias of it).
+    y, _ = rndnn.dropout(x if inplace else x.contiguous(), p, seed=seed,
+                         offset=offset, generator=g, mask=None,
+                         noise_shape=noise, out=x if inplace else None)
+    return y
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None,
@@ -260,12 +283,14 @@ def dropout3d(input, p=0.5, training=True, inplace=False, *,
 
 
 # The generators of modules, by a key that TorchScript can hold (it has
-# no type for a generator): 0 is torch's default generator. A key lives
-# as long as the process; a scripted module saved and loaded in another
-# process finds its key no more, unless it is 0.
+# no type for a generator): 0 is torch's default generator, any other a
+# random 63-bit integer. A key lives as long as the process; a scripted
+# module saved and loaded in another process finds its key no more (unless
+# it is 0), and, keys being random, never names a generator of that
+# process by chance (keys counted from 1 in each process did).
 _GENERATORS = {0: None}
 _KEYS = {}
-_next_key = itertools.count(1)
+_PICKLED = {}  # key: the _Pickled of a torch.Generator
 
 
 def _key(generator):
@@ -273,20 +298,51 @@ def _key(generator):
         return 0
     key = _KEYS.get(id(generator))
     if key is None:
-        key = _KEYS[id(generator)] = next(_next_key)
+        while key is None or key in _GENERATORS:
+            key = secrets.randbits(63)
+        _KEYS[id(generator)] = key
         _GENERATORS[key] = generator  # held: the id stays its own
+        if isinstance(generator, torch.Generator):
+            _PICKLED[key] = _Pickled(generator)
     return key
 
 
-def _generator(key):
-    try:
-        return _GENERATORS[key]
-    except KeyError:
-        raise rndnn.Error(
-            f"rndnn.dropout: no generator has key {key} in this process (a "
+class _Pickled:
+    """A torch.Generator as the modules pickle it (it does not pickle
+    itself): its state, read when pickled, restored as a new generator.
+    One object per generator, so that the memo of pickle (torch.save) and
+    of copy.deepcopy gives the modules that shared a generator one copy of
+    it, as torch does for shared parameters."""
+
+    def __init__(self, generator):
+        self.generator = generator
+
+    def __reduce__(self):
+        return _restore, (self.generator.get_state(),)
+
+
+def _restore(state):
+    g = torch.Generator()
+    g.set_state(state)
+    return g
+
+
+def _unknown_key(key):
+    """The error of a generator key that names no generator in this
+    process, or "" for one that does."""
+    if key in _GENERATORS:
+        return ""
+    return (f"rndnn.dropout: no generator has key {key} in this process (a "
             "scripted module saved with its own generator= and loaded in "
             "another process: script it there, or use torch's default "
-            "generator)") from None
+            "generator)")
+
+
+def _generator(key):
+    error = _unknown_key(key)
+    if error:
+        raise rndnn.Error(error)
+    return _GENERATORS[key]
 
 
 # torch.ops.rndnn.dropout: the modules' forward under torch.jit.script
@@ -297,6 +353,8 @@ _library = torch.library.Library("rndnn", "DEF")
 _library.define("dropout(Tensor input, float p, bool train, bool inplace, "
                 "int kind, bool keep_mask, int generator) -> Tensor",
                 alias_analysis="CONSERVATIVE")
+# torch.ops.rndnn.unknown_generator(key): _unknown_key's message.
+_library.define("unknown_generator(int key) -> str")
 
 
 def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
@@ -308,6 +366,24 @@ def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
 
 
 _library.impl("dropout", _dropout_op, "CPU")
+_library.impl("unknown_generator", _unknown_key, "CompositeExplicitAutograd")
+
+
+@torch.jit.script
+def _scripted_dropout(input: torch.Tensor, p: float, train: bool,
+                      inplace: bool, kind: int, keep_mask: bool,
+                      generator: int) -> torch.Tensor:
+    """The modules' forward under torch.jit.script and torch.jit.trace
+    (which records this call, so a traced module checks its key too). An
+    unknown generator key is raised here, by TorchScript: torch 1.13's
+    interpreter drops the message of an error that the operator's Python
+    raises."""
+    if train and p != 0.0:
+        error = torch.ops.rndnn.unknown_generator(generator)
+        if error != "":
+            raise RuntimeError(error)
+    return torch.ops.rndnn.dropout(input, p, train, inplace, kind, keep_mask,
+                                   generator)
 
 
 class _Mixin:
@@ -317,10 +393,10 @@ class _Mixin:
     # Python branch of forward are never compiled.
     __jit_unused_properties__ = ["generator"]
 
-    def _setup(self, kind, mask, generator):
+    def _setup(self, mask, generator):
         _check_mask(mask)
         self.mask = mask
-        self._kind = kind
+        self._kind = self._KIND
         self._keep_mask = mask is not None
         self.generator = generator
 
@@ -338,9 +414,17 @@ class _Mixin:
 
     def forward(self, input):
         if torch.jit.is_scripting() or torch.jit.is_tracing():
-            return torch.ops.rndnn.dropout(
+            return _scripted_dropout(
                 input, self.p, self.training, self.inplace, self._kind,
                 self._keep_mask, self._generator_key)
+        if isinstance(input, torch.fx.Proxy):
+            # torch.fx.symbolic_trace: a leaf, as torch.nn's dropouts are
+            # (its default tracer traces through modules outside torch.nn),
+            # so that the graph calls this module and its mode and
+            # generator stay its own.
+            tracer = input.tracer
+            return tracer.create_proxy(
+                "call_module", tracer.path_of_module(self), (input,), {})
         return _forward(input, self.p, self.training, self.inplace,
                         self._kind, self.mask, self._generator)
 
@@ -359,20 +443,22 @@ class _Mixin:
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     # A torch.Generator does not pickle: a module holding one is saved
-    # (torch.save, copy.deepcopy) with the generator's state instead.
+    # (torch.save, copy.deepcopy) with the generator's _Pickled instead,
+    # the same object for every module that holds the generator, so that
+    # the copies share one generator as the originals did.
     def __getstate__(self):
         state = self.__dict__.copy()
-        g = state.get("_generator")
-        if isinstance(g, torch.Generator):
-            state["_generator"] = ("torch.Generator", g.get_state())
+        if isinstance(self._generator, torch.Generator):
+            state["_generator"] = _PICKLED[self._generator_key]
         return state
 
     def __setstate__(self, state):
         super().__setstate__(state)
         g = self.__dict__.get("_generator")
-        if isinstance(g, tuple) and g[:1] == ("torch.Generator",):
-            g = torch.Generator()
-            g.set_state(self.__dict__["_generator"][1])
+        if isinstance(g, _Pickled):  # copy.copy: the same generator
+            g = g.generator
+        elif isinstance(g, tuple) and g[:1] == ("torch.Generator",):
+            g = _restore(g[1])  # pickled by earlier versions
         self.generator = g
 
 
@@ -386,9 +472,11 @@ class Dropout(_Mixin, torch.nn.Dropout):
     Each training forward draws its seed from it (see rndnn.torch).
     """
 
+    _KIND = 0  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(0, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout1d(_Mixin, torch.nn.Dropout1d):
@@ -396,9 +484,11 @@ class Dropout1d(_Mixin, torch.nn.Dropout1d):
     L) or (C, L) inputs, with rndnn's masks (mask=, generator= as
     Dropout's)."""
 
+    _KIND = 1  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(1, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout2d(_Mixin, torch.nn.Dropout2d):
@@ -406,9 +496,11 @@ class Dropout2d(_Mixin, torch.nn.Dropout2d):
     H, W) inputs (a 3-D input is (N, C, L), with torch's warning), with
     rndnn's masks (mask=, generator= as Dropout's)."""
 
+    _KIND = 2  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(2, mask, generator)
+        self._setup(mask, generator)
 
 
 class Dropout3d(_Mixin, torch.nn.Dropout3d):
@@ -416,9 +508,11 @@ class Dropout3d(_Mixin, torch.nn.Dropout3d):
     D, H, W) or (C, D, H, W) inputs, with rndnn's masks (mask=,
     generator= as Dropout's)."""
 
+    _KIND = 3  # _forward's kind
+
     def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
         super().__init__(p, inplace)
-        self._setup(3, mask, generator)
+        self._setup(mask, generator)
 
 
 _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
@@ -428,18 +522,25 @@ _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
 def replace_dropout(model, *, mask="bit", generator=None):
     """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d in
     @model (recursively; exactly those types, not subclasses) for
-    rndnn.torch's, with the same p, inplace and training mode, and returns
-    the model (the new module when @model is itself one of those). A
-    module found at several places is replaced by one module."""
+    rndnn.torch's, and returns the model (the new module when @model is
+    itself one of those). Each new module takes over all that the one it
+    replaces held: p, inplace, the training mode, its hooks (whose
+    handles still remove them), buffers, parameters and any other
+    attribute but rndnn's own (mask, generator). A module found at several
+    places is replaced by one module."""
     _check_mask(mask)
     _check_generator(generator)
     done = {}
 
     def swap(m):
         if id(m) not in done:
-            new = _REPLACEMENTS[type(m)](m.p, m.inplace, mask=mask,
-                                         generator=generator)
-            new.train(m.training)
+            cls = _REPLACEMENTS[type(m)]
+            new = cls.__new__(cls)
+            # torch's attributes (the hooks' dicts themselves, so that
+            # their handles act on the new module) and the user's, then
+            # rndnn's, which win over a user's of the same name.
+            new.__dict__.update(m.__dict__)
+            new._setup(mask, generator)
             done[id(m)] = new
         return done[id(m)]
 

@@ -1,6 +1,9 @@
 """rndnn.dropout and rndnn.dropout_backward on NumPy arrays and torch
 tensors: the bytes of `rndnn dropout`'s files, masks kept as bits, as u8 or
 not at all, in place, with a noise shape, errors, and the GIL released."""
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -114,6 +117,22 @@ def test_errors_name_the_bad_value():
         rndnn.dropout(torch.ones(8, 2).t(), 0.5)
 
 
+@pytest.mark.parametrize("call", [
+    lambda: rndnn.dropout(np.ones(8, np.float32), seed=1, method="onednn"),
+    lambda: rndnn.dropout_backward(np.ones(8, np.float32), seed=1,
+                                   method="onednn")])
+def test_method_onednn_is_refused_in_pythons_words(call):
+    # The library's message told Python users to "give onednn_compat", an
+    # argument Python does not have.
+    with pytest.raises(rndnn.Error) as e:
+        call()
+    assert str(e.value) == (
+        "dropout has no method 'onednn' (oneDNN's rule is "
+        "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
+        "rndnn.dropout's methods are 'auto', 'threshold32', 'bytewise' "
+        "and 'bitsliced:B'")
+
+
 def test_a_u8_mask_needs_the_forwards_noise_shape():
     # (1, 10) bytes are as many as the packed bits of (8, 10): read as bits,
     # the 0/1 bytes kept 1 element in 8, with no error.
@@ -223,3 +242,43 @@ def test_a_rate_bitsliced_rounds_to_no_keep_is_refused():
                        r"draws are 0\.5 and 1"):
         rndnn.dropout(np.ones(8, np.float32), 0.77, seed=1,
                       method="bitsliced:1")
+
+
+@pytest.mark.parametrize("parent", ["rndnn", "torch"])
+def test_a_child_forked_after_threads_runs_instead_of_hanging(parent,
+                                                              tmp_path):
+    # GNU OpenMP's threads do not survive fork(): a child forked after a
+    # parallel region (rndnn's or torch's: they share libgomp) hung at its
+    # first one. It runs on one thread now, with the same values.
+    code = f"""
+import multiprocessing, sys
+import numpy as np, rndnn
+x = np.ones(1 << 22, np.float32)
+if {parent!r} == "torch":
+    import torch
+    torch.ones(1 << 24).exp().sum()  # torch's threads
+else:
+    rndnn.dropout(x, seed=1)  # rndnn's threads
+y = rndnn.dropout(x, seed=2)[0]
+
+def child(queue):
+    queue.put((rndnn.dropout(x, seed=2)[0].tobytes() == y.tobytes(),
+               rndnn.normal(size=1 << 20, seed=3).sum()))
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,))
+worker.start()
+worker.join(60)
+if worker.is_alive():
+    worker.kill()
+    sys.exit("the child hung")
+same, total = queue.get(timeout=10)
+assert same and total == rndnn.normal(size=1 << 20, seed=3).sum()
+print("ok")
+"""
+    env = dict(os.environ, OMP_NUM_THREADS="2", PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout == "ok\n", out.stderr[-2000:]

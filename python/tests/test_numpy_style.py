@@ -8,6 +8,7 @@ import pathlib
 import pydoc
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -92,13 +93,65 @@ def test_a_given_generator_moves_on_and_a_failed_call_does_not():
     g = rndnn.Generator(3, 10)
     rndnn.bernoulli(0.5, size=(4, 4), generator=g)
     assert g.offset == 26
-    with pytest.raises(rndnn.Error, match="bernoulli p=2"):
-        rndnn.bernoulli(2.0, size=4, generator=g)
-    assert g.offset == 26
+    # Refused before the generator reserves anything: by Python, by the
+    # library, for torch tensors that require grad too.
+    x, leaf = np.ones(8, np.float32), torch.ones(8, requires_grad=True)
+    for call in (lambda: rndnn.bernoulli(2.0, size=4, generator=g),
+                 lambda: rndnn.normal(size=4, alg="nope", generator=g),
+                 lambda: rndnn.normal(size=4, generator=g,
+                                      out=np.empty(3, np.float32)),
+                 lambda: rndnn.dropout(x, generator=g, method="bitsliced:40"),
+                 lambda: rndnn.dropout(x, 0.9, generator=g,
+                                       method="bitsliced:1"),
+                 lambda: rndnn.dropout(leaf, generator=g,
+                                       method="bitsliced:40"),
+                 lambda: rndnn.dropout(x, generator=g,
+                                       out=np.empty(7, np.float32))):
+        with pytest.raises(rndnn.Error):
+            call()
+        assert g.offset == 26
     y, _ = rndnn.dropout(np.ones(8, np.float32), 0.5, generator=g)
     assert g.offset == 34
     assert np.array_equal(y, rndnn.dropout(np.ones(8, np.float32), 0.5,
                                            seed=3, offset=26)[0])
+
+
+def test_threads_sharing_a_generator_never_get_one_range_twice():
+    # A call that raised put the generator back where it had been before
+    # its reservation, undoing the ranges that other threads reserved
+    # meanwhile (torch's allocations and the kernels release the GIL): their
+    # draws overlapped, and the offset ended short of the elements drawn.
+    # A bad argument now reserves nothing, and nothing is ever given back.
+    g = rndnn.Generator(5, 0)
+    n, calls, threads = 1 << 12, 100, 4
+    x, wrong = torch.ones(n), torch.empty(n - 1)  # out of the wrong size
+    drawn = [[] for _ in range(threads)]
+    surprises = []
+
+    def work(k):
+        for _ in range(calls):
+            drawn[k].append(rndnn.bits(n, generator=g))
+            try:
+                rndnn.dropout(x, generator=g, out=wrong)
+                surprises.append("out of the wrong size was taken")
+            except rndnn.Error:
+                pass
+            except BaseException as e:  # pragma: no cover
+                surprises.append(e)
+
+    workers = [threading.Thread(target=work, args=(k,))
+               for k in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert not surprises
+    assert g.offset == threads * calls * n
+    # Each range of n handed out once: the draws are the chunks of one
+    # long draw, each once.
+    want = rndnn.bits(threads * calls * n, seed=5, offset=0).reshape(-1, n)
+    assert sorted(a.tobytes() for d in drawn for a in d) == sorted(
+        w.tobytes() for w in want)
 
 
 def test_dropout_without_a_seed_differs_between_calls():
@@ -195,6 +248,33 @@ def test_p_everywhere_and_rate_still_accepted():
      "normal\\(\\) got an unexpected keyword argument 'nope'"),
     (lambda: rndnn.bernoulli(0.3), TypeError,
      "size 0.3 is not an int.*size= by keyword"),
+    # Strings that are no UTF-8 and values past C++'s types reached
+    # pybind11, which refused them as "incompatible function arguments".
+    (lambda: rndnn.normal(4, name="\udcff"), rndnn.Error,
+     r"name '\\udcff' is not valid UTF-8 text: its character 0 is a "
+     "lone surrogate"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32), alg="philox\udcff"),
+     rndnn.Error, "alg 'philox.*' is not valid UTF-8 text: its character 6"),
+    (lambda: rndnn.dropout_backward(np.ones(4, np.float32), seed=1,
+                                    method="auto\ud800"),
+     rndnn.Error, "method 'auto.*' is not valid UTF-8"),
+    (lambda: rndnn.bernoulli(size=4, method="bitsliced:\udcff"),
+     rndnn.Error, "method 'bitsliced:.*' is not valid UTF-8"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32), name=b"key"), TypeError,
+     "name must be a string, not bytes b'key'"),
+    (lambda: rndnn.normal(size=2**63, out=np.empty(4, np.float32)),
+     OverflowError, r"size \(9223372036854775808,\) has a dim outside "
+     r"\[0, 2\^63\)"),
+    (lambda: rndnn.unpackbits(np.ones(1, np.uint8), 2**70), OverflowError,
+     "shape .* has a dim outside"),
+    (lambda: rndnn.bernoulli(10**400, size=4), OverflowError,
+     "p=1000.* is outside the range of a double"),
+    (lambda: rndnn.bernoulli(size=4, method="bitsliced:4294967304"),
+     rndnn.Error, "bit count 4294967304 in method 'bitsliced:4294967304' is "
+     r"outside \[1, 32\]"),
+    (lambda: rndnn.dropout(np.ones(4, np.float32),
+                           method="bitsliced:4294967304"),
+     rndnn.Error, "bit count 4294967304"),
 ])
 def test_bad_arguments_raise_the_right_type_naming_the_value(call, error,
                                                              message):

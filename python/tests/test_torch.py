@@ -114,6 +114,59 @@ def test_a_copied_or_saved_model_draws_the_same_masks(generator):
     assert clone[1].generator is not model[1].generator
 
 
+def _copies(model):
+    """copy.deepcopy(model), and model through torch.save and torch.load."""
+    whole = io.BytesIO()
+    torch.save(model, whole)
+    whole.seek(0)
+    return [copy.deepcopy(model), torch.load(whole)]
+
+
+@pytest.mark.parametrize("generator", [
+    lambda: rndnn.Generator(5), lambda: torch.Generator().manual_seed(5)])
+@pytest.mark.parametrize("replace", [True, False])
+def test_copies_keep_a_shared_generator_shared(generator, replace):
+    # Layers that shared a torch.Generator were copied each with its own
+    # generator in the same state, and all drew the same masks.
+    g = generator()
+    if replace:
+        model = rt.replace_dropout(torch.nn.Sequential(
+            torch.nn.Dropout(0.5), torch.nn.Dropout(0.5),
+            torch.nn.Sequential(torch.nn.Dropout(0.5))), generator=g)
+    else:
+        model = torch.nn.Sequential(rt.Dropout(0.5, generator=g),
+                                    rt.Dropout(0.5, generator=g),
+                                    torch.nn.Sequential(
+                                        rt.Dropout(0.5, generator=g)))
+    x = torch.ones(4, 256)
+
+    def masks(m):
+        return [layer(x) for layer in (m[0], m[1], m[2][0])]
+
+    for c in _copies(model):
+        layers = (c[0], c[1], c[2][0])
+        assert all(d.generator is layers[0].generator for d in layers)
+        assert layers[0].generator is not g
+    copies = _copies(model)
+    want = masks(model)
+    assert not torch.equal(want[0], want[1])  # the layers differ
+    assert not torch.equal(want[1], want[2])
+    for c in copies:  # each copy replays the original's sequence
+        got = masks(c)
+        assert all(torch.equal(a, b) for a, b in zip(got, want))
+
+
+def test_a_shallow_copy_shares_the_generator_and_older_pickles_load():
+    g = torch.Generator().manual_seed(3)
+    d = rt.Dropout(0.5, generator=g)
+    assert copy.copy(d).generator is g
+    # Whole modules pickled by earlier versions held the state in a tuple.
+    state = dict(d.__dict__, _generator=("torch.Generator", g.get_state()))
+    old = rt.Dropout.__new__(rt.Dropout)
+    old.__setstate__(state)
+    assert torch.equal(old.generator.get_state(), g.get_state())
+
+
 @pytest.mark.parametrize("protocol", range(1, pickle.HIGHEST_PROTOCOL + 1))
 def test_a_model_saves_with_every_pickle_protocol(protocol):
     # Protocol 1 aborted the interpreter. (torch.load reads no protocol 0

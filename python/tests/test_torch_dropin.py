@@ -3,10 +3,15 @@ torch.manual_seed and by reseeding a given torch.Generator, state_dict
 compatible with torch.nn.Dropout both ways, Dropout1d/2d/3d against
 torch's shapes, keep rates, warnings and errors, replace_dropout, inplace,
 autograd, and torch.jit.trace and script."""
+import os
+import subprocess
+import sys
 import warnings
 
+import numpy as np
 import pytest
 import torch
+import torch.fx
 
 import rndnn
 import rndnn.torch as rt
@@ -185,6 +190,34 @@ def test_replace_dropout_swaps_every_kind_recursively():
     assert model[1](torch.ones(2, 4)).shape == (2, 4)
 
 
+def test_replace_dropout_keeps_hooks_and_module_state():
+    # Hooks registered on the torch modules replaced stopped firing.
+    old = torch.nn.Dropout(0.5)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), old)
+    calls = []
+    old.register_forward_pre_hook(lambda m, i: calls.append("pre"))
+    old.register_forward_hook(lambda m, i, o: calls.append("forward"))
+    old.register_full_backward_hook(lambda m, gi, go: calls.append("back"))
+    gone = old.register_forward_hook(lambda m, i, o: calls.append("removed"))
+    old.register_buffer("tag", torch.tensor(7))
+    old.note, old.mask = "mine", torch.ones(3)
+    old.eval()
+    rt.replace_dropout(model, mask=None)
+    new = model[1]
+    assert type(new) is rt.Dropout and not new.training
+    assert new.note == "mine" and list(new.state_dict()) == ["tag"]
+    assert new.mask is None  # rndnn's own attributes win
+    gone.remove()  # the handles still remove the hooks
+    model.train()
+    model(torch.ones(2, 4, requires_grad=True)).sum().backward()
+    assert calls == ["pre", "forward", "back"]
+    # The forward is rndnn's: the mask of the seed torch's generator gave.
+    torch.manual_seed(1)
+    y = new(torch.ones(64))
+    torch.manual_seed(1)
+    assert torch.equal(y, rt.dropout(torch.ones(64), 0.5))
+
+
 def test_inplace_as_torch():
     x = torch.randn(30, requires_grad=True)
     h = x * 1
@@ -198,6 +231,87 @@ def test_inplace_as_torch():
                            "requires grad is being used in an in-place"):
             d(leaf)
     assert torch.equal(leaf, torch.ones(5))  # refused before any write
+
+
+@pytest.mark.parametrize("mode", ["plain", "no_grad", "inference"])
+def test_inplace_returns_the_input_itself_as_torch(mode):
+    # It returned an alias of the input, not the input.
+    for ours, theirs in ((rt.Dropout(0.5, inplace=True),
+                          torch.nn.Dropout(0.5, inplace=True)),
+                         (rt.Dropout2d(0.5, inplace=True),
+                          torch.nn.Dropout2d(0.5, inplace=True))):
+        for d in (ours, theirs):
+            torch.manual_seed(0)
+            if mode == "plain":
+                x = torch.ones(4, 6, 5, 3)
+                y = d(x)
+            elif mode == "no_grad":  # a leaf that requires grad is written
+                x = torch.ones(4, 6, 5, 3, requires_grad=True)
+                with torch.no_grad():
+                    y = d(x)
+                assert x.is_leaf and x.grad_fn is None
+            else:
+                with torch.inference_mode():
+                    x = torch.ones(4, 6, 5, 3)
+                    y = d(x)
+            assert y is x, (d, mode)
+            if mode != "inference":  # inference tensors have no version
+                assert x._version == 1
+            assert torch.any(x == 0) and torch.any(x == 2)
+    x = torch.ones(8)
+    assert rt.dropout(x, 0.5, inplace=True) is x
+
+
+def test_empty_data_draws_nothing_and_allocates_nothing(tmp_path):
+    # Dropout2d of (65536, 65536, 0, 2) drew and kept the whole 2^32-bit
+    # channel mask (512 MiB). Run under an address-space limit of 256 MiB
+    # more than the process had.
+    code = """
+import resource
+import numpy as np, torch, rndnn, rndnn.torch as rt
+rt.Dropout2d(0.5)(torch.ones(2, 3, 4, 4))  # threads, code: made before
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) for l in f if l.startswith("VmSize:")) << 10
+resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20),) * 2)
+x = torch.empty(65536, 65536, 0, 2)
+assert rt.Dropout2d(0.5)(x) is x
+assert rt.Dropout2d(0.5, inplace=True)(x) is x
+leaf = x.clone().requires_grad_()
+assert rt.Dropout2d(0.5)(leaf) is leaf
+a = np.empty((65536, 65536, 0, 2), np.float32)
+noise = (65536, 65536, 1, 1)
+y, m = rndnn.dropout(a, seed=1, mask=None, noise_shape=noise)
+assert y.shape == a.shape and m is None
+assert rndnn.dropout_backward(a, seed=1, noise_shape=noise).shape == a.shape
+print("ok")
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout == "ok\n", out.stderr[-2000:]
+
+
+def test_empty_data_moves_the_generator_on_as_any_data():
+    # As for data with elements: torch's generator gives one word a
+    # forward; an rndnn.Generator reserves the mask's elements (the noise
+    # shape's: the C++ dropout's next offset).
+    g = torch.Generator().manual_seed(2)
+    rt.Dropout2d(0.5, generator=g)(torch.empty(2, 3, 0, 2))
+    want = torch.Generator().manual_seed(2)
+    torch.empty((), dtype=torch.int64).random_(generator=want)
+    assert torch.equal(g.get_state(), want.get_state())
+    r = rndnn.Generator(3, 10)
+    rt.Dropout2d(0.5, generator=r)(torch.empty(2, 3, 0, 2))
+    assert r.offset == 16
+    rt.Dropout(0.5, generator=r)(torch.empty(2, 3, 0))
+    assert r.offset == 16
+    y, m = rndnn.dropout(np.empty((2, 3, 0), np.float32), generator=r,
+                         noise_shape=(2, 3, 1))
+    assert r.offset == 22 and y.shape == (2, 3, 0)
+    # A mask asked for is the noise shape's, as ever.
+    assert np.array_equal(m, rndnn.bernoulli(0.5, size=6, seed=3, offset=16,
+                                             packed=True))
 
 
 def test_rndnn_dropout_of_a_tensor_requiring_grad_backpropagates():
@@ -271,6 +385,34 @@ def test_trace_in_eval_and_train():
     assert torch.equal(model(x), a)
 
 
+# Scripting a GraphModule warns about torch's own attributes.
+@pytest.mark.filterwarnings("ignore:The TorchScript type system")
+def test_fx_trace_and_script_of_one_model_agree():
+    # torch.fx.symbolic_trace failed: "argument 'input' must be Tensor,
+    # not Proxy". The modules are FX leaves, as torch's own dropouts.
+    model = rt.replace_dropout(torch.nn.Sequential(
+        torch.nn.Linear(8, 16), torch.nn.Dropout(0.5), torch.nn.ReLU(),
+        torch.nn.Unflatten(1, (4, 2, 2)), torch.nn.Dropout2d(0.3)))
+    x = torch.randn(3, 8)
+    fx = torch.fx.symbolic_trace(model)
+    assert [n.op for n in fx.graph.nodes].count("call_module") == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the check sees new masks
+        traced = torch.jit.trace(model, x, check_trace=False)
+    forms = [fx, traced, torch.jit.script(model), torch.jit.script(fx)]
+    torch.manual_seed(4)
+    want = model(x)
+    for f in forms:
+        torch.manual_seed(4)
+        assert torch.equal(f(x), want), f
+    # A trace keeps the mode it was traced in, as torch's dropout's does.
+    model.eval()
+    forms[1] = torch.jit.trace(model, x)
+    for f in forms:
+        f.eval()
+    assert all(torch.equal(f(x), model(x)) for f in forms)
+
+
 def test_a_scripted_model_saves_and_loads(tmp_path):
     model = _model()
     path = str(tmp_path / "model.pt")
@@ -291,3 +433,41 @@ def test_an_unknown_generator_key_raises_in_train_mode_only():
                                    10**9) is x
     with pytest.raises(Exception, match="no generator has key 1000000000"):
         torch.ops.rndnn.dropout(x, 0.5, True, False, 0, True, 10**9)
+
+
+def test_a_loaded_model_never_borrows_another_processs_generator(tmp_path):
+    # Keys were 1, 2, ... in each process: a model scripted with its own
+    # generator and loaded in a process that had given a module a generator
+    # first silently drew from that one. Scripted or traced, it raises
+    # now, naming the key (TorchScript dropped the message of the error
+    # raised in the operator's Python).
+    model = torch.nn.Sequential(rt.Dropout(0.5, generator=torch.Generator()))
+    x = torch.ones(8)
+    torch.jit.save(torch.jit.script(model), str(tmp_path / "script.pt"))
+    torch.jit.save(torch.jit.trace(model, x, check_trace=False),
+                   str(tmp_path / "trace.pt"))
+    code = """
+import torch, rndnn.torch as rt
+mine = rt.Dropout(0.5, generator=torch.Generator())
+x = torch.ones(8)
+for name in ("script.pt", "trace.pt"):
+    loaded = torch.jit.load(name)
+    try:
+        loaded(x)
+    except Exception as e:
+        print(name, str(e).splitlines()[-1])
+    else:
+        print(name, "drew from key", mine._generator_key)
+loaded = torch.jit.load("script.pt")
+loaded.eval()
+assert torch.equal(loaded(x), x)  # eval mode draws nothing
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(rndnn.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path,
+                         check=True, capture_output=True, text=True).stdout
+    key = model[0]._generator_key
+    assert 0 < key < 2**63
+    for name in ("script.pt", "trace.pt"):
+        assert (f"{name} builtins.RuntimeError: rndnn.dropout: no generator "
+                f"has key {key} in this process") in out, out
