@@ -1,5 +1,5 @@
 // The Python module rndnn._rndnn (pybind11): random tensors into NumPy
-// arrays, the generator and dropout. python/rndnn/__init__.py wraps it;
+// arrays, the generator and dropout. python/rndnn/_arrays.py wraps it;
 // docs/python.md describes the package.
 #include <cstdint>
 #include <cstring>
@@ -74,7 +74,7 @@ private:
     std::list<std::pair<key_t, std::shared_ptr<const primitive_t>>> list_;
 };
 
-// New outputs (rndnn/__init__.py's _new, before anything writes them):
+// New outputs (rndnn/_arrays.py's _new, before anything writes them):
 // the 2 MiB-aligned interior of @p nbytes at @p address is advised for
 // transparent huge pages (MADV_HUGEPAGE: THP's `madvise` mode, Debian's
 // default, backs only advised memory), so that a fresh mapping faults 2 MiB
@@ -190,7 +190,7 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
     clear_unused_bits(data, d.dst);
 }
 
-// The method named as rndnn/__init__.py's _method() names it: the
+// The method named as rndnn/_arrays.py's _method() names it: the
 // library's names.
 rndnn::bernoulli_method to_method(const std::string &method) {
     return rndnn::str2bernoulli_method(method);

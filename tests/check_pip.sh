@@ -79,7 +79,7 @@ dyn = subprocess.run(["readelf", "-d", ext[0]], capture_output=True,
 assert "librndnn" not in dyn and "RPATH" not in dyn and "RUNPATH" not in dyn, dyn
 if wheel:
     names = zipfile.ZipFile(wheel).namelist()
-    for f in ("rndnn/__init__.py", "rndnn/torch.py"):
+    for f in ("rndnn/__init__.py", "rndnn/_arrays.py", "rndnn/torch.py"):
         assert f in names, names
     assert [n for n in names if n.startswith("rndnn/_rndnn.") and n.endswith(".so")], names
     assert "-cp%d%d-" % sys.version_info[:2] in os.path.basename(wheel), wheel

@@ -20,7 +20,8 @@ import warnings
 import torch
 import torch.fx
 
-import rndnn
+from . import _arrays
+from ._rndnn import Error, Generator
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
@@ -42,12 +43,12 @@ def _check_p(p):
 
 def _check_mask(mask):
     if mask not in _MASKS:
-        raise rndnn.Error(f"unknown mask '{mask}': \"bit\" or None")
+        raise Error(f"unknown mask '{mask}': \"bit\" or None")
 
 
 def _check_generator(generator):
     if generator is not None and not isinstance(
-            generator, (torch.Generator, rndnn.Generator)):
+            generator, (torch.Generator, Generator)):
         raise TypeError("generator must be a torch.Generator or an "
                         f"rndnn.Generator, not {type(generator).__name__}")
 
@@ -58,7 +59,7 @@ def _draw(generator):
     when None) gives a seed, one random 63-bit integer, at offset 0; an
     rndnn.Generator is given on, to reserve the mask's elements once the
     call's arguments are checked."""
-    if isinstance(generator, rndnn.Generator):
+    if isinstance(generator, Generator):
         return None, None, generator
     seed = torch.empty((), dtype=torch.int64).random_(generator=generator)
     return int(seed), 0, None
@@ -73,10 +74,9 @@ class _Backward(torch.autograd.Function):
                 alg="philox4x32_10", method="auto", name=None):
         ctx.args = (p, seed, offset, mask, noise_shape, stream, alg, method,
                     name)
-        return rndnn.dropout_backward(
-            dy.contiguous(), p, mask=mask, seed=seed, offset=offset,
-            noise_shape=noise_shape, stream=stream, alg=alg, method=method,
-            name=name)
+        return _arrays._dropout_backward(
+            dy.contiguous(), p, mask, seed, offset, stream, noise_shape, alg,
+            method, name, None)
 
     @staticmethod
     def backward(ctx, ddx):
@@ -102,9 +102,9 @@ class DropoutFunction(torch.autograd.Function):
                 noise_shape=None, stream=0, alg="philox4x32_10",
                 method="auto", name=None, generator=None, sink=None):
         if inplace and not x.is_contiguous():
-            raise rndnn.Error("x must be contiguous to be written in place")
-        y, m, (seed, offset) = rndnn._dropout_forward(
-            x.contiguous(), p, rndnn._source(seed, offset, generator), mask,
+            raise Error("x must be contiguous to be written in place")
+        y, m, (seed, offset) = _arrays._dropout_forward(
+            x.contiguous(), p, _arrays._source(seed, offset, generator), mask,
             noise_shape, stream, alg, method, name, x if inplace else None)
         if inplace:
             ctx.mark_dirty(x)
@@ -219,21 +219,22 @@ def _forward(x, p, training, inplace, kind, mask, generator):
         return x
     _check_mask(mask)
     if x.dtype not in _TYPES:
-        raise rndnn.Error(f"dropout takes f32, bf16 or f16 data, not "
+        raise Error(f"dropout takes f32, bf16 or f16 data, not "
                           f"{x.dtype}")
     if x.device.type != "cpu":
-        raise rndnn.Error(f"x is on {x.device}, rndnn runs on the CPU")
+        raise Error(f"x is on {x.device}, rndnn runs on the CPU")
     if inplace:
         if not x.is_contiguous():
-            raise rndnn.Error("x must be contiguous to be written in place")
+            raise Error("x must be contiguous to be written in place")
         _check_inplace(x)
     seed, offset, g = _draw(generator)
     if x.numel() == 0:
         # Nothing to draw, no mask to keep: x itself, as torch returns it,
         # the generator moved on as for any data (rndnn.dropout reserves
         # the mask's elements from an rndnn.Generator).
-        rndnn.dropout(x.detach(), p, seed=seed, offset=offset, generator=g,
-                      mask=None, noise_shape=noise)
+        _arrays._dropout_forward(x.detach(), p, _arrays._source(seed, offset, g),
+                                 None, noise, 0, _arrays._ALG, "auto", None,
+                                 None)
         return x
     if x.requires_grad and torch.is_grad_enabled():
         return DropoutFunction.apply(x, p, seed, offset, mask, inplace,
@@ -241,9 +242,9 @@ def _forward(x, p, training, inplace, kind, mask, generator):
                                      g)
     # No backward: no mask kept, and, in place, x itself returned, as torch
     # returns it (the autograd function's output is an alias of it).
-    y, _ = rndnn.dropout(x if inplace else x.contiguous(), p, seed=seed,
-                         offset=offset, generator=g, mask=None,
-                         noise_shape=noise, out=x if inplace else None)
+    y, _, _ = _arrays._dropout_forward(
+        x if inplace else x.contiguous(), p, _arrays._source(seed, offset, g),
+        None, noise, 0, _arrays._ALG, "auto", None, x if inplace else None)
     return y
 
 
@@ -341,7 +342,7 @@ def _unknown_key(key):
 def _generator(key):
     error = _unknown_key(key)
     if error:
-        raise rndnn.Error(error)
+        raise Error(error)
     return _GENERATORS[key]
 
 
@@ -438,8 +439,8 @@ class _Mixin:
         # Older rndnn.torch.Dropouts saved their rndnn.Generator as
         # _extra_state: such checkpoints still load, restoring it.
         old = state_dict.pop(prefix + "_extra_state", None)
-        if old is not None and isinstance(self._generator, rndnn.Generator):
-            self.generator = rndnn.Generator.load(old)
+        if old is not None and isinstance(self._generator, Generator):
+            self.generator = Generator.load(old)
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     # A torch.Generator does not pickle: a module holding one is saved

@@ -1,0 +1,581 @@
+"""The array functions of rndnn (docs/python.md): random tensors and
+dropout on NumPy arrays and torch CPU tensors, without autograd; rndnn
+(__init__.py) hands them on, rndnn.torch builds its autograd on them."""
+import functools
+import numbers
+import operator
+import sys
+
+import numpy as np
+
+from . import _rndnn
+from ._rndnn import Error, Generator, OutOfRangeError, __version__
+
+# The generator of every call without seed=: seed 0 until manual_seed, as
+# torch's default generator has a fixed seed, so a program that seeds
+# nothing still draws the same values at every run.
+default_generator = Generator(0, 0)
+
+
+def manual_seed(seed):
+    """Resets rndnn.default_generator to (seed, offset 0) and returns it:
+    the calls without seed= that follow draw the same values again."""
+    default_generator.__init__(seed, 0)
+    return default_generator
+
+
+# rndnn's data types as NumPy's (bf16 as its bits: NumPy has none) and
+# torch's (bit: packed uint8; torch has no uint32: int32 holds the words).
+_NUMPY = {"u32": np.uint32, "s32": np.int32, "u8": np.uint8, "bit": np.uint8,
+          "f32": np.float32, "f16": np.float16, "bf16": np.uint16}
+_FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items() if k != "bit"}
+_TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
+          "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+_FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
+               if k not in ("u32", "bit")}
+# dtype= as a string: rndnn's names and NumPy's and torch's.
+_NAMES = {"u32": "u32", "uint32": "u32", "s32": "s32", "int32": "s32",
+          "u8": "u8", "uint8": "u8", "bit": "bit", "f32": "f32",
+          "float32": "f32", "f16": "f16", "float16": "f16", "half": "f16",
+          "bf16": "bf16", "bfloat16": "bf16"}
+# dtype= as a NumPy type (uint16 is no dtype to ask for: bf16 is).
+_FROM_NUMPY_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+                     np.dtype(np.uint8): "u8", np.dtype(np.int32): "s32",
+                     np.dtype(np.uint32): "u32"}
+
+
+def _torch():
+    """torch if it has been imported (a tensor cannot exist before)."""
+    return sys.modules.get("torch")
+
+
+def _is_tensor(a):
+    torch = _torch()
+    return torch is not None and isinstance(a, torch.Tensor)
+
+
+def _dtype(dtype):
+    """(rndnn's name of @dtype, whether it is a torch dtype): None, a
+    string, a NumPy dtype or type, or a torch dtype."""
+    if dtype is None:
+        return None, False
+    torch = _torch()
+    if torch is not None and isinstance(dtype, torch.dtype):
+        name = _FROM_TORCH.get(str(dtype))
+        if name is None:
+            raise Error(f"dtype {dtype} is not one rndnn writes: "
+                        "torch.float32, float16, bfloat16, uint8 or int32")
+        return name, True
+    if isinstance(dtype, str):
+        if dtype not in _NAMES:
+            raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NAMES))
+        return _NAMES[dtype], False
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError("dtype must be a string, a NumPy dtype or a torch "
+                        f"dtype, not {type(dtype).__name__} {dtype!r}") from None
+    if d not in _FROM_NUMPY_DTYPE:
+        raise Error(f"dtype {d} is not one rndnn writes: float32, float16, "
+                    "uint8, int32, uint32 (or 'bfloat16', 'bit')")
+    return _FROM_NUMPY_DTYPE[d], False
+
+
+def _shape(shape, what="shape"):
+    # operator.index: a float or a string is no dim (int() truncated 2.5).
+    try:
+        dims = ((operator.index(shape),) if np.isscalar(shape)
+                else tuple(operator.index(d) for d in shape))
+    except TypeError:
+        raise TypeError(f"{what} {shape!r} is not an int or a sequence of "
+                        "ints") from None
+    if any(d < 0 for d in dims):
+        raise Error(f"{what} {dims} has a negative dim")
+    if any(d >= 1 << 63 for d in dims):
+        raise OutOfRangeError(f"{what} {dims} has a dim outside [0, 2^63)")
+    return dims
+
+
+# The ranges of seed (s64), offset and stream (u64).
+_RANGES = {"seed": (-(1 << 63), 1 << 63, "[-2^63, 2^63)"),
+           "offset": (0, 1 << 63, "[0, 2^63)"),
+           "stream": (0, 1 << 64, "[0, 2^64)")}
+
+
+def _integer(value, name):
+    """@value, an integer in @name's range: a TypeError for a float or a
+    string (int() truncated 1.5), OutOfRangeError (an OverflowError and
+    an rndnn.Error) outside the range."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not "
+                        f"{type(value).__name__} {value!r}") from None
+    lo, hi, text = _RANGES[name]
+    if not lo <= v < hi:
+        raise OutOfRangeError(f"{name}={v} is outside {text}")
+    return v
+
+
+def _real(value, name):
+    """@value as a float: TypeError for what is no real number (a string,
+    a list: rndnn's parameters are scalars)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, not "
+                        f"{type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise OutOfRangeError(f"{name}={value} is outside the range of a "
+                              "double") from None
+
+
+def _probability(p, rate, fn, default=0.5):
+    """The probability given as @p or, by its older name, @rate."""
+    if p is not None and rate is not None:
+        raise TypeError(f"{fn}() got p={p!r} and rate={rate!r}: rate is p's "
+                        "older name, give one")
+    p = _real(default if p is None and rate is None
+              else rate if p is None else p, "p")
+    if not 0.0 <= p <= 1.0:
+        raise Error(f"{fn} probability p={p} is outside [0, 1]")
+    return p
+
+
+def _string(value, name):
+    """@value, a str that UTF-8 encodes (the library's strings are UTF-8):
+    TypeError for what is no str (bytes among them), rndnn.Error for a
+    str with a lone surrogate ('\\udcff', as os.fsdecode makes of a bad
+    byte)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not "
+                        f"{type(value).__name__} {value!r}")
+    try:
+        value.encode()
+    except UnicodeEncodeError as e:
+        raise Error(f"{name} {value!r} is not valid UTF-8 text: its "
+                    f"character {e.start} is a lone surrogate") from None
+    return value
+
+
+def _source(seed, offset, generator):
+    """(seed, offset, generator) of a call, as _rndnn's functions take
+    them: @seed and @offset as given or, without a seed, @generator
+    (default_generator when None), from which the C++ reserves the call's
+    elements once it has checked the call's arguments. A range is never
+    given back, even if the call fails after reserving it (threads that
+    share the generator reserve meanwhile: docs/python.md)."""
+    if seed is None:
+        if offset is not None:
+            raise TypeError("offset= goes with seed=: without seed=, the "
+                            "generator gives both")
+        g = default_generator if generator is None else generator
+        if not isinstance(g, Generator):
+            raise TypeError("generator must be an rndnn.Generator, not "
+                            f"{type(g).__name__}")
+        return 0, 0, g
+    if generator is not None:
+        raise TypeError("seed= and generator= exclude each other")
+    return (_integer(seed, "seed"),
+            _integer(0 if offset is None else offset, "offset"), None)
+
+
+def _elements(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _check_written(a):
+    """Refuses a torch tensor @a that rndnn would write behind autograd's
+    back, as torch's own in-place operations do, and moves its version
+    counter on as they do, so a backward that saved it raises instead of
+    using the new values."""
+    torch = _torch()
+    if a.requires_grad and torch.is_grad_enabled():
+        if a.is_leaf:
+            raise RuntimeError(
+                "out= is a leaf Variable that requires grad: a leaf "
+                "Variable that requires grad is being used in an in-place "
+                "operation.")
+        if a._base is not None and a._base.is_leaf:
+            raise RuntimeError(
+                "out= is a view of a leaf Variable that requires grad: a "
+                "view of a leaf Variable that requires grad is being used "
+                "in an in-place operation.")
+        raise RuntimeError(
+            "out= requires grad, and autograd does not record rndnn's "
+            "writes: write under torch.no_grad(), or use rndnn.torch for "
+            "a differentiable dropout")
+    if not a.is_inference():
+        a.detach().view(-1)[:0].zero_()  # the version moves on
+
+
+def _array(a, what):
+    """@a, refused (TypeError) unless a NumPy array or a torch tensor."""
+    if not isinstance(a, np.ndarray) and not _is_tensor(a):
+        raise TypeError(f"{what} must be a NumPy array or a torch tensor, "
+                        f"not {type(a).__name__}")
+    return a
+
+
+def _view(a, what, written=False):
+    """(the ndarray sharing @a's memory, rndnn's name of its type) of a
+    NumPy array or a torch CPU tensor; @written: rndnn writes it."""
+    _array(a, what)
+    if isinstance(a, np.ndarray):
+        if written and not a.flags.writeable:
+            raise Error(f"{what} is read-only")
+        return a, _FROM_NUMPY.get(a.dtype)
+    torch = _torch()
+    if a.device.type != "cpu":
+        raise Error(f"{what} is on {a.device}, rndnn runs on the CPU")
+    if not a.is_contiguous():
+        raise Error(f"{what} must be contiguous")
+    if written:
+        _check_written(a)
+    a = a.detach()
+    dtype = _FROM_TORCH.get(str(a.dtype))
+    return (a.view(torch.int16) if dtype == "bf16" else a).numpy(), dtype
+
+
+def _new(torch_like, shape, dtype):
+    """A new array of @shape and rndnn type @dtype: a torch tensor where
+    @torch_like, else NumPy."""
+    if torch_like:
+        # Advised for huge pages before the kernel first writes it, where
+        # it is a fresh block of 32 MiB or more (module.cpp's
+        # advise_huge_pages; NumPy advises its own arrays itself).
+        torch = _torch()
+        t = torch.empty(shape, dtype=getattr(torch, _TORCH[dtype]))
+        _rndnn.advise_huge_pages(t.data_ptr(), t.numel() * t.element_size())
+        return t
+    return np.empty(shape, _NUMPY[dtype])
+
+
+def _mask_shape(shape, dtype):
+    return ((_elements(shape) + 7) // 8,) if dtype == "bit" else shape
+
+
+def _noise(noise_shape, shape):
+    """The mask's dims: @noise_shape, each of its dims @shape's or 1, or
+    the data's @shape when None."""
+    if noise_shape is None:
+        return tuple(shape)
+    noise = _shape(noise_shape, "noise_shape")
+    if len(noise) != len(shape) or any(
+            n not in (d, 1) for n, d in zip(noise, shape)):
+        raise Error(f"noise shape {noise} does not fit the data shape "
+                    f"{tuple(shape)} (each noise dim must equal the data's "
+                    "or be 1)")
+    return noise
+
+
+def _overlap(a, b, a_name, b_name, same=False):
+    """Refuses arrays @a and @b whose bytes overlap, except, with @same,
+    when they are the same bytes (in place)."""
+    if a.size == 0 or b.size == 0:
+        return
+    (a_lo, a_hi), (b_lo, b_hi) = np.byte_bounds(a), np.byte_bounds(b)
+    if a_lo < b_hi and b_lo < a_hi and not (
+            same and (a_lo, a_hi) == (b_lo, b_hi)):
+        raise Error(f"{a_name} overlaps {b_name} in memory ({a_name} starts "
+                    f"{a_lo - b_lo:+d} bytes from {b_name}, ends "
+                    f"{a_hi - b_hi:+d} from its end)"
+                    + (f"; in place, {a_name} must be {b_name} itself"
+                       if same else ""))
+
+
+def _method(method):
+    """(the method's name, its b) of 'name' or 'bitsliced:B'; the library
+    parses the name (its table of methods: auto, threshold32, bitsliced,
+    onednn, bytewise) and refuses, naming them all, one it does not know."""
+    kind, colon, bits = _string(method, "method").partition(":")
+    if colon and kind != "bitsliced":
+        raise Error(f"unknown method '{method}': only bitsliced takes :B")
+    if kind == "bitsliced" and not colon:
+        raise Error("method 'bitsliced' needs its bit count: 'bitsliced:B', "
+                    "1 <= B <= 32 (bitsliced:32 keeps p exact to 2^-32)")
+    try:
+        b = int(bits) if colon else 1
+    except ValueError:
+        raise Error(f"bad bit count in method '{method}'") from None
+    # The library names a bad B; one past a C int would not reach it.
+    if not -2**31 <= b < 2**31:
+        raise Error(f"bit count {b} in method '{method}' is outside [1, 32]")
+    return kind, b
+
+
+_ALG = "philox4x32_10"
+
+
+def _numpy_style(params, legacy):
+    """Decorates a function whose signature is NumPy's (@params, then
+    size, then keyword-only arguments) so that it keeps its older calls:
+    its positional arguments bind to (size, *params) unless size= is given
+    by keyword, and the keywords of @legacy ({older name: name}) are
+    accepted."""
+    def decorate(impl):
+        name = impl.__name__
+
+        @functools.wraps(impl)
+        def f(*args, **kwargs):
+            for old, new in legacy.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{name}() got {old}= and {new}=: "
+                                        f"{old} is {new}'s older name")
+                    kwargs[new] = kwargs.pop(old)
+            order = list(params) if "size" in kwargs else ["size", *params]
+            if len(args) > len(order):
+                raise TypeError(
+                    f"{name}() takes at most {len(order)} positional "
+                    f"arguments ({len(args)} given): "
+                    + ("with size= by keyword, the positional ones are "
+                       + ", ".join(params) if "size" in kwargs else
+                       "(size, " + ", ".join(params) + "), or NumPy's "
+                       "order with size= by keyword"))
+            for key, value in zip(order, args):
+                if key in kwargs:
+                    raise TypeError(f"{name}() got multiple values for "
+                                    f"argument '{key}'")
+                kwargs[key] = value
+            return impl(**kwargs)
+        return f
+    return decorate
+
+
+def _generate(fn, dist, params, size, dtype, default, *, packed=False,
+              method="auto", alg, seed, offset, stream, generator, name,
+              out):
+    dtype, as_torch = _dtype(dtype)
+    if packed:
+        if dtype not in (None, "bit"):
+            raise Error(f"{fn}(packed=True) gives packed bits (uint8); "
+                        f"dtype={dtype} asks for another type")
+        dtype = "bit"
+    scalar = size is None and out is None
+    if size is None:
+        if out is not None:
+            if dtype == "bit":
+                raise TypeError(f"{fn}() of packed bits into out= needs "
+                                "size=: out holds 8 elements a byte")
+            shape = tuple(_array(out, "out").shape)
+        else:
+            shape = ()
+    else:
+        try:
+            shape = _shape(size, "size")
+        except TypeError as e:
+            raise TypeError(f"{e} (the first positional argument is size; "
+                            "with size= by keyword, the positional ones are "
+                            "NumPy's)") from None
+    source = _source(seed, offset, generator)
+    params = [_real(v, k) for k, v in params]
+    if dtype is not None and dtype not in _NUMPY:
+        raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NUMPY))
+    kind, bits = _method(method)
+    alg = _string(alg, "alg")
+    name = "" if name is None else _string(name, "name")
+    stream = _integer(stream, "stream")
+    if out is None:
+        dtype = dtype or default
+        out = _new(as_torch, _mask_shape(shape, dtype), dtype)
+    array, out_dtype = _view(out, "out", written=True)
+    if out_dtype is None:
+        raise Error(f"out is {out.dtype}, a type rndnn does not write")
+    if dtype is None:
+        # u8 and packed bits share uint8: the size tells them apart.
+        dtype = ("bit" if dist == "bernoulli" and out_dtype == "u8"
+                 and array.size != _elements(shape) else out_dtype)
+    if dtype not in (out_dtype, {"u8": "bit", "s32": "u32"}.get(out_dtype)):
+        raise Error(f"out is {out.dtype}, the {dtype} values need "
+                    f"{_NUMPY[dtype].__name__}")
+    _rndnn.generate(array, list(shape), dtype, dist, params, kind, bits, alg,
+                    name, stream, *source)
+    return out[()] if scalar and isinstance(out, np.ndarray) else out
+
+
+_COMMON = """
+    size: an int or a tuple of ints; None (the default) gives one value,
+    or out's shape when out= is given. dtype: a string ('float16', 'f16'),
+    a NumPy dtype (np.float16) or a torch dtype (torch.float16: the result
+    is then a torch tensor). seed/offset: the values at (seed, stream,
+    offset + i) for element i; without seed= (and with no offset=), they
+    come from generator= (an rndnn.Generator) or rndnn.default_generator,
+    which moves on by the element count. stream, alg ('philox4x32_10'...),
+    name (Multfly's key): as `rndnn gen` takes them. out: a C-contiguous
+    NumPy array or torch CPU tensor written in place and returned.
+
+    The first positional argument is size, as in older versions
+    (normal((2, 3), 0.0, 1.0)); with size= given by keyword, the
+    positional ones are NumPy's (normal(0.0, 1.0, size=(2, 3))).
+"""
+
+
+@_numpy_style([], {"shape": "size"})
+def bits(size=None, *, seed=None, offset=None, stream=0, generator=None,
+         alg=_ALG, name=None, out=None):
+    """Raw 32-bit words (uint32; into a torch tensor: int32).
+    """
+    return _generate("bits", "bits", [], size, "u32", "u32", alg=alg,
+                     seed=seed, offset=offset, stream=stream,
+                     generator=generator, name=name, out=out)
+
+
+@_numpy_style(["p"], {"shape": "size"})
+def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
+              seed=None, offset=None, stream=0, generator=None, alg=_ALG,
+              name=None, out=None):
+    """1 with probability p, 0 otherwise, of the shape size.
+
+    dtype: uint8 (the default, 0/1), int32 or float32; packed=True (or
+    dtype='bit') gives the bits packed 8 to a byte, LSB first, a 1-D
+    uint8 array of ceil(n/8) (rndnn gen's bit files; see unpackbits).
+    method: 'auto' (the default: bitsliced:32 where alg allows, else
+    threshold32; p exact to 2^-32 either way), 'threshold32',
+    'bytewise' (threshold32's p from a byte an element), 'bitsliced:B' or
+    'onednn' (oneDNN's dropout rule, docs/semantics.md).
+    """
+    return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
+                     "u8", packed=packed, method=method, alg=alg, seed=seed,
+                     offset=offset, stream=stream, generator=generator,
+                     name=name, out=out)
+
+
+@_numpy_style(["low", "high"], {"shape": "size", "a": "low", "b": "high"})
+def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
+            offset=None, stream=0, generator=None, alg=_ALG, name=None,
+            out=None):
+    """Uniform on [low, high) (high only by rounding); dtype float32 (the
+    default), float16 or bfloat16 (uint16 bits in NumPy). a and b are
+    low's and high's older names.
+    """
+    return _generate("uniform", "uniform", [("low", low), ("high", high)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out)
+
+
+@_numpy_style(["loc", "scale"],
+              {"shape": "size", "mean": "loc", "stddev": "scale"})
+def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
+           offset=None, stream=0, generator=None, alg=_ALG, name=None,
+           out=None):
+    """Normal(loc, scale) by Box-Muller; dtype float32 (the default),
+    float16 or bfloat16. mean and stddev are loc's and scale's older
+    names.
+    """
+    return _generate("normal", "normal", [("loc", loc), ("scale", scale)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out)
+
+
+for _f in (bits, bernoulli, uniform, normal):
+    _f.__doc__ += _COMMON
+del _f
+
+
+def _wants_grad(a):
+    return _is_tensor(a) and a.requires_grad and _torch().is_grad_enabled()
+
+
+def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
+             noise_shape, alg, method, name, out):
+    """(out, (seed, offset) used) of dropout's forward or backward;
+    @source: _source()'s."""
+    s, dtype = _view(src, "dy" if backward else "x")
+    if dtype not in ("f32", "bf16", "f16"):
+        raise Error(f"dropout takes f32, bf16 or f16 data, not {src.dtype}")
+    if out is None:
+        out = _new(_is_tensor(src), tuple(src.shape), dtype)
+    d, out_dtype = _view(out, "out", written=True)
+    if out_dtype != dtype:
+        raise Error(f"out is {out.dtype}, the data is {src.dtype}")
+    # The kernel reads each element before it writes it: out may be the
+    # input itself, but shifted it reads what it wrote.
+    x_name = "dy" if backward else "x"
+    _overlap(d, s, "out", x_name, same=True)
+    shape = list(src.shape)
+    noise = list(_noise(noise_shape, shape)) if noise_shape is not None else []
+    m = None
+    if mask is not None:
+        m, m_dtype = _view(mask, "mask")
+        if m_dtype != "u8":
+            raise Error(f"mask is {mask.dtype}, not uint8")
+        _overlap(d, m, "out", "mask")
+    kind, bits = _method(method)
+    if kind == "onednn":
+        # The library's message names its C++ spelling (onednn_compat),
+        # which Python has no argument for.
+        raise Error("dropout has no method 'onednn' (oneDNN's rule is "
+                    "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
+                    "rndnn.dropout's methods are 'auto', 'threshold32', "
+                    "'bytewise' and 'bitsliced:B'")
+    drawn = _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p,
+                           backward, kind, bits, _string(alg, "alg"),
+                           "" if name is None else _string(name, "name"),
+                           _integer(stream, "stream"), *source)
+    return out, drawn
+
+
+def _dropout_forward(x, p, source, mask, noise_shape, stream, alg, method,
+                     name, out):
+    """(y, mask, (seed, offset) used) of dropout's forward, without
+    autograd; @source: _source()'s."""
+    noise = _noise(noise_shape, x.shape)  # before the mask: it may be huge
+    m = _new(_is_tensor(x), _mask_shape(noise, mask), "u8") if mask else None
+    y, drawn = _dropout(x, p, False, m, mask or "", source, stream=stream,
+                        noise_shape=noise_shape, alg=alg, method=method,
+                        name=name, out=out)
+    return y, m, drawn
+
+
+def _backward_source(dy, mask, seed, offset, noise_shape):
+    """(mask dtype, _source()'s) of dropout_backward's arguments, checked:
+    a mask given ("u8": of the noise shape; "bit": packed) or a seed to
+    recompute it from."""
+    mask_dtype = ""
+    noise = _noise(noise_shape, _array(dy, "dy").shape)
+    if mask is not None:
+        # A u8 mask has the noise shape, a bit mask is 1-D (packed): a u8
+        # mask read as bits would keep 1 element in 8.
+        packed = (_mask_shape(noise, "bit")[0],)
+        m, _ = _view(mask, "mask")
+        if m.shape == noise:
+            mask_dtype = "u8"
+        elif m.shape == packed:
+            mask_dtype = "bit"
+        else:
+            raise Error(
+                f"mask is {mask.dtype} of shape {m.shape}; for dy of shape "
+                f"{tuple(dy.shape)} and noise_shape {noise_shape}, a mask is "
+                f"u8 of shape {noise} or packed bits of shape {packed}"
+                + (" (pass the forward's noise_shape)"
+                   if noise_shape is None and len(m.shape) == len(noise)
+                   else ""))
+        if seed is None:
+            seed = 0  # not read: the mask is given
+    elif seed is None:
+        raise TypeError("dropout_backward() needs the forward's mask= or its "
+                        "seed= (and offset=) to recompute the mask")
+    return mask_dtype, _source(seed, offset, None)
+
+
+def _dropout_backward(dy, p, mask, seed, offset, stream, noise_shape, alg,
+                      method, name, out):
+    """dropout_backward's dx, without autograd; @p checked."""
+    mask_dtype, source = _backward_source(dy, mask, seed, offset, noise_shape)
+    return _dropout(dy, p, True, mask, mask_dtype, source, stream=stream,
+                    noise_shape=noise_shape, alg=alg, method=method,
+                    name=name, out=out)[0]
+
+
+def unpackbits(packed, shape):
+    """The 0/1 uint8 array of a packed bit mask of the given shape."""
+    shape = _shape(shape)
+    packed, _ = _view(packed, "packed")
+    n = _elements(shape)
+    if packed.nbytes * 8 < n:
+        raise Error(f"packed holds {packed.nbytes} bytes, {packed.nbytes * 8} "
+                    f"bits, and shape {shape} needs {n} bits "
+                    f"({(n + 7) // 8} bytes)")
+    return np.unpackbits(packed.view(np.uint8).reshape(-1), count=n,
+                         bitorder="little").reshape(shape)
