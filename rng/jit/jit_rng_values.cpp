@@ -1,0 +1,281 @@
+// Uniform and normal values to f32, bf16 or f16: JIT code.
+#include "rng/jit/jit_rng_dist_parts.hpp"
+
+namespace rndnn {
+namespace impl {
+namespace {
+
+using namespace Xbyak;
+
+#define C(field) RNDNN_JIT_C(field)
+
+// --- Uniform to f32, bf16 or f16 (FMA: avx2 and up) ------------------------
+// u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
+// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite); f16 rounds
+// with vcvtps2ph (to nearest even, whatever MXCSR says).
+class jit_uniform_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_bytes() const override { return jit_unit_words * out_size(); }
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        const Xmm bma = h_.vmm(15);
+        h_.uni_load(bma, C(b_minus_a));
+        const auto shift = static_cast<uint8_t>(u24_shift(is_mcg(conf_)));
+        const int nregs = jit_unit_words * 4 / vlen;
+        for (int i = 0; i < nregs; ++i) {
+            const Xmm v = h_.vmm(i % 8);
+            h_.uni_load(v, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
+            h_.uni_vpsrld(v, v, shift);
+            h_.uni_vcvtdq2ps(v, v);
+            h_.uni_vmulps(v, v, C(two_m24));
+            h_.vfmadd213ps(v, bma, C(a));
+            if (out_size() == 4) {
+                h_.uni_store_out(h_.ptr[f_.dst + i * vlen], v);
+                continue;
+            }
+            if (dst_type(conf_) == data_type::f16) {
+                h_.vcvtps2ph(h_.ptr[f_.dst + i * vlen / 2], v, 0);
+                continue;
+            }
+            emit_round_bf16_finite(h_, f_, v, h_.vmm(8 + i % 2));
+            if (h_.is_avx512()) { // the lanes' low halves, in order
+                h_.vpmovdw(h_.ptr[f_.dst + i * vlen / 2], v);
+                continue;
+            }
+            if (i % 2 == 1) {
+                const Ymm lo((i - 1) % 8);
+                h_.vpackusdw(lo, lo, v);
+                h_.vpermq(lo, lo, 0xD8);
+                h_.vmovdqu(h_.ptr[f_.dst + (i - 1) / 2 * vlen], lo);
+            }
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        c.two_m24.fill_f32(0x1p-24f);
+        c.a.fill_f32(conf_.a);
+        c.b_minus_a.fill_f32(conf_.b - conf_.a);
+        c.i_one.fill(1);
+        c.bf16_round.fill(0x7fff);
+    }
+
+private:
+    int out_size() const {
+        return conf_.dst.get_data_type() == data_type::f32 ? 4 : 2;
+    }
+};
+
+// --- Normal to f32, bf16 or f16 --------------------------------------------
+// normal_pair() on 2 * vlen / 4 pairs at a time: shufps splits a pair of
+// registers into even words (u1, the radius) and odd words (the angle);
+// unpck{l,h}ps interleave the two results back into index order. Every
+// operation is the reference's, in its order: mul and add, never fma. bf16
+// and f16 round the f32 values once, as uniform's do.
+class jit_normal_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_bytes() const override { return jit_unit_words * out_size(); }
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2)
+            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen / 4);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        c.two_m24.fill_f32(0x1p-24f);
+        c.bf16_round.fill(0x7fff);
+        c.mean.fill_f32(conf_.mean);
+        c.stddev.fill_f32(conf_.stddev);
+        c.i_one.fill(1);
+        c.i_three.fill(3);
+        c.i_126.fill(126);
+        c.mant_mask.fill(0x007fffffu);
+        c.half_bits.fill(0x3f000000u);
+        c.sqrt_half.fill(sqrt_half_bits);
+        c.exp_one.fill(0x00800000u);
+        c.f_one.fill_f32(1.f);
+        c.f_two.fill_f32(2.f);
+        c.f_minus_two.fill_f32(-2.f);
+        const float atanh[5]
+                = {atanh_c11, atanh_c9, atanh_c7, atanh_c5, atanh_c3};
+        for (int k = 0; k < 5; ++k)
+            c.atanh_c[k].fill_f32(atanh[k]);
+        c.ln2_lo.fill_f32(ln2_lo);
+        c.ln2_hi.fill_f32(ln2_hi);
+        c.i_2p21.fill(1u << 21);
+        c.mask22.fill((1u << 22) - 1);
+        c.two_m22.fill_f32(0x1p-22f);
+        const float sinc[6]
+                = {sin_c11, sin_c9, sin_c7, sin_c5, sin_c3, sin_c1};
+        const float cosc[6]
+                = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
+        for (int k = 0; k < 6; ++k) {
+            c.sin_c[k].fill_f32(sinc[k]);
+            c.cos_c[k].fill_f32(cosc[k]);
+        }
+    }
+
+private:
+    int out_size() const {
+        return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
+    }
+    Address vec(size_t off, int k = 0) const {
+        return h_.ptr[f_.consts + off + k * 64];
+    }
+
+    // The f32 values v1, v2 (elements n .. n + 2 L - 1, L lanes a
+    // register) to dst at element n = `first`, rounded to dst's type. The
+    // registers are clobbered, and vmm 14, 15.
+    void emit_store(const Xmm &v1, const Xmm &v2, int first) {
+        auto &h = h_;
+        const int vlen = h.vlen(), size = out_size();
+        const Address at = h.ptr[f_.dst + first * size];
+        const Address next = h.ptr[f_.dst + first * size + vlen / 4 * size];
+        switch (dst_type(conf_)) {
+            case data_type::f16:
+                h.vcvtps2ph(at, v1, 0);
+                h.vcvtps2ph(next, v2, 0);
+                return;
+            case data_type::bf16:
+                for (const Xmm &v : {v1, v2}) // finite values
+                    emit_round_bf16_finite(h, f_, v, h.vmm(14));
+                if (h.is_avx512()) { // the lanes' low halves, in order
+                    h.vpmovdw(at, v1);
+                    h.vpmovdw(next, v2);
+                } else if (h.is_sse()) {
+                    h.packusdw(v1, v2);
+                    h.uni_store(at, v1);
+                } else {
+                    const Ymm y(v1.getIdx());
+                    h.vpackusdw(y, y, Ymm(v2.getIdx()));
+                    h.vpermq(y, y, 0xD8);
+                    h.uni_store(at, y);
+                }
+                return;
+            default:
+                h.uni_store_out(at, v1);
+                h.uni_store_out(next, v2);
+        }
+    }
+
+    void emit_pairs(const RegExp &words, int first) {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const int shift = u24_shift(is_mcg(conf_));
+        const Xmm v1 = h.vmm(0), v2 = h.vmm(1), ev = h.vmm(2), od = h.vmm(3);
+        h.uni_load(v1, h.ptr[words]);
+        h.uni_load(v2, h.ptr[words + vlen]);
+        h.uni_vshufps(ev, v1, v2, 0x88);
+        h.uni_vshufps(od, v1, v2, 0xDD);
+
+        // Radius: r = sqrt(-2 ln u1), u1 = ((W >> shift) + 1) * 2^-24.
+        const Xmm u = h.vmm(0), e = h.vmm(1), mb = h.vmm(4), x = h.vmm(5),
+                  s = h.vmm(6), s2 = h.vmm(7), q = h.vmm(8), r = h.vmm(9);
+        h.uni_vpsrld(ev, ev, shift);
+        h.uni_vpaddd(ev, ev, C(i_one));
+        h.uni_vcvtdq2ps(u, ev);
+        h.uni_vmulps(u, u, C(two_m24));
+        // ln_approx(u).
+        h.uni_vpsrld(e, u, 23);
+        h.uni_vpsubd(e, e, C(i_126));
+        h.uni_vpand(mb, u, C(mant_mask));
+        h.uni_vpor(mb, mb, C(half_bits));
+        h.uni_load(x, C(sqrt_half));
+        h.uni_vpcmpgtd(x, x, mb); // ~0 where m < sqrt(0.5)
+        h.uni_vpaddd(e, e, x); // e - 1 there
+        h.uni_vpand(x, x, C(exp_one));
+        h.uni_vpaddd(mb, mb, x); // m * 2 there
+        h.uni_vsubps(s, mb, C(f_one));
+        h.uni_vaddps(x, mb, C(f_one));
+        h.uni_vdivps(s, s, x);
+        h.uni_vmulps(s2, s, s);
+        h.uni_vmulps(q, s2, vec(RNDNN_JIT_CONST(atanh_c)));
+        for (int k = 1; k < 5; ++k) {
+            h.uni_vaddps(q, q, vec(RNDNN_JIT_CONST(atanh_c), k));
+            h.uni_vmulps(q, q, s2);
+        }
+        h.uni_vmulps(q, q, s); // s * q
+        h.uni_vaddps(q, q, s); // s + s * q
+        h.uni_vmulps(q, q, C(f_two)); // ln m
+        h.uni_vcvtdq2ps(e, e);
+        h.uni_vmulps(x, e, C(ln2_lo));
+        h.uni_vaddps(x, x, q);
+        h.uni_vmulps(e, e, C(ln2_hi));
+        h.uni_vaddps(x, x, e);
+        h.uni_vmulps(x, x, C(f_minus_two));
+        h.uni_vsqrtps(r, x);
+
+        // Angle: sincos_2pi(W >> shift).
+        const Xmm j = h.vmm(0), quad = h.vmm(1), t = h.vmm(2), t2 = h.vmm(4),
+                  sp = h.vmm(5), cp = h.vmm(6), odd = h.vmm(7), y = h.vmm(8),
+                  sn = h.vmm(10), cs = h.vmm(11);
+        h.uni_vpsrld(j, od, shift);
+        h.uni_vpaddd(j, j, C(i_2p21));
+        h.uni_vpsrld(quad, j, 22);
+        h.uni_vpand(quad, quad, C(i_three));
+        h.uni_vpand(t, j, C(mask22));
+        h.uni_vpsubd(t, t, C(i_2p21));
+        h.uni_vcvtdq2ps(t, t);
+        h.uni_vmulps(t, t, C(two_m22));
+        h.uni_vmulps(t2, t, t);
+        h.uni_vmulps(sp, t2, vec(RNDNN_JIT_CONST(sin_c)));
+        h.uni_vmulps(cp, t2, vec(RNDNN_JIT_CONST(cos_c)));
+        for (int k = 1; k < 6; ++k) {
+            h.uni_vaddps(sp, sp, vec(RNDNN_JIT_CONST(sin_c), k));
+            h.uni_vaddps(cp, cp, vec(RNDNN_JIT_CONST(cos_c), k));
+            if (k < 5) {
+                h.uni_vmulps(sp, sp, t2);
+                h.uni_vmulps(cp, cp, t2);
+            }
+        }
+        h.uni_vmulps(sp, sp, t); // sin(pi/2 t)
+        // Odd quadrants swap sin and cos.
+        h.uni_vpand(odd, quad, C(i_one));
+        h.uni_vpcmpeqd(odd, odd, C(i_one));
+        h.uni_select(sn, odd, cp, sp, y);
+        h.uni_select(cs, odd, sp, cp, y);
+        // sin < 0 in quadrants 2, 3; cos < 0 in quadrants 1, 2.
+        h.uni_vpsrld(y, quad, 1);
+        h.uni_vpxor(quad, quad, y);
+        h.uni_vpslld(y, y, 31);
+        h.uni_vpxor(sn, sn, y);
+        h.uni_vpslld(quad, quad, 31);
+        h.uni_vpxor(cs, cs, quad);
+
+        // v = mean + stddev * (r * trig), then back to index order.
+        const Xmm z0 = h.vmm(12), z1 = h.vmm(13);
+        h.uni_vmulps(z0, r, cs);
+        h.uni_vmulps(z1, r, sn);
+        h.uni_vmulps(z0, z0, C(stddev));
+        h.uni_vmulps(z1, z1, C(stddev));
+        h.uni_vaddps(z0, z0, C(mean));
+        h.uni_vaddps(z1, z1, C(mean));
+        h.uni_vunpcklps(v1, z0, z1);
+        h.uni_vunpckhps(v2, z0, z1);
+        emit_store(v1, v2, first);
+    }
+};
+
+#undef C
+
+} // namespace
+
+std::unique_ptr<jit_dist_t> make_jit_uniform(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_uniform_t>(h, f, conf);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_normal(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_normal_t>(h, f, conf);
+}
+
+} // namespace impl
+} // namespace rndnn
