@@ -440,17 +440,7 @@ PYBIND11_MODULE(_rndnn, m) {
                     std::uint64_t stream, std::int64_t seed,
                     std::int64_t offset, rndnn::generator *generator) {
                 rndnn::post_ops po;
-                if (dist == "bernoulli")
-                    po.append_bernoulli(params.at(0), to_method(method), bits);
-                else if (dist == "uniform")
-                    po.append_uniform(static_cast<float>(params.at(0)),
-                            static_cast<float>(params.at(1)));
-                else if (dist == "normal")
-                    po.append_normal(static_cast<float>(params.at(0)),
-                            static_cast<float>(params.at(1)));
-                else if (dist != "bits")
-                    throw rndnn::error(rndnn::status::invalid_arguments,
-                            "unknown distribution '" + dist + "'");
+                po.append_distribution(dist, params, to_method(method), bits);
                 generate(std::move(out), shape, dtype, po, alg, name, stream,
                         seed, offset, generator);
             },

@@ -45,17 +45,10 @@ const char *dist2str(impl::dist_t d) {
     return "unknown";
 }
 
+// The dst types of distributions() (the one table).
 void check_dst_type(impl::dist_t dist, data_type t) {
-    using dt_list = std::initializer_list<data_type>;
-    const dt_list bits_ok {data_type::u32};
-    const dt_list bernoulli_ok {
-            data_type::bit, data_type::u8, data_type::s32, data_type::f32};
-    const dt_list real_ok {data_type::f32, data_type::bf16, data_type::f16};
-    const dt_list &ok = dist == impl::dist_t::bits
-            ? bits_ok
-            : (dist == impl::dist_t::bernoulli ? bernoulli_ok : real_ok);
     std::string names;
-    for (data_type d : ok) {
+    for (data_type d : find_distribution(dist2str(dist)).dst_types) {
         if (d == t) return;
         names += cat(names.empty() ? "" : ", ", dt2str(d));
     }

@@ -42,6 +42,59 @@ void post_ops::append_linear(float alpha, float beta) {
     entries_.push_back(e);
 }
 
+const std::vector<distribution_info> &distributions() {
+    static const std::vector<distribution_info> table = {
+            {"bits", {}, {data_type::u32}, "1 an element"},
+            {"bernoulli", {{"p", 0.5, "probability of a 1", "in [0, 1]"}},
+                    {data_type::bit, data_type::u8, data_type::s32,
+                            data_type::f32},
+                    "1 an element (threshold32, onednn); b a group of 32 "
+                    "elements (bitsliced:b); 1 a group of 4 and the ties' "
+                    "(bytewise)"},
+            {"uniform",
+                    {{"a", 0.0, "lower end (included)", "finite"},
+                            {"b", 1.0, "upper end (reached only by rounding)",
+                                    "finite, >= a"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"},
+            {"normal",
+                    {{"mean", 0.0, "mean", "finite"},
+                            {"stddev", 1.0, "standard deviation", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element (2 a pair of Box-Muller)"}};
+    return table;
+}
+
+const distribution_info &find_distribution(const std::string &name) {
+    std::string names;
+    const auto &table = distributions();
+    for (size_t i = 0; i < table.size(); ++i) {
+        if (name == table[i].name) return table[i];
+        names += cat(i == 0 ? "" : i + 1 == table.size() ? " or " : ", ",
+                table[i].name);
+    }
+    fail(status::invalid_arguments,
+            cat("unknown distribution '", escape(name), "' (expected ", names,
+                    ")"));
+}
+
+void post_ops::append_distribution(const std::string &name,
+        const std::vector<double> &values, bernoulli_method method, int bits) {
+    const distribution_info &d = find_distribution(name);
+    if (values.size() != d.params.size())
+        fail(status::invalid_arguments,
+                cat("distribution ", d.name, " takes ", d.params.size(),
+                        " parameters, got ", values.size()));
+    const std::string n = d.name;
+    if (n == "bernoulli") append_bernoulli(values[0], method, bits);
+    else if (n == "uniform")
+        append_uniform(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
+    else if (n == "normal")
+        append_normal(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
+}
+
 const post_ops::entry &post_ops::get(int index) const {
     if (index < 0 || index >= len())
         fail(status::invalid_arguments,

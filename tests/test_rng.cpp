@@ -1,6 +1,7 @@
 // The RNG primitive: exact distribution semantics (checked against formulas
 // written here from docs/semantics.md, on the engines' words), determinism
 // across threads, shards and layouts, runtime arguments, and errors.
+#include <algorithm>
 #include <cfenv>
 #include <climits>
 #include <cmath>
@@ -8,7 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -781,4 +784,87 @@ TEST(RngErrors, ExecutionNamesTheBadArgument) {
                             {RNDNN_ARG_OFFSET, memory::scalar(int64_t(0))}}),
             "u32:8 does not match the primitive's dst u32:16");
     EXPECT_ERROR_NAMES(stream(-1), "-1");
+}
+
+// --- the distributions' table ------------------------------------------------
+
+// Each row's dst types are exactly those the RNG takes for it, its post-op
+// is append_distribution's, and docs/api.md's table is the library's.
+TEST(Distributions, TableIsWhatTheRngDoes) {
+    const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
+            data_type::s8, data_type::u8, data_type::s32, data_type::u32,
+            data_type::s64, data_type::bit};
+    for (const distribution_info &d : distributions()) {
+        SCOPED_TRACE(d.name);
+        std::vector<double> values;
+        for (const auto &p : d.params)
+            values.push_back(p.default_value);
+        post_ops po;
+        po.append_distribution(d.name, values);
+        EXPECT_EQ(po.len(), std::string(d.name) == "bits" ? 0 : 1);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        for (data_type t : all) {
+            const bool listed = std::find(d.dst_types.begin(),
+                                        d.dst_types.end(), t)
+                    != d.dst_types.end();
+            bool made = true;
+            try {
+                rng::primitive_desc(
+                        rng::desc(rng_alg::philox4x32_10,
+                                memory::desc({64}, t)),
+                        attr);
+            } catch (const error &) {
+                made = false;
+            }
+            EXPECT_EQ(made, listed) << dt2str(t);
+        }
+        values.push_back(1.0);
+        EXPECT_THROW(po.append_distribution(d.name, values), error);
+    }
+    post_ops a, b;
+    a.append_distribution("normal", {1.0, 2.0});
+    b.append_normal(1.f, 2.f);
+    EXPECT_TRUE(a == b);
+    a = post_ops();
+    b = post_ops();
+    a.append_distribution("bernoulli", {0.25}, bernoulli_method::bitsliced, 3);
+    b.append_bernoulli(0.25, bernoulli_method::bitsliced, 3);
+    EXPECT_TRUE(a == b);
+    try {
+        find_distribution("gaussian");
+        ADD_FAILURE() << "no throw";
+    } catch (const error &e) {
+        EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
+                                             "bernoulli, uniform or normal)"),
+                std::string::npos)
+                << e.what();
+    }
+
+    // docs/api.md's rows, in the table's order.
+    std::ifstream api(RNDNN_TEST_DATA_DIR "/../../docs/api.md");
+    ASSERT_TRUE(api) << "docs/api.md";
+    std::vector<std::string> rows;
+    for (std::string line; std::getline(api, line);)
+        if (line.rfind("| `", 0) == 0 && line.find(" | ") != std::string::npos)
+            for (const distribution_info &d : distributions())
+                if (line.rfind(std::string("| `") + d.name + "` |", 0) == 0)
+                    rows.push_back(line);
+    ASSERT_EQ(rows.size(), distributions().size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const distribution_info &d = distributions()[i];
+        std::string params;
+        for (const auto &p : d.params) {
+            std::ostringstream os;
+            os << p.name << " = " << p.default_value;
+            params += (params.empty() ? "" : ", ") + os.str();
+        }
+        std::string types;
+        for (data_type t : d.dst_types)
+            types += (types.empty() ? "" : ", ") + std::string(dt2str(t));
+        const std::string want = std::string("| `") + d.name + "` | " + params
+                + (params.empty() ? "" : " ") + "| " + types + " | " + d.words
+                + " |";
+        EXPECT_EQ(rows[i], want);
+    }
 }

@@ -5,6 +5,7 @@
 #ifndef RNDNN_ATTR_HPP
 #define RNDNN_ATTR_HPP
 
+#include <string>
 #include <vector>
 
 #include "rndnn/common.hpp"
@@ -43,6 +44,16 @@ public:
     /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|) finite in
     /// f32 and in the dst type.
     void append_normal(float mean, float stddev);
+    /// The post-op of the distribution named @p name (distributions()):
+    /// @p values are its parameters in the row's order; @p method and @p
+    /// bits are bernoulli's; "bits" appends nothing. The one way the CLI
+    /// and the Python module build a distribution's post-op.
+    /// @throws error (invalid_arguments) naming an unknown distribution or
+    ///     a count of values other than the row's.
+    void append_distribution(const std::string &name,
+            const std::vector<double> &values,
+            bernoulli_method method = bernoulli_method::automatic,
+            int bits = 1);
     /// Linear: x = fma(alpha, x, beta) in f32 (oneDNN's eltwise_linear,
     /// rounded once). Checked at creation: alpha and beta finite.
     void append_linear(float alpha, float beta);
@@ -54,6 +65,37 @@ public:
 private:
     std::vector<entry> entries_;
 };
+
+/// A distribution the RNG draws (docs/semantics.md defines each): one row
+/// of distributions(), the table from which the RNG's checks of dst types,
+/// the CLI's --dist (its names, parameters and default dst type), the
+/// Python module and the docs' tables take them.
+struct RNDNN_API distribution_info {
+    /// A parameter: its name (the CLI's option, e.g. "p" for --p), its
+    /// default, what it is and the values it takes, in words.
+    struct param {
+        const char *name;
+        double default_value;
+        const char *what;
+        const char *range;
+    };
+    const char *name; ///< "bits", "bernoulli", "uniform", "normal"
+    /// The real parameters, in the post-op's order (bernoulli's method and
+    /// bits are apart).
+    std::vector<param> params;
+    /// The dst types it writes; the first is the default.
+    std::vector<data_type> dst_types;
+    /// The engine words a value takes: a fixed count per element (or per
+    /// group of elements), so that any window draws exactly the words of
+    /// its elements.
+    const char *words;
+};
+/// @returns every distribution, in the order messages list them.
+RNDNN_API const std::vector<distribution_info> &distributions();
+/// @returns the row named @p name.
+/// @throws error (invalid_arguments) "unknown distribution 'x' (expected
+///     bits, bernoulli, uniform or normal)".
+RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.
 class RNDNN_API primitive_attr {
