@@ -448,13 +448,20 @@ TEST_F(CliDropout, VerboseErrorLevelPrintsEachFailedCallOnce) {
                              "--plan fused --alg mt19937";
     const result_t r = sh("RNDNN_VERBOSE=error \"$RNDNN\"" + args);
     EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    // On stderr, before the command's own message.
     const std::string prefix = "rndnn_verbose,error,dropout::primitive_desc,"
                                "unimplemented,the fused plan does not apply";
-    EXPECT_EQ(r.out.rfind(prefix, 0), 0u) << r.out;
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
+    std::size_t lines = 0;
+    for (std::size_t at = 0;
+            (at = r.err.find("rndnn_verbose,", at)) != std::string::npos; ++at)
+        ++lines;
+    EXPECT_EQ(lines, 1u) << r.err;
     const result_t quiet = sh("\"$RNDNN\"" + args);
     EXPECT_EQ(quiet.status, 1);
-    EXPECT_TRUE(quiet.out.empty()) << quiet.out;
+    EXPECT_EQ(quiet.out, "");
+    EXPECT_EQ(quiet.err.find("rndnn_verbose"), std::string::npos) << quiet.err;
 }
 
 // A plan creates only its own kernels: the fused JIT plan walks no inner
@@ -470,7 +477,7 @@ TEST_F(CliDropout, PlansWalkOnlyTheirOwnKernelLists) {
                               "\"$RNDNN\" dropout --in x.npy --out y.npy "
                               "--rate 0.5 --plan " + plan);
         EXPECT_EQ(r.status, 0) << r.err;
-        return r.out;
+        return r.err;
     };
     const std::string fused = check_lines("fused");
     EXPECT_NE(fused.find("rndnn_verbose,check,fused:jit:avx2,"),
@@ -605,8 +612,9 @@ TEST_F(CliDropout, BenchHelpListsEveryProblemFlag) {
     EXPECT_EQ(b.out.find("  --dir "), std::string::npos);
 }
 
-// The "create" lines of RNDNN_VERBOSE=dispatch, without their times: the
-// implementation and the problem of each primitive descriptor created.
+// The "create" lines of RNDNN_VERBOSE=dispatch (stderr), without their
+// times: the implementation and the problem of each primitive descriptor
+// created.
 std::vector<std::string> created(const std::string &out) {
     std::vector<std::string> v;
     std::istringstream is(out);
@@ -678,9 +686,9 @@ TEST_F(CliDropout, BenchTakesTheSameProblemLine) {
         const result_t b = sh(b_cmd);
         ASSERT_EQ(d.status, 0) << d.err;
         ASSERT_EQ(b.status, 0) << b.err;
-        const std::vector<std::string> d_created = created(d.out);
-        const std::vector<std::string> b_created = created(b.out);
-        ASSERT_FALSE(d_created.empty()) << d.out;
+        const std::vector<std::string> d_created = created(d.err);
+        const std::vector<std::string> b_created = created(b.err);
+        ASSERT_FALSE(d_created.empty()) << d.err;
         // `rndnn dropout` first creates the whole problem's primitive
         // descriptor (its checks), then runs it in pieces, windows of the
         // whole (and writes a mask file in a pass of its own): the whole
@@ -690,7 +698,7 @@ TEST_F(CliDropout, BenchTakesTheSameProblemLine) {
         const std::string &impl = d_created.front();
         EXPECT_NE(std::find(b_created.begin(), b_created.end(), impl),
                 b_created.end())
-                << impl << "\nbench:\n" << b.out;
+                << impl << "\nbench:\n" << b.err;
         // The implementation that bench times is the dropout's.
         const std::string name = impl.substr(
                 std::strlen("rndnn_verbose,create,"),
