@@ -406,6 +406,45 @@ TEST_F(CliDropout, BadInputIsUsageErrorAndLeavesNoFile) {
     }
 }
 
+// Dropout's --method is never onednn: oneDNN's rule is --onednn-compat.
+// The refusal names the CLI's flags and values (not the C++ API's
+// onednn_compat and automatic), and the list of methods that an unknown
+// name gets leaves onednn out, where gen's, which takes it, keeps it.
+TEST_F(CliDropout, MethodMessagesNameTheCommandsOwnSpelling) {
+    save("x.npy", make_data({8}, data_type::f32));
+    const std::string refused = "--method 'onednn' is not a dropout method: "
+                                "oneDNN's dropout is --onednn-compat, with "
+                                "--method threshold32 or auto";
+    const std::string listed = "unknown --method 'automatic' (expected auto, "
+                               "threshold32, bitsliced or bytewise)";
+    const args_t dropout = {"dropout", "--in", "x.npy", "--out", "y.npy",
+            "--rate", "0.5", "--method"};
+    const args_t bench = {"bench", "--prim", "dropout", "--shape", "8",
+            "--method"};
+    for (const args_t &head : {dropout, bench}) {
+        for (const args_t &tail : {args_t {"onednn"},
+                     args_t {"onednn", "--onednn-compat"}}) {
+            args_t args = head;
+            args.insert(args.end(), tail.begin(), tail.end());
+            SCOPED_TRACE(joined(args));
+            const result_t r = run(args);
+            expect_failure(r, 2, refused);
+            EXPECT_EQ(r.err.find("onednn_compat"), std::string::npos);
+            EXPECT_EQ(r.err.find("automatic"), std::string::npos);
+        }
+        args_t args = head;
+        args.push_back("automatic");
+        SCOPED_TRACE(joined(args));
+        expect_failure(run(args), 2, listed);
+    }
+    EXPECT_EQ(files(), std::vector<std::string> {"x.npy"});
+    expect_failure(run({"gen", "--dist", "bernoulli", "--shape", "8",
+                           "--out", "m.bin", "--method", "automatic"}),
+            2,
+            "unknown --method 'automatic' (expected auto, threshold32, "
+            "bitsliced, onednn or bytewise)");
+}
+
 TEST_F(CliDropout, MissingFlagsAndOneFileTwiceAreUsageErrors) {
     save("x.npy", make_data({8}, data_type::f32));
     const std::vector<bad_case_t> cases = {
@@ -718,6 +757,8 @@ TEST_F(CliDropout, BenchRefusesWhatDropoutRefuses) {
             {{"--axes", "1,"}, "1,"},
             {{"--noise-shape", "4x1x8", "--axes", "1"}, "--axes"},
             {{"--method", "fast"}, "fast"},
+            {{"--method", "onednn"}, "--onednn-compat, with --method "
+                                     "threshold32 or auto"},
             {{"--plan", "fast"}, "fast"},
             {{"--onednn-compat", "--alg", "philox4x32_10"}, "onednn_compat"},
             {{"--mask-dtype", "f32"}, "--mask-dtype 'f32'"},

@@ -52,8 +52,9 @@ void add_rng_problem_options(po::options_description &desc) {
     opt("method", text("auto"),
             "bernoulli: auto (bitsliced:32 where the algorithm allows, else "
             "threshold32: exact to 2^-32 either way), threshold32, "
-            "bytewise (threshold32's p from a byte an element), onednn, or "
-            "bitsliced:B with 1 <= B <= 32");
+            "bytewise (threshold32's p from a byte an element), onednn "
+            "(oneDNN's dropout mask; a dropout problem takes "
+            "--onednn-compat instead), or bitsliced:B with 1 <= B <= 32");
     opt("a", text("0"), "uniform: lower end (included)");
     opt("b", text("1"), "uniform: upper end (reached only by rounding)");
     opt("mean", text("0"), "normal: mean");
