@@ -1,7 +1,8 @@
-// CLI output under faults (docs/cli.md, "Reliability"): devices and FIFOs
-// written in place and never replaced, links followed, a file system that
-// fills up mid-write or is read-only, a closed stdout, the mode of a
-// replaced file, long names, one file named twice, and inputs that lie.
+// CLI output under faults (docs/cli.md, "Reliability"): devices, FIFOs
+// and the process's own descriptors (/dev/stdout) written in place and
+// never replaced, links followed, a file system that fills up mid-write or
+// is read-only, a closed stdout, the mode of a replaced file, long names,
+// one file named twice, and inputs that lie.
 //
 // Devices, full and read-only file systems are made without root in a
 // private user and mount namespace (`unshare -rm`): /dev/full and /dev/null
@@ -79,6 +80,52 @@ expect 1 "cannot write to stdout: No space left on device" \
 check "[ -c full ] && [ -c null ] && [ -L full_link ]"
 check "[ ! -e y.npy ]"
 )sh");
+}
+
+// A path that names one of the process's own descriptors (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N, a link to one) is written as
+// the stream it is, at its offset, as `--out -` writes stdout: never
+// replaced by a new file, so what the shell wrote before and after stays.
+// A pipe works, a closed reader ends the command quietly, and a
+// descriptor that is not open is refused.
+TEST_F(CliFaults, DescriptorPathsAreWrittenAsStreams) {
+    const result_t r = sh(R"sh(
+check() { eval "$1" || echo "FAIL: $1"; }
+"$RNDNN" gen --shape 4 --out ref.bin || exit 1
+{ echo header; cat ref.bin; } > want1
+{ echo header; cat ref.bin ref.bin ref.bin ref.bin; echo trailer; } > want4
+echo header > appended
+"$RNDNN" gen --shape 4 --out /dev/stdout >> appended
+check "cmp appended want1"
+{ echo header
+  "$RNDNN" gen --shape 4 --out /dev/stdout
+  "$RNDNN" gen --shape 4 --out /dev/fd/1
+  "$RNDNN" gen --shape 4 --out /proc/self/fd/1
+  "$RNDNN" gen --shape 4 --out -
+  echo trailer; } > framed
+check "cmp framed want4"
+"$RNDNN" gen --shape 4 --out /dev/stderr 2> err.bin
+check "cmp err.bin ref.bin"
+"$RNDNN" gen --shape 4 --out /dev/fd/3 3> three.bin
+check "cmp three.bin ref.bin"
+ln -s /dev/stdout link
+"$RNDNN" gen --shape 4 --out link > linked.bin
+check "cmp linked.bin ref.bin && [ -L link ]"
+"$RNDNN" gen --shape 4 --out /dev/stdout | cat > piped.bin
+check '[ "${PIPESTATUS[0]}" = 0 ] && cmp piped.bin ref.bin'
+"$RNDNN" gen --shape 4194304 --out /dev/stdout | head -c 10 > /dev/null
+check '[ "${PIPESTATUS[0]}" = 0 ]'
+# dropout: --out and --mask-out as two descriptors, the same bytes as files.
+"$RNDNN" gen --dist normal --shape 64 --out x.npy
+"$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out m.npy
+"$RNDNN" dropout --in x.npy --out /dev/stdout --rate 0.5     --mask-out /dev/fd/3 > y2.npy 3> m2.npy
+check "cmp y.npy y2.npy && cmp m.npy m2.npy"
+"$RNDNN" gen --shape 4 --out /dev/fd/9 2> bad.txt
+check '[ $? = 1 ] && grep -q "cannot write ./dev/fd/9.: Bad file descriptor" bad.txt'
+[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
+echo done)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "done\n") << r.err;
 }
 
 // A FIFO streams: its reader gets the bytes that a file would hold, and

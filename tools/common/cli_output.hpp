@@ -19,8 +19,14 @@
 // - A symbolic link is followed: its target is written that way.
 // - A path that exists and is no regular file (a device such as /dev/null
 //   or /dev/full, a FIFO) is opened and written in place: never replaced.
+//   So is another process's descriptor (/proc/PID/fd/N), appended to
+//   where it is a regular file.
 // - "-" is stdout. A reader that closes it early (`| head -c 100`) ends the
 //   command quietly with exit status 0 (closed_pipe).
+// - A path that names a descriptor of this process (/dev/stdout,
+//   /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one) is that
+//   descriptor, written as the stream it is, at its offset, as "-" writes
+//   stdout; /dev/stdout is "-" in all but the name in messages.
 #ifndef RNDNN_TOOLS_CLI_OUTPUT_HPP
 #define RNDNN_TOOLS_CLI_OUTPUT_HPP
 
@@ -98,6 +104,7 @@ private:
     void drop_temp();
 
     std::string path_; // as given, for messages
+    int stream_fd_ = -1; // the descriptor written to, if one of ours
     std::string target_; // the file renamed over: links followed
     std::string dir_; // its directory, absolute; empty unless atomic
     std::string tmp_; // the temporary file's name, once it has one
@@ -113,6 +120,12 @@ private:
 // writes, named the same wherever the process runs.
 // @throws io_error naming @p path if its directory does not resolve.
 std::string resolved_path(const std::string &path);
+
+// Whether output_file replaces @p path (a regular file or a new one):
+// false for what it writes in place (stdout, a descriptor, a device, a
+// FIFO) and for a directory, which it refuses.
+// @throws io_error naming @p path if its links cannot be followed.
+bool replaces(const std::string &path);
 
 // Commits several outputs of one run: every one is finished (written out
 // and checked) before the first is renamed, so a failed write leaves none
