@@ -1,8 +1,8 @@
-// CLI output under faults (docs/cli.md, "Reliability"): devices, FIFOs
-// and the process's own descriptors (/dev/stdout) written in place and
-// never replaced, links followed, a file system that fills up mid-write or
-// is read-only, a closed stdout, the mode of a replaced file, long names,
-// one file named twice, and inputs that lie.
+// CLI output under faults (docs/cli.md, "Reliability"): devices, FIFOs,
+// the process's own descriptors (/dev/stdout) and bind-mounted files
+// written in place and never replaced, links followed, a file system that
+// fills up mid-write or is read-only, a closed stdout, the mode of a
+// replaced file, long names, one file named twice, and inputs that lie.
 //
 // Devices, full and read-only file systems are made without root in a
 // private user and mount namespace (`unshare -rm`): /dev/full and /dev/null
@@ -126,6 +126,33 @@ check '[ $? = 1 ] && grep -q "cannot write ./dev/fd/9.: Bad file descriptor" bad
 echo done)sh");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "done\n") << r.err;
+}
+
+// A file that cannot be replaced, being a mount point of its own (a
+// bind-mounted file: Docker's -v file:file, a Kubernetes subPath; rename
+// fails with EBUSY), is written in place once complete, and cut to the new
+// size; a failure there names the path and both causes, and leaves no
+// temporary file.
+TEST_F(CliFaults, BindMountedOutputsAreWrittenInPlace) {
+    in_namespace(R"sh(
+echo "old contents, longer than the new ones" > host.bin
+touch y.bin && mount --bind host.bin y.bin || echo "FAIL: bind"
+expect 0 "" "$RNDNN" gen --shape 4 --out y.bin
+"$RNDNN" gen --shape 4 --out ref.bin
+check "cmp host.bin ref.bin && mountpoint -q y.bin"
+"$RNDNN" gen --dist normal --shape 64 --out x.npy
+"$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out m.npy
+# dropout in place, its input and both outputs bind-mounted.
+cp x.npy hx.npy && touch hm.npy mx.npy mm.npy
+mount --bind hx.npy mx.npy && mount --bind hm.npy mm.npy || echo "FAIL: bind"
+expect 0 "" "$RNDNN" dropout --in mx.npy --out mx.npy --rate 0.5 --mask-out mm.npy
+check "cmp hx.npy y.npy && cmp hm.npy m.npy"
+# No room in place: the new bytes do not fit the mounted file's file system.
+mkdir small && mount -t tmpfs -o size=64k tmpfs small || echo "FAIL: mount"
+echo old > small/h.bin && touch z.bin && mount --bind small/h.bin z.bin
+expect 1 "cannot write 'z.bin' in place \(renaming over it failed: Device or resource busy\): No space left on device"     "$RNDNN" gen --dist normal --shape 100000 --out z.bin
+check '[ -z "$(ls -A | grep rndnn)" ]'
+)sh");
 }
 
 // A FIFO streams: its reader gets the bytes that a file would hold, and

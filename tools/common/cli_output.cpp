@@ -1,6 +1,7 @@
 // Output files of the rndnn tools (cli_output.hpp).
 #include "cli_output.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -528,11 +529,55 @@ void output_file::check_size(std::int64_t bytes) const {
 
 void output_file::commit() {
     finish();
-    if (!tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0)
-        fail_io("cannot write", path_, errno);
+    replace();
+}
+
+void output_file::replace() {
+    if (!tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0) {
+        const int err = errno;
+        // A file that is a mount point of its own (a bind mount: Docker's
+        // -v file:file, a Kubernetes subPath) cannot be replaced (EBUSY),
+        // nor one on another file system (EXDEV): it is written in place.
+        if (err != EBUSY && err != EXDEV) fail_io("cannot write", path_, err);
+        copy_in_place(err);
+        drop_temp();
+    }
     unregister_temp(slot_);
     slot_ = -1;
     committed_ = true;
+}
+
+void output_file::copy_in_place(int rename_errno) {
+    int err = 0;
+    const int in = ::open(tmp_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) err = errno;
+    // Cut to size after the copy, not before: the file never holds fewer
+    // bytes than both its old and its new contents.
+    const int out = err ? -1 : ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (!err && out < 0) err = errno;
+    std::vector<char> buf(err ? 0 : std::size_t(1) << 20);
+    off_t size = 0;
+    while (!err) {
+        const ssize_t n = ::read(in, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) err = errno;
+        if (n <= 0) break;
+        for (ssize_t done = 0; done < n && !err;) {
+            const ssize_t w = ::write(out, buf.data() + done,
+                    static_cast<std::size_t>(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) err = w < 0 ? errno : EIO;
+            done += std::max<ssize_t>(w, 0);
+        }
+        size += n;
+    }
+    if (!err && ::ftruncate(out, size) != 0) err = errno;
+    if (out >= 0 && ::close(out) != 0 && !err) err = errno;
+    if (in >= 0) ::close(in);
+    if (err)
+        throw io_error("cannot write " + quote_path(path_)
+                + " in place (renaming over it failed: "
+                + std::strerror(rename_errno) + "): " + std::strerror(err));
 }
 
 void commit_all(const std::vector<output_file *> &files) {

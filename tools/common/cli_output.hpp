@@ -12,6 +12,10 @@
 //   that ends the process (INT, TERM, HUP, QUIT, ALRM, USR1, USR2, XCPU,
 //   XFSZ) removes a named one first; SIGKILL leaves nothing of an
 //   anonymous one.
+// - A file that cannot be replaced, being a mount point of its own (a
+//   bind-mounted file: rename fails with EBUSY) or on another file system
+//   (EXDEV), gets the complete temporary file's bytes copied into it in
+//   place (then cut to their size), and the temporary file is removed.
 // - A replaced file keeps its permission bits (not setuid, setgid or
 //   sticky) and, where the caller may give them, its owner and group. A
 //   file the caller could not write in place (root: one without any write
@@ -85,9 +89,7 @@ public:
     // After finish(): @throws io_error naming the path unless the
     // temporary file holds exactly @p bytes.
     void check_size(std::int64_t bytes) const;
-    // finish()es if not done yet, then renames the temporary file into
-    // place (nothing to do for stdout and special files).
-    // @throws io_error naming the path.
+    // finish()es if not done yet, then replace()s.
     void commit();
     // After finish(): the temporary file that commit() renames into place,
     // an absolute path; empty for stdout and special files, which are
@@ -95,6 +97,14 @@ public:
     const std::string &temp_path() const { return tmp_; }
 
 private:
+    // After finish(): renames the temporary file into place, or copies it
+    // in where the target cannot be replaced (nothing to do for
+    // descriptors and special files). @throws io_error naming the path.
+    void replace();
+    // Copies the temporary file into the target in place, after a rename
+    // that failed with @p rename_errno. @throws io_error naming the path
+    // and both causes.
+    void copy_in_place(int rename_errno);
     // Throws the error that the last write recorded, if any.
     void check();
     // Creates the temporary file that will replace @p old (nullptr: a new
