@@ -118,10 +118,11 @@ check '[ "${PIPESTATUS[0]}" = 0 ]'
 # dropout: --out and --mask-out as two descriptors, the same bytes as files.
 "$RNDNN" gen --dist normal --shape 64 --out x.npy
 "$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out m.npy
-"$RNDNN" dropout --in x.npy --out /dev/stdout --rate 0.5     --mask-out /dev/fd/3 > y2.npy 3> m2.npy
+"$RNDNN" dropout --in x.npy --out /dev/stdout --rate 0.5 \
+    --mask-out /dev/fd/3 > y2.npy 3> m2.npy
 check "cmp y.npy y2.npy && cmp m.npy m2.npy"
 "$RNDNN" gen --shape 4 --out /dev/fd/9 2> bad.txt
-check '[ $? = 1 ] && grep -q "cannot write ./dev/fd/9.: Bad file descriptor" bad.txt'
+check '[ $? = 1 ] && grep -q "write ./dev/fd/9.: Bad file descriptor" bad.txt'
 [ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
 echo done)sh");
     EXPECT_EQ(r.status, 0) << r.err;
