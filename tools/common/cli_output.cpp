@@ -220,15 +220,42 @@ temp_slot_t temp_slots[8];
 constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
         SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
 
-extern "C" void remove_temps_and_die(int sig) {
-    const int saved = errno;
+// What a signal of cleanup_signals does, shared by the handler (on any
+// thread: OpenMP's too) and commit_all() (async-signal-safe: lock-free).
+enum signal_state_t : int {
+    signals_end, // it ends the process: the outputs are not committed
+    signals_held, // it is held: the outputs are being or were committed
+    signals_ending, // one is ending the process
+};
+std::atomic<int> signal_state {signals_end};
+static_assert(std::atomic<int>::is_always_lock_free, "");
+// The last signal that arrived while held (0: none).
+volatile std::sig_atomic_t held_signal = 0;
+
+// Removes the temporary files and ends the process by @p sig, its default
+// action, so that the parent sees it killed by that signal.
+// Async-signal-safe.
+void remove_temps_and_end(int sig) {
     for (const temp_slot_t &s : temp_slots)
         if (s.used) ::unlink(s.path);
-    errno = saved;
-    // The handler was reset (SA_RESETHAND) and the signal is blocked until
-    // it returns: then the default action ends the process, and the parent
-    // sees it killed by this signal.
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(sig, &dfl, nullptr);
+    // In the handler, the signal is blocked until it returns; then the
+    // default action ends the process.
     ::raise(sig);
+}
+
+extern "C" void on_cleanup_signal(int sig) {
+    const int saved = errno;
+    int state = signals_end;
+    if (signal_state.compare_exchange_strong(state, signals_ending))
+        remove_temps_and_end(sig);
+    else if (state == signals_held)
+        held_signal = sig;
+    // signals_ending: another thread is ending the process.
+    errno = saved;
 }
 
 // Installs the handler once, for each signal that still has its default
@@ -241,14 +268,36 @@ void install_cleanup_handlers() {
                     || (old.sa_flags & SA_SIGINFO))
                 continue;
             struct sigaction sa {};
-            sa.sa_handler = remove_temps_and_die;
+            sa.sa_handler = on_cleanup_signal;
             sigemptyset(&sa.sa_mask);
-            sa.sa_flags = SA_RESETHAND;
             ::sigaction(sig, &sa, nullptr);
         }
         return true;
     }();
     (void)installed;
+}
+
+// From here on a signal of cleanup_signals is held (commit_all() in
+// cli_output.hpp). Where one is already ending the process, waits for
+// the end: nothing may be committed then.
+void hold_cleanup_signals() {
+    install_cleanup_handlers();
+    int state = signals_end;
+    if (signal_state.compare_exchange_strong(state, signals_held)
+            || state == signals_held)
+        return;
+    for (;;)
+        ::pause();
+}
+
+// The test hook of commit_all(): the signal number in
+// RNDNN_TEST_SIGNAL_IN_COMMIT, which the process sends itself after each
+// output it commits; 0 where it is not set (always, outside tests).
+int test_signal_in_commit() {
+    const char *v = std::getenv("RNDNN_TEST_SIGNAL_IN_COMMIT");
+    int sig = 0;
+    if (v) std::from_chars(v, v + std::strlen(v), sig);
+    return sig;
 }
 
 // Registers @p path for removal on a signal. @returns its slot.
@@ -527,10 +576,7 @@ void output_file::check_size(std::int64_t bytes) const {
                 + std::to_string(bytes) + " written");
 }
 
-void output_file::commit() {
-    finish();
-    replace();
-}
+void output_file::commit() { commit_all({this}); }
 
 void output_file::replace() {
     if (!tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0) {
@@ -583,8 +629,25 @@ void output_file::copy_in_place(int rename_errno) {
 void commit_all(const std::vector<output_file *> &files) {
     for (output_file *f : files)
         f->finish();
-    for (output_file *f : files)
-        f->commit();
+    // The outputs are whole: from the first rename on, a signal no longer
+    // ends the command, so that the outputs are committed together and a
+    // committed run reports success.
+    hold_cleanup_signals();
+    const int test_signal = test_signal_in_commit();
+    for (output_file *f : files) {
+        f->replace();
+        if (test_signal) ::kill(::getpid(), test_signal);
+    }
+}
+
+void release_signals() {
+    int state = signals_held;
+    if (!signal_state.compare_exchange_strong(state, signals_end)) return;
+    const int sig = held_signal;
+    held_signal = 0;
+    state = signals_end;
+    if (sig && signal_state.compare_exchange_strong(state, signals_ending))
+        remove_temps_and_end(sig);
 }
 
 namespace {

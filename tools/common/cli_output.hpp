@@ -16,6 +16,10 @@
 //   bind-mounted file: rename fails with EBUSY) or on another file system
 //   (EXDEV), gets the complete temporary file's bytes copied into it in
 //   place (then cut to their size), and the temporary file is removed.
+// - Committing is a command's last step (commit_all): from the first
+//   rename on, those signals are held, never ending the process, so that
+//   the outputs are committed together and the command ends with the
+//   commit's status (0 once all are in place).
 // - A replaced file keeps its permission bits (not setuid, setgid or
 //   sticky) and, where the caller may give them, its owner and group. A
 //   file the caller could not write in place (root: one without any write
@@ -89,7 +93,7 @@ public:
     // After finish(): @throws io_error naming the path unless the
     // temporary file holds exactly @p bytes.
     void check_size(std::int64_t bytes) const;
-    // finish()es if not done yet, then replace()s.
+    // commit_all() of this file alone.
     void commit();
     // After finish(): the temporary file that commit() renames into place,
     // an absolute path; empty for stdout and special files, which are
@@ -97,6 +101,7 @@ public:
     const std::string &temp_path() const { return tmp_; }
 
 private:
+    friend void commit_all(const std::vector<output_file *> &files);
     // After finish(): renames the temporary file into place, or copies it
     // in where the target cannot be replaced (nothing to do for
     // descriptors and special files). @throws io_error naming the path.
@@ -137,10 +142,24 @@ std::string resolved_path(const std::string &path);
 // @throws io_error naming @p path if its links cannot be followed.
 bool replaces(const std::string &path);
 
-// Commits several outputs of one run: every one is finished (written out
-// and checked) before the first is renamed, so a failed write leaves none
-// of them.
+// Commits the outputs of a command, its last step: every one is finished
+// (written out and checked) before the first is renamed, so a failed write
+// leaves none of them. Then the signals that end a command (above) are
+// held for the rest of the process: one that arrives during or after the
+// renames no longer ends it, so that it cannot leave some outputs
+// committed and others not, nor report a committed run as killed; it is
+// dropped when the process exits. A program with work after its commit
+// calls release_signals().
+// Test hook: with RNDNN_TEST_SIGNAL_IN_COMMIT=N in the environment, the
+// process sends itself signal N after each output it commits
+// (tests/test_cli_faults.cpp).
+// @throws io_error naming the path that failed.
 void commit_all(const std::vector<output_file *> &files);
+
+// Ends the hold of commit_all(): a signal that arrived while held now ends
+// the process, as it would have without the hold (its outputs stay
+// committed).
+void release_signals();
 
 // Refuses two of @p files (pairs of flag and path) that name the same
 // regular file, or the same name of one still to be created: compared by

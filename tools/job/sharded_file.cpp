@@ -187,8 +187,10 @@ void commit_all(const std::vector<sharded_output *> &files) {
                 if (f->file_) f->file_->check_size(f->file_bytes_);
         });
     job.agree([&] {
+        std::vector<output_file *> mine;
         for (sharded_output *f : files)
-            if (f->file_) f->file_->commit();
+            if (f->file_) mine.push_back(&*f->file_);
+        commit_all(mine);
     });
 }
 
