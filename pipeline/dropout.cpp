@@ -65,8 +65,10 @@ impl::bernoulli_t keep_bernoulli(const dropout::desc &d, double p) {
     impl::check_enum(d.method, "bernoulli method", "bernoulli_method");
     if (d.method == bernoulli_method::onednn)
         fail(status::invalid_arguments,
-                "dropout's method onednn is set by onednn_compat: give "
-                "onednn_compat with method threshold32 or automatic");
+                "dropout::desc::method = bernoulli_method::onednn is "
+                "refused: oneDNN's rule is dropout::desc::onednn_compat = "
+                "true, with method bernoulli_method::threshold32 or "
+                "bernoulli_method::automatic");
     if (!d.onednn_compat) return {p, d.method, d.bits};
     const bernoulli_method method = d.method == bernoulli_method::automatic
             ? bernoulli_method::threshold32

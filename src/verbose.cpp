@@ -39,10 +39,14 @@ verbose_t verbose_level() {
 
 void verbose_print(verbose_t level, const char *kind, const std::string &text) {
     if (!verbose_on(level)) return;
+    // On stderr, as one write: stdout may carry data, and the lines of
+    // threads and processes that share stderr stay whole.
+    const std::string line
+            = std::string("rndnn_verbose,") + kind + "," + text + "\n";
     static std::mutex m;
     std::lock_guard<std::mutex> lock(m);
-    std::printf("rndnn_verbose,%s,%s\n", kind, text.c_str());
-    std::fflush(stdout);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
 }
 
 void verbose_error(const char *call, const error &e) {

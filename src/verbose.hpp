@@ -1,4 +1,5 @@
-// RNDNN_VERBOSE: one comma-separated line per event on stdout.
+// RNDNN_VERBOSE: one comma-separated line per event on stderr (never
+// stdout, where a program may write data: `rndnn gen --out -`).
 //   none | 0       nothing (the default)
 //   error          each error a primitive's creation or execution, or a
 //                  graph's finalize, compile or execution, throws

@@ -441,22 +441,51 @@ TEST_F(Cli, VerboseLinesForCreationAndExecution) {
                           "\"$RNDNN\" gen --dist bernoulli --shape 64 "
                           "--out m.bin");
     ASSERT_EQ(r.status, 0) << r.err;
-    const std::string &out = r.out;
+    // On stderr: stdout may carry data.
+    EXPECT_EQ(r.out, "");
+    const std::string &err = r.err;
     const std::string problem
             = "alg=philox4x32_10,dist=bernoulli:p=0.5:bitsliced:32,dst=bit:64";
-    EXPECT_NE(out.find("rndnn_verbose,create,ref:any," + problem + ","),
+    EXPECT_NE(err.find("rndnn_verbose,create,ref:any," + problem + ","),
             std::string::npos)
-            << out;
-    EXPECT_NE(out.find("rndnn_verbose,exec,ref:any," + problem + ",nthr="),
+            << err;
+    EXPECT_NE(err.find("rndnn_verbose,exec,ref:any," + problem + ",nthr="),
             std::string::npos)
-            << out;
+            << err;
     // The default level prints nothing for a successful run.
-    EXPECT_TRUE(run({"gen", "--shape", "4", "--out", "w.bin"}).out.empty());
+    const result_t quiet = run({"gen", "--shape", "4", "--out", "w.bin"});
+    EXPECT_EQ(quiet.out, "");
+    EXPECT_EQ(quiet.err, "");
     // An unknown level warns on stderr and falls back to the default.
     const result_t bad = sh("RNDNN_VERBOSE=loud \"$RNDNN\" gen --shape 4 "
                             "--out v.bin");
     EXPECT_EQ(bad.status, 0);
     EXPECT_NE(bad.err.find("RNDNN_VERBOSE=loud"), std::string::npos);
+}
+
+// Verbose lines never mix into data on stdout: `gen --out -` and `stream`
+// write their bytes alone, the same as without RNDNN_VERBOSE, and the
+// lines go to stderr.
+TEST_F(Cli, VerboseLinesStayOutOfStdoutData) {
+    const args_t gen = {"gen", "--shape", "8", "--out", "-"};
+    const args_t stream = {"stream", "--count", "8"};
+    for (const args_t &args : {gen, stream}) {
+        SCOPED_TRACE(joined(args));
+        const result_t plain = run(args);
+        ASSERT_EQ(plain.status, 0) << plain.err;
+        ASSERT_EQ(plain.out.size(), 32u);
+        std::string line = "RNDNN_VERBOSE=profile \"$RNDNN\"";
+        for (const std::string &a : args)
+            line += " " + quote(a);
+        const result_t r = sh(line);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.out.size(), 32u);
+        EXPECT_TRUE(r.out == plain.out) << "the data differs";
+        EXPECT_NE(r.err.find("rndnn_verbose,create,"), std::string::npos)
+                << r.err;
+        EXPECT_NE(r.err.find("rndnn_verbose,exec,"), std::string::npos)
+                << r.err;
+    }
 }
 
 // --- stream ----------------------------------------------------------------

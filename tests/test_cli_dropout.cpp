@@ -406,6 +406,45 @@ TEST_F(CliDropout, BadInputIsUsageErrorAndLeavesNoFile) {
     }
 }
 
+// Dropout's --method is never onednn: oneDNN's rule is --onednn-compat.
+// The refusal names the CLI's flags and values (not the C++ API's
+// onednn_compat and automatic), and the list of methods that an unknown
+// name gets leaves onednn out, where gen's, which takes it, keeps it.
+TEST_F(CliDropout, MethodMessagesNameTheCommandsOwnSpelling) {
+    save("x.npy", make_data({8}, data_type::f32));
+    const std::string refused = "--method 'onednn' is not a dropout method: "
+                                "oneDNN's dropout is --onednn-compat, with "
+                                "--method threshold32 or auto";
+    const std::string listed = "unknown --method 'automatic' (expected auto, "
+                               "threshold32, bitsliced or bytewise)";
+    const args_t dropout = {"dropout", "--in", "x.npy", "--out", "y.npy",
+            "--rate", "0.5", "--method"};
+    const args_t bench = {"bench", "--prim", "dropout", "--shape", "8",
+            "--method"};
+    for (const args_t &head : {dropout, bench}) {
+        for (const args_t &tail : {args_t {"onednn"},
+                     args_t {"onednn", "--onednn-compat"}}) {
+            args_t args = head;
+            args.insert(args.end(), tail.begin(), tail.end());
+            SCOPED_TRACE(joined(args));
+            const result_t r = run(args);
+            expect_failure(r, 2, refused);
+            EXPECT_EQ(r.err.find("onednn_compat"), std::string::npos);
+            EXPECT_EQ(r.err.find("automatic"), std::string::npos);
+        }
+        args_t args = head;
+        args.push_back("automatic");
+        SCOPED_TRACE(joined(args));
+        expect_failure(run(args), 2, listed);
+    }
+    EXPECT_EQ(files(), std::vector<std::string> {"x.npy"});
+    expect_failure(run({"gen", "--dist", "bernoulli", "--shape", "8",
+                           "--out", "m.bin", "--method", "automatic"}),
+            2,
+            "unknown --method 'automatic' (expected auto, threshold32, "
+            "bitsliced, onednn or bytewise)");
+}
+
 TEST_F(CliDropout, MissingFlagsAndOneFileTwiceAreUsageErrors) {
     save("x.npy", make_data({8}, data_type::f32));
     const std::vector<bad_case_t> cases = {
@@ -448,13 +487,20 @@ TEST_F(CliDropout, VerboseErrorLevelPrintsEachFailedCallOnce) {
                              "--plan fused --alg mt19937";
     const result_t r = sh("RNDNN_VERBOSE=error \"$RNDNN\"" + args);
     EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    // On stderr, before the command's own message.
     const std::string prefix = "rndnn_verbose,error,dropout::primitive_desc,"
                                "unimplemented,the fused plan does not apply";
-    EXPECT_EQ(r.out.rfind(prefix, 0), 0u) << r.out;
-    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
+    std::size_t lines = 0;
+    for (std::size_t at = 0;
+            (at = r.err.find("rndnn_verbose,", at)) != std::string::npos; ++at)
+        ++lines;
+    EXPECT_EQ(lines, 1u) << r.err;
     const result_t quiet = sh("\"$RNDNN\"" + args);
     EXPECT_EQ(quiet.status, 1);
-    EXPECT_TRUE(quiet.out.empty()) << quiet.out;
+    EXPECT_EQ(quiet.out, "");
+    EXPECT_EQ(quiet.err.find("rndnn_verbose"), std::string::npos) << quiet.err;
 }
 
 // A plan creates only its own kernels: the fused JIT plan walks no inner
@@ -470,7 +516,7 @@ TEST_F(CliDropout, PlansWalkOnlyTheirOwnKernelLists) {
                               "\"$RNDNN\" dropout --in x.npy --out y.npy "
                               "--rate 0.5 --plan " + plan);
         EXPECT_EQ(r.status, 0) << r.err;
-        return r.out;
+        return r.err;
     };
     const std::string fused = check_lines("fused");
     EXPECT_NE(fused.find("rndnn_verbose,check,fused:jit:avx2,"),
@@ -605,8 +651,9 @@ TEST_F(CliDropout, BenchHelpListsEveryProblemFlag) {
     EXPECT_EQ(b.out.find("  --dir "), std::string::npos);
 }
 
-// The "create" lines of RNDNN_VERBOSE=dispatch, without their times: the
-// implementation and the problem of each primitive descriptor created.
+// The "create" lines of RNDNN_VERBOSE=dispatch (stderr), without their
+// times: the implementation and the problem of each primitive descriptor
+// created.
 std::vector<std::string> created(const std::string &out) {
     std::vector<std::string> v;
     std::istringstream is(out);
@@ -678,9 +725,9 @@ TEST_F(CliDropout, BenchTakesTheSameProblemLine) {
         const result_t b = sh(b_cmd);
         ASSERT_EQ(d.status, 0) << d.err;
         ASSERT_EQ(b.status, 0) << b.err;
-        const std::vector<std::string> d_created = created(d.out);
-        const std::vector<std::string> b_created = created(b.out);
-        ASSERT_FALSE(d_created.empty()) << d.out;
+        const std::vector<std::string> d_created = created(d.err);
+        const std::vector<std::string> b_created = created(b.err);
+        ASSERT_FALSE(d_created.empty()) << d.err;
         // `rndnn dropout` first creates the whole problem's primitive
         // descriptor (its checks), then runs it in pieces, windows of the
         // whole (and writes a mask file in a pass of its own): the whole
@@ -690,7 +737,7 @@ TEST_F(CliDropout, BenchTakesTheSameProblemLine) {
         const std::string &impl = d_created.front();
         EXPECT_NE(std::find(b_created.begin(), b_created.end(), impl),
                 b_created.end())
-                << impl << "\nbench:\n" << b.out;
+                << impl << "\nbench:\n" << b.err;
         // The implementation that bench times is the dropout's.
         const std::string name = impl.substr(
                 std::strlen("rndnn_verbose,create,"),
@@ -710,6 +757,8 @@ TEST_F(CliDropout, BenchRefusesWhatDropoutRefuses) {
             {{"--axes", "1,"}, "1,"},
             {{"--noise-shape", "4x1x8", "--axes", "1"}, "--axes"},
             {{"--method", "fast"}, "fast"},
+            {{"--method", "onednn"}, "--onednn-compat, with --method "
+                                     "threshold32 or auto"},
             {{"--plan", "fast"}, "fast"},
             {{"--onednn-compat", "--alg", "philox4x32_10"}, "onednn_compat"},
             {{"--mask-dtype", "f32"}, "--mask-dtype 'f32'"},

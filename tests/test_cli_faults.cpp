@@ -1,7 +1,9 @@
-// CLI output under faults (docs/cli.md, "Reliability"): devices and FIFOs
+// CLI output under faults (docs/cli.md, "Reliability"): devices, FIFOs,
+// the process's own descriptors (/dev/stdout) and bind-mounted files
 // written in place and never replaced, links followed, a file system that
 // fills up mid-write or is read-only, a closed stdout, the mode of a
-// replaced file, long names, one file named twice, and inputs that lie.
+// replaced file, signals during the commit, long names, one file named
+// twice, and inputs that lie.
 //
 // Devices, full and read-only file systems are made without root in a
 // private user and mount namespace (`unshare -rm`): /dev/full and /dev/null
@@ -78,6 +80,83 @@ expect 1 "cannot write to stdout: No space left on device" \
     sh -c '"$RNDNN" gen --shape 8 --out - > full'
 check "[ -c full ] && [ -c null ] && [ -L full_link ]"
 check "[ ! -e y.npy ]"
+)sh");
+}
+
+// A path that names one of the process's own descriptors (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N, a link to one) is written as
+// the stream it is, at its offset, as `--out -` writes stdout: never
+// replaced by a new file, so what the shell wrote before and after stays.
+// A pipe works, a closed reader ends the command quietly, and a
+// descriptor that is not open is refused.
+TEST_F(CliFaults, DescriptorPathsAreWrittenAsStreams) {
+    const result_t r = sh(R"sh(
+check() { eval "$1" || echo "FAIL: $1"; }
+"$RNDNN" gen --shape 4 --out ref.bin || exit 1
+{ echo header; cat ref.bin; } > want1
+{ echo header; cat ref.bin ref.bin ref.bin ref.bin; echo trailer; } > want4
+echo header > appended
+"$RNDNN" gen --shape 4 --out /dev/stdout >> appended
+check "cmp appended want1"
+{ echo header
+  "$RNDNN" gen --shape 4 --out /dev/stdout
+  "$RNDNN" gen --shape 4 --out /dev/fd/1
+  "$RNDNN" gen --shape 4 --out /proc/self/fd/1
+  "$RNDNN" gen --shape 4 --out -
+  echo trailer; } > framed
+check "cmp framed want4"
+"$RNDNN" gen --shape 4 --out /dev/stderr 2> err.bin
+check "cmp err.bin ref.bin"
+"$RNDNN" gen --shape 4 --out /dev/fd/3 3> three.bin
+check "cmp three.bin ref.bin"
+ln -s /dev/stdout link
+"$RNDNN" gen --shape 4 --out link > linked.bin
+check "cmp linked.bin ref.bin && [ -L link ]"
+"$RNDNN" gen --shape 4 --out /dev/stdout | cat > piped.bin
+check '[ "${PIPESTATUS[0]}" = 0 ] && cmp piped.bin ref.bin'
+"$RNDNN" gen --shape 4194304 --out /dev/stdout | head -c 10 > /dev/null
+check '[ "${PIPESTATUS[0]}" = 0 ]'
+# dropout: --out and --mask-out as two descriptors, the same bytes as files.
+"$RNDNN" gen --dist normal --shape 64 --out x.npy
+"$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out m.npy
+"$RNDNN" dropout --in x.npy --out /dev/stdout --rate 0.5 \
+    --mask-out /dev/fd/3 > y2.npy 3> m2.npy
+check "cmp y.npy y2.npy && cmp m.npy m2.npy"
+"$RNDNN" gen --shape 4 --out /dev/fd/9 2> bad.txt
+check '[ $? = 1 ] && grep -q "write ./dev/fd/9.: Bad file descriptor" bad.txt'
+[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
+echo done)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "done\n") << r.err;
+}
+
+// A file that cannot be replaced, being a mount point of its own (a
+// bind-mounted file: Docker's -v file:file, a Kubernetes subPath; rename
+// fails with EBUSY), is written in place once complete, and cut to the new
+// size; a failure there names the path and both causes, and leaves no
+// temporary file.
+TEST_F(CliFaults, BindMountedOutputsAreWrittenInPlace) {
+    in_namespace(R"sh(
+echo "old contents, longer than the new ones" > host.bin
+touch y.bin && mount --bind host.bin y.bin || echo "FAIL: bind"
+expect 0 "" "$RNDNN" gen --shape 4 --out y.bin
+"$RNDNN" gen --shape 4 --out ref.bin
+check "cmp host.bin ref.bin && mountpoint -q y.bin"
+"$RNDNN" gen --dist normal --shape 64 --out x.npy
+"$RNDNN" dropout --in x.npy --out y.npy --rate 0.5 --mask-out m.npy
+# dropout in place, its input and both outputs bind-mounted.
+cp x.npy hx.npy && touch hm.npy mx.npy mm.npy
+mount --bind hx.npy mx.npy && mount --bind hm.npy mm.npy || echo "FAIL: bind"
+expect 0 "" \
+    "$RNDNN" dropout --in mx.npy --out mx.npy --rate 0.5 --mask-out mm.npy
+check "cmp hx.npy y.npy && cmp hm.npy m.npy"
+# No room in place: the new bytes do not fit the mounted file's file system.
+mkdir small && mount -t tmpfs -o size=64k tmpfs small || echo "FAIL: mount"
+echo old > small/h.bin && touch z.bin && mount --bind small/h.bin z.bin
+in_place="cannot write 'z.bin' in place \(renaming over it failed:"
+expect 1 "$in_place Device or resource busy\): No space left on device" \
+    "$RNDNN" gen --dist normal --shape 100000 --out z.bin
+check '[ -z "$(ls -A | grep rndnn)" ]'
 )sh");
 }
 
@@ -187,7 +266,9 @@ echo done)sh");
 }
 
 // A signal that ends `gen --out` or an in-place `dropout` at any point
-// leaves no temporary file, with the file system's anonymous files and,
+// leaves no temporary file, and gen's output only where it exits 0 (a
+// signal in its commit is held: SignalsDuringTheCommitLeaveItWhole),
+// with the file system's anonymous files and,
 // /proc hidden so that rndnn cannot link them (not in sanitized builds,
 // whose runtime needs /proc), with named ones that the signal handler
 // removes; SIGKILL leaves none of the anonymous ones. The
@@ -213,14 +294,21 @@ run() {
     esac
 }
 stop() { # stop CMD SIGNAL
+    rm -f big.bin
     run "$1" & local pid=$!
     sleep "0.$((RANDOM % 8 + 1))"
     kill -"$2" $pid 2>/dev/null; wait $pid; local rc=$?
     [ $rc = 0 ] || [ $rc = $((128 + $(kill -l "$2"))) ] \
         || echo "FAIL: $1 stopped by $2 exited $rc"
     [ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: $1 stopped by $2 left $(ls -A)"
-    [ ! -e big.bin ] || [ "$(stat -c %s big.bin)" = 1073741824 ] \
-        || echo "FAIL: big.bin has $(stat -c %s big.bin) bytes"
+    # Killed: no file; exit status 0 (done, or stopped in its commit): the
+    # whole file.
+    if [ $1 = gen ] && [ $rc = 0 ]; then
+        [ "$(stat -c %s big.bin 2>&1)" = 1073741824 ] \
+            || echo "FAIL: gen exited 0, big.bin: $(stat -c %s big.bin 2>&1)"
+    elif [ $1 = gen ]; then
+        [ ! -e big.bin ] || echo "FAIL: gen killed by $2 left big.bin"
+    fi
     [ "$(stat -c %s x.npy)" = 134217856 ] || echo "FAIL: x.npy cut"
 }
 for sig in INT TERM HUP QUIT ALRM USR1 USR2 XCPU XFSZ KILL; do stop gen $sig; done
@@ -235,6 +323,40 @@ if [ $sanitized = 0 ]; then
     stop dropout INT
     stop dropout HUP
 fi)sh");
+}
+
+// Outputs are committed together, and a committed run reports success: a
+// signal that arrives while they are renamed into place (here: sent by
+// the process itself after each rename, the test hook
+// RNDNN_TEST_SIGNAL_IN_COMMIT) is held, so `dropout --out Y --mask-out M`
+// commits both and exits 0, in place too, as does gen. A program that
+// goes on after its commit (the demo) ends by the held signal then.
+TEST_F(CliFaults, SignalsDuringTheCommitLeaveItWhole) {
+    const result_t r = sh(R"sh(
+check() { eval "$1" || echo "FAIL: $1"; }
+"$RNDNN" gen --dist normal --shape 64 --out x.npy || exit 1
+cp x.npy in.npy
+"$RNDNN" dropout --in x.npy --out want_y.npy --rate 0.5 --mask-out want_m.npy
+"$RNDNN" gen --shape 64 --out want_g.bin
+for sig in 15 2 1; do
+    RNDNN_TEST_SIGNAL_IN_COMMIT=$sig "$RNDNN" dropout --in x.npy --out y.npy \
+        --rate 0.5 --mask-out m.npy
+    check "[ $? = 0 ] && cmp y.npy want_y.npy && cmp m.npy want_m.npy"
+    RNDNN_TEST_SIGNAL_IN_COMMIT=$sig "$RNDNN" gen --shape 64 --out g.bin
+    check "[ $? = 0 ] && cmp g.bin want_g.bin"
+    rm -f y.npy m.npy g.bin
+done
+RNDNN_TEST_SIGNAL_IN_COMMIT=15 "$RNDNN" dropout --in in.npy --out in.npy \
+    --rate 0.5 --mask-out m.npy
+check "[ $? = 0 ] && cmp in.npy want_y.npy && cmp m.npy want_m.npy"
+mkdir demo
+RNDNN_TEST_SIGNAL_IN_COMMIT=15 "$(dirname "$RNDNN")/rndnn-demo" \
+    --out-dir demo > /dev/null
+check '[ $? = 143 ] && [ "$(ls demo)" = mask.npy ]'
+[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
+echo done)sh");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "done\n") << r.err;
 }
 
 // The temporary file's name is short: a 255-byte name still works, and

@@ -1,8 +1,8 @@
 // CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA, RNDNN_HIDE_CPU_ISA and
 // RNDNN_VERBOSE=check|dispatch through `rndnn gen` state which
-// implementation serves a problem (its verbose lines), that every tier
-// writes the reference's file, and that a bad cap or hidden tier fails
-// naming its value. The library's side of the same
+// implementation serves a problem (its verbose lines, on stderr), that
+// every tier writes the reference's file, and that a bad cap or hidden
+// tier fails naming its value. The library's side of the same
 // (the attribute's cap, the implementation list) is test_rng_jit.cpp's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
@@ -89,11 +89,11 @@ const char *const bernoulli_problem
 TEST_F(CliIsa, MaxCpuIsaNoneSelectsReference) {
     const result_t r = dispatch("none", gen_bernoulli);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find(std::string("rndnn_verbose,create,ref:any,")
+    EXPECT_NE(r.err.find(std::string("rndnn_verbose,create,ref:any,")
                       + bernoulli_problem),
             std::string::npos)
-            << r.out;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+            << r.err;
+    EXPECT_EQ(created(r.err), std::vector<std::string> {"ref:any"}) << r.err;
     EXPECT_EQ(read_file(dir_ / "m.bin").size(), 375u);
 }
 
@@ -101,13 +101,13 @@ TEST_F(CliIsa, MaxCpuIsaSelectsTheTier) {
     SKIP_WITHOUT_JIT();
     each_cap_writes_the_reference(gen_bernoulli, "m.bin", 375,
             available_tiers(), [](cpu_isa tier, const result_t &r) {
-                EXPECT_NE(r.out.find("rndnn_verbose,create," + jit_name(tier)
+                EXPECT_NE(r.err.find("rndnn_verbose,create," + jit_name(tier)
                                   + "," + bernoulli_problem),
                         std::string::npos)
-                        << r.out;
-                EXPECT_EQ(created(r.out),
+                        << r.err;
+                EXPECT_EQ(created(r.err),
                         std::vector<std::string> {jit_name(tier)})
-                        << r.out;
+                        << r.err;
             });
 }
 
@@ -120,9 +120,9 @@ TEST_F(CliIsa, MaxCpuIsaCapsMt19937) {
                                "--out w.bin";
     each_cap_writes_the_reference(gen_mt, "w.bin", 12000, test_tiers(),
             [](cpu_isa tier, const result_t &r) {
-                EXPECT_EQ(created(r.out),
+                EXPECT_EQ(created(r.err),
                         std::vector<std::string> {mt19937_impl_name(tier)})
-                        << r.out;
+                        << r.err;
             });
 }
 
@@ -158,11 +158,11 @@ TEST_F(CliIsa, HideCpuIsaActsAsALesserCpu) {
         ASSERT_EQ(r.status, 0) << r.err;
         for (cpu_isa tier : impl::jit_tiers()) {
             if (tier < hidden) continue;
-            const auto lines = lines_starting(r.out,
+            const auto lines = lines_starting(r.err,
                     "rndnn_verbose,check," + jit_name(tier) + ","
                             + bernoulli_problem + "declined: the CPU lacks "
                             + isa2str(tier));
-            EXPECT_FALSE(lines.empty()) << r.out;
+            EXPECT_FALSE(lines.empty()) << r.err;
             const bool present = impl::cpu_isa_present() >= tier;
             for (const std::string &line : lines)
                 EXPECT_EQ(line.find("(hidden: " + var + ")")
@@ -176,7 +176,7 @@ TEST_F(CliIsa, HideCpuIsaActsAsALesserCpu) {
                 want = jit_name(tier);
                 break; // best first
             }
-        EXPECT_EQ(created(r.out), std::vector<std::string> {want}) << r.out;
+        EXPECT_EQ(created(r.err), std::vector<std::string> {want}) << r.err;
         EXPECT_TRUE(read_file(dir_ / "m.bin") == ref) << "output differs";
     }
 }
@@ -205,18 +205,18 @@ TEST_F(CliIsa, CheckLevelReportsTheDecliningKernel) {
     const std::string prefix = "rndnn_verbose,check,jit:sse41,"
                                "alg=philox4x32_10,dist=uniform:0:1,"
                                "dst=f32:64,declined: ";
-    const auto declined = lines_starting(r.out, prefix);
-    ASSERT_FALSE(declined.empty()) << r.out;
+    const auto declined = lines_starting(r.err, prefix);
+    ASSERT_FALSE(declined.empty()) << r.err;
     for (const std::string &line : declined)
         EXPECT_GT(line.size(), prefix.size()) << "no reason given: " << line;
-    EXPECT_EQ(created(r.out), std::vector<std::string> {"ref:any"}) << r.out;
+    EXPECT_EQ(created(r.err), std::vector<std::string> {"ref:any"}) << r.err;
     // At level check, the creation line is not printed.
     const result_t c = sh("RNDNN_VERBOSE=check RNDNN_MAX_CPU_ISA=sse41 "
                           "\"$RNDNN\" gen --dist uniform --shape 64 "
                           "--out v.bin");
     ASSERT_EQ(c.status, 0) << c.err;
-    EXPECT_FALSE(lines_starting(c.out, prefix).empty()) << c.out;
-    EXPECT_TRUE(created(c.out).empty()) << c.out;
+    EXPECT_FALSE(lines_starting(c.err, prefix).empty()) << c.err;
+    EXPECT_TRUE(created(c.err).empty()) << c.err;
 }
 
 } // namespace

@@ -239,6 +239,8 @@ TEST_F(Cli, MpiFailureStopsEveryRankAndLeavesNoFile) {
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out /dev/null",
                     "regular file"},
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out -", "regular file"},
+            {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out /dev/stdout",
+                    "regular file"},
             // Refused before it is opened: opening a FIFO waits for a reader.
             {2, mpirun(2) + "\"$RNDNN\" gen --shape 64 --out fifo",
                     "regular file"},

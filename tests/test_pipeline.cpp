@@ -1106,11 +1106,17 @@ TEST(Dropout, KeepProbabilityAndPostOpsRefuseBadValues) {
     d.rate = 0.5;
     d.onednn_compat = true;
     EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "philox4x32_10_onednn");
-    // Dropout names oneDNN's rule by onednn_compat alone.
+    // Dropout names oneDNN's rule by onednn_compat alone; the message names
+    // the C++ API's field and enumerators (the CLI names its own options).
     d.onednn_compat = false;
     d.method = bernoulli_method::onednn;
-    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), "onednn_compat");
-    EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, "onednn_compat");
+    const char *const onednn_refused
+            = "dropout::desc::method = bernoulli_method::onednn is refused: "
+              "oneDNN's rule is dropout::desc::onednn_compat = true, with "
+              "method bernoulli_method::threshold32 or "
+              "bernoulli_method::automatic";
+    EXPECT_ERROR_NAMES(dropout::keep_post_ops(d), onednn_refused);
+    EXPECT_ERROR_NAMES(dropout::primitive_desc {d}, onednn_refused);
     // The RNG's oneDNN rule needs 32-bit words.
     post_ops po;
     po.append_bernoulli(0.5, bernoulli_method::onednn);

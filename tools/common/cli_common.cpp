@@ -275,20 +275,57 @@ void check_offset_range(const stream_options_t &so, std::int64_t n) {
                 + std::to_string(n) + " elements passes 2^63 - 1");
 }
 
-void parse_method(
-        const std::string &text, rndnn::bernoulli_method &method, int &bits) {
+namespace {
+
+// The list of names in the library's message for a name it does not know,
+// " (expected a, b or c)", less @p except (nullptr: none); empty if the
+// message has no list.
+std::string expected_names(
+        const std::string &message, const char *except = nullptr) {
+    const std::string open = " (expected ";
+    const size_t start = message.find(open);
+    const size_t end = message.find(')', start);
+    if (start == std::string::npos || end == std::string::npos) return "";
+    std::string list = message.substr(
+            start + open.size(), end - start - open.size());
+    std::vector<std::string> names;
+    for (size_t at = 0; at <= list.size();) {
+        size_t next = list.find(", ", at), skip = 2;
+        const size_t last = list.find(" or ", at);
+        if (last < next) next = last, skip = 4;
+        const std::string name = list.substr(at, next - at);
+        if (!except || name != except) names.push_back(name);
+        if (next == std::string::npos) break;
+        at = next + skip;
+    }
+    std::string text;
+    for (size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ")
+                + names[i];
+    return " (expected " + text + ")";
+}
+
+} // namespace
+
+void parse_method(const std::string &text, rndnn::bernoulli_method &method,
+        int &bits, bool dropout) {
     // The method's name (the library's, which names them all when it knows
-    // none), then ":B" for bitsliced only.
+    // none), then ":B" for bitsliced only. Dropout draws oneDNN's rule
+    // under --onednn-compat alone: its list leaves the name out.
+    const char *const onednn
+            = rndnn::bernoulli_method2str(rndnn::bernoulli_method::onednn);
     const size_t colon = text.find(':');
     try {
         method = rndnn::str2bernoulli_method(text.substr(0, colon));
     } catch (const rndnn::error &e) {
-        const std::string m = e.what();
-        const size_t list = m.find(" (expected ");
         throw usage_error("unknown --method '" + text + "'"
-                + (list == std::string::npos ? "" : m.substr(list))
+                + expected_names(e.what(), dropout ? onednn : nullptr)
                 + "; bitsliced takes :B with 1 <= B <= 32");
     }
+    if (dropout && method == rndnn::bernoulli_method::onednn)
+        throw usage_error("--method '" + text
+                + "' is not a dropout method: oneDNN's dropout is "
+                  "--onednn-compat, with --method threshold32 or auto");
     const bool sliced = method == rndnn::bernoulli_method::bitsliced;
     if (sliced != (colon != std::string::npos))
         throw usage_error("--method '" + text + "': "
@@ -304,10 +341,8 @@ rndnn::dropout_plan parse_plan(const std::string &text) {
         return rndnn::str2dropout_plan(text);
     } catch (const rndnn::error &e) {
         // The library's list of names, after the flag as given.
-        const std::string m = e.what();
-        const size_t list = m.find(" (expected ");
-        throw usage_error("unknown --plan '" + text + "'"
-                + (list == std::string::npos ? "" : m.substr(list)));
+        throw usage_error(
+                "unknown --plan '" + text + "'" + expected_names(e.what()));
     }
 }
 

@@ -12,6 +12,14 @@
 //   that ends the process (INT, TERM, HUP, QUIT, ALRM, USR1, USR2, XCPU,
 //   XFSZ) removes a named one first; SIGKILL leaves nothing of an
 //   anonymous one.
+// - A file that cannot be replaced, being a mount point of its own (a
+//   bind-mounted file: rename fails with EBUSY) or on another file system
+//   (EXDEV), gets the complete temporary file's bytes copied into it in
+//   place (then cut to their size), and the temporary file is removed.
+// - Committing is a command's last step (commit_all): from the first
+//   rename on, those signals are held, never ending the process, so that
+//   the outputs are committed together and the command ends with the
+//   commit's status (0 once all are in place).
 // - A replaced file keeps its permission bits (not setuid, setgid or
 //   sticky) and, where the caller may give them, its owner and group. A
 //   file the caller could not write in place (root: one without any write
@@ -19,8 +27,14 @@
 // - A symbolic link is followed: its target is written that way.
 // - A path that exists and is no regular file (a device such as /dev/null
 //   or /dev/full, a FIFO) is opened and written in place: never replaced.
+//   So is another process's descriptor (/proc/PID/fd/N), appended to
+//   where it is a regular file.
 // - "-" is stdout. A reader that closes it early (`| head -c 100`) ends the
 //   command quietly with exit status 0 (closed_pipe).
+// - A path that names a descriptor of this process (/dev/stdout,
+//   /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one) is that
+//   descriptor, written as the stream it is, at its offset, as "-" writes
+//   stdout; /dev/stdout is "-" in all but the name in messages.
 #ifndef RNDNN_TOOLS_CLI_OUTPUT_HPP
 #define RNDNN_TOOLS_CLI_OUTPUT_HPP
 
@@ -79,9 +93,7 @@ public:
     // After finish(): @throws io_error naming the path unless the
     // temporary file holds exactly @p bytes.
     void check_size(std::int64_t bytes) const;
-    // finish()es if not done yet, then renames the temporary file into
-    // place (nothing to do for stdout and special files).
-    // @throws io_error naming the path.
+    // commit_all() of this file alone.
     void commit();
     // After finish(): the temporary file that commit() renames into place,
     // an absolute path; empty for stdout and special files, which are
@@ -89,6 +101,15 @@ public:
     const std::string &temp_path() const { return tmp_; }
 
 private:
+    friend void commit_all(const std::vector<output_file *> &files);
+    // After finish(): renames the temporary file into place, or copies it
+    // in where the target cannot be replaced (nothing to do for
+    // descriptors and special files). @throws io_error naming the path.
+    void replace();
+    // Copies the temporary file into the target in place, after a rename
+    // that failed with @p rename_errno. @throws io_error naming the path
+    // and both causes.
+    void copy_in_place(int rename_errno);
     // Throws the error that the last write recorded, if any.
     void check();
     // Creates the temporary file that will replace @p old (nullptr: a new
@@ -98,6 +119,7 @@ private:
     void drop_temp();
 
     std::string path_; // as given, for messages
+    int stream_fd_ = -1; // the descriptor written to, if one of ours
     std::string target_; // the file renamed over: links followed
     std::string dir_; // its directory, absolute; empty unless atomic
     std::string tmp_; // the temporary file's name, once it has one
@@ -114,10 +136,30 @@ private:
 // @throws io_error naming @p path if its directory does not resolve.
 std::string resolved_path(const std::string &path);
 
-// Commits several outputs of one run: every one is finished (written out
-// and checked) before the first is renamed, so a failed write leaves none
-// of them.
+// Whether output_file replaces @p path (a regular file or a new one):
+// false for what it writes in place (stdout, a descriptor, a device, a
+// FIFO) and for a directory, which it refuses.
+// @throws io_error naming @p path if its links cannot be followed.
+bool replaces(const std::string &path);
+
+// Commits the outputs of a command, its last step: every one is finished
+// (written out and checked) before the first is renamed, so a failed write
+// leaves none of them. Then the signals that end a command (above) are
+// held for the rest of the process: one that arrives during or after the
+// renames no longer ends it, so that it cannot leave some outputs
+// committed and others not, nor report a committed run as killed; it is
+// dropped when the process exits. A program with work after its commit
+// calls release_signals().
+// Test hook: with RNDNN_TEST_SIGNAL_IN_COMMIT=N in the environment, the
+// process sends itself signal N after each output it commits
+// (tests/test_cli_faults.cpp).
+// @throws io_error naming the path that failed.
 void commit_all(const std::vector<output_file *> &files);
+
+// Ends the hold of commit_all(): a signal that arrived while held now ends
+// the process, as it would have without the hold (its outputs stay
+// committed).
+void release_signals();
 
 // Refuses two of @p files (pairs of flag and path) that name the same
 // regular file, or the same name of one still to be created: compared by

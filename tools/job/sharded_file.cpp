@@ -120,9 +120,7 @@ sharded_output::sharded_output(const std::string &flag,
     std::string resolved;
     job.agree([&] {
         resolved = resolved_path(path);
-        struct stat st;
-        if (resolved == "-"
-                || (::stat(resolved.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+        if (!replaces(resolved))
             throw io_error("cannot write " + flag + " '" + path
                     + "' under mpirun: the ranks write a regular file (a new "
                       "one or one they replace), not stdout, a directory or a "
@@ -189,8 +187,10 @@ void commit_all(const std::vector<sharded_output *> &files) {
                 if (f->file_) f->file_->check_size(f->file_bytes_);
         });
     job.agree([&] {
+        std::vector<output_file *> mine;
         for (sharded_output *f : files)
-            if (f->file_) f->file_->commit();
+            if (f->file_) mine.push_back(&*f->file_);
+        commit_all(mine);
     });
 }
 

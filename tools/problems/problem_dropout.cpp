@@ -109,7 +109,8 @@ dropout_problem_t parse_dropout_problem(const po::variables_map &vm,
     d.rate = parse_probability("--rate",
             vm.count("rate") ? vm["rate"].as<string>()
                              : default_rate.value());
-    parse_method(vm["method"].as<string>(), d.method, d.bits);
+    parse_method(
+            vm["method"].as<string>(), d.method, d.bits, /*dropout=*/true);
     p.so = parse_stream_options(vm);
     d.onednn_compat = vm.count("onednn-compat") > 0;
     d.alg = d.onednn_compat && !given(vm, "alg")

@@ -77,7 +77,9 @@ void add_rng_problem_options(po::options_description &desc) {
                     "bernoulli: auto (bitsliced:32 where the algorithm "
                     "allows, else threshold32: exact to 2^-32 either way), "
                     "threshold32, bytewise (threshold32's p from a byte an "
-                    "element), onednn, or bitsliced:B with 1 <= B <= 32");
+                    "element), onednn (oneDNN's dropout mask; a dropout "
+                    "problem takes --onednn-compat instead), or "
+                    "bitsliced:B with 1 <= B <= 32");
     }
     opt("shape", text(), "dims joined by 'x', e.g. 64x128x1024 (required)");
     opt("dtype", text(), ("dst type: " + dtypes).c_str());

@@ -41,6 +41,8 @@ void save(const rndnn::memory &mem, const std::string &path) {
     rndnn_cli::output_file file(path);
     file.write(mem, true);
     file.commit();
+    // The demo goes on: a signal that its commit held ends it now.
+    rndnn_cli::release_signals();
     std::cout << "  wrote " << path << "\n";
 }
 
