@@ -143,8 +143,10 @@ void mpi_file_t::transfer(
                      impl_->fh, buf, count, MPI_BYTE, &st)
                     : MPI_File_read_all(impl_->fh, buf, count, MPI_BYTE, &st);
     if (view != MPI_BYTE) MPI_Type_free(&view);
+    // A transfer of no bytes has nothing to count: ROMIO leaves its status
+    // unset ("126 of 0 bytes transferred").
     int done = 0;
-    if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &done);
+    if (rc == MPI_SUCCESS && count > 0) MPI_Get_count(&st, MPI_BYTE, &done);
     job_t::get().agree([&] {
         const std::string what = (write_ ? "cannot write " : "cannot read ")
                 + flag_ + " '" + path_ + "'";
