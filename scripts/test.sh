@@ -2,7 +2,8 @@
 # Fresh machine to test results: installs dependencies, then builds and runs
 # every test in three configurations: the default build (JIT on, MPI with
 # mpirun tests for K = 1..4; run again as an AVX2-only CPU and its kernel
-# suites as an SSE4.1-only CPU; its Debian packages are then installed and
+# suites as an SSE4.1-only CPU, and its MPI tests that do file I/O once
+# more under ROMIO; its Debian packages are then installed and
 # the examples built against them, and the Python package is installed
 # with pip), the reference-only build (JIT and MPI off),
 # and the default build under
@@ -34,6 +35,16 @@ RNDNN_HIDE_CPU_ISA=avx512 ONEDNN_MAX_CPU_ISA=AVX2 \
 echo "=== jit kernels, as an SSE4.1-only CPU"
 RNDNN_HIDE_CPU_ISA=avx2 ONEDNN_MAX_CPU_ISA=SSE41 \
     ctest --test-dir "$here/build-test-jit" -j "$(nproc)" -L kernels \
+    --no-tests=error --output-on-failure --timeout 900
+# The MPI tests that write and read files, once more under ROMIO, Open
+# MPI's other MPI-IO layer (and MPICH's): OMPI_MCA_io selects it for every
+# mpirun. The suites Layers/MpiIo and Layers/MpiLayer run both layers
+# themselves; here the files of gen and dropout for K = 3 (every split,
+# pieces of 40 bytes, so that ranks make calls of no bytes) and the
+# failures (docs/distributed.md, "MPI-IO"). About a minute.
+echo "=== jit MPI tests under ROMIO"
+OMPI_MCA_io=romio321 ctest --test-dir "$here/build-test-jit" -j "$(nproc)" \
+    -R '^(Ranks/Mpi\.(Gen|Dropout)FilesEqualOneProcess/K3|Cli\.Mpi(FailureStops|RelativePaths|FullDisk))' \
     --no-tests=error --output-on-failure --timeout 900
 # The reference build is also the build without MPI: everything else builds
 # and runs, and rndnn says that MPI is absent when mpirun starts several.

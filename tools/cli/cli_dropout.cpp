@@ -125,6 +125,12 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
     piece_iterator pieces(r.block, share, max_elems, false);
     const auto buf = aligned_buffer(max_elems * esize);
     const bool bit_mask = r.mask_dt == rndnn::data_type::bit;
+    // Ranks read one byte of --mask-in where it holds bits of several
+    // ranks' blocks, and one element where the noise shape broadcasts it
+    // over several ranks' blocks.
+    const overlap_t mask_overlap = bit_mask || r.block_mask != r.block
+            ? overlap_t::possible
+            : overlap_t::none;
     std::vector<uint8_t> mask_file, mask; // the piece's span and its own
 
     while (true) {
@@ -157,8 +163,8 @@ void run_data(const dropout_run_t &r, sharded_input &in, sharded_input *mask_in,
             return true;
         });
         if (!any) break;
-        in.read(data_ranges, buf.get());
-        if (mask_in) mask_in->read(mask_ranges, mask_file.data());
+        in.read(data_ranges, buf.get(), overlap_t::none);
+        if (mask_in) mask_in->read(mask_ranges, mask_file.data(), mask_overlap);
         job.agree([&] {
             if (!have) return;
             const rndnn::dropout::desc d

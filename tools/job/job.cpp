@@ -111,8 +111,8 @@ mpi_file_t::~mpi_file_t() {
     if (impl_->fh != MPI_FILE_NULL) MPI_File_close(&impl_->fh);
 }
 
-void mpi_file_t::transfer(
-        const std::vector<byte_range_t> &ranges, void *buf) {
+void mpi_file_t::transfer(const std::vector<byte_range_t> &ranges,
+        void *buf, overlap_t overlap) {
     // The ranges as the file view of this call: one hindexed type of
     // bytes, adjacent ranges merged.
     std::vector<int> lens;
@@ -138,13 +138,25 @@ void mpi_file_t::transfer(
             const_cast<char *>("native"), MPI_INFO_NULL);
     MPI_Status st;
     const int count = static_cast<int>(total);
-    if (rc == MPI_SUCCESS)
-        rc = write_ ? MPI_File_write_all(
-                     impl_->fh, buf, count, MPI_BYTE, &st)
-                    : MPI_File_read_all(impl_->fh, buf, count, MPI_BYTE, &st);
+    // Ranges that other ranks may read too are read by this rank alone,
+    // through the view: Open MPI 4.1's OMPIO gathers a collective read's
+    // ranges at an aggregator, whose data sieving reads from the first
+    // range to the end of the last in offset order, so that the bytes of
+    // a range reaching past the last one's end came back unread
+    // (docs/distributed.md, "MPI-IO").
+    if (rc == MPI_SUCCESS) {
+        if (write_)
+            rc = MPI_File_write_all(impl_->fh, buf, count, MPI_BYTE, &st);
+        else if (overlap == overlap_t::none)
+            rc = MPI_File_read_all(impl_->fh, buf, count, MPI_BYTE, &st);
+        else
+            rc = MPI_File_read(impl_->fh, buf, count, MPI_BYTE, &st);
+    }
     if (view != MPI_BYTE) MPI_Type_free(&view);
+    // A transfer of no bytes has nothing to count: ROMIO leaves its status
+    // unset ("126 of 0 bytes transferred").
     int done = 0;
-    if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &done);
+    if (rc == MPI_SUCCESS && count > 0) MPI_Get_count(&st, MPI_BYTE, &done);
     job_t::get().agree([&] {
         const std::string what = (write_ ? "cannot write " : "cannot read ")
                 + flag_ + " '" + path_ + "'";
@@ -192,7 +204,8 @@ mpi_file_t::mpi_file_t(
             + (write_ ? "write" : "read") + ") in a build without MPI");
 }
 mpi_file_t::~mpi_file_t() = default;
-void mpi_file_t::transfer(const std::vector<byte_range_t> &, void *) {}
+void mpi_file_t::transfer(
+        const std::vector<byte_range_t> &, void *, overlap_t) {}
 void mpi_file_t::close() {}
 
 #endif

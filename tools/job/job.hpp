@@ -84,6 +84,14 @@ struct byte_range_t {
     std::int64_t offset, bytes;
 };
 
+// Whether two ranks may read one byte of a file in the same call.
+enum class overlap_t {
+    none, // no byte is read by two ranks
+    possible, // the ranks' ranges may overlap: the bytes of a bit mask
+              // that hold bits of several ranks' blocks, a mask that a
+              // noise shape broadcasts over several ranks' blocks
+};
+
 // One file that every rank of a distributed job opens, then reads or
 // writes its own byte ranges of with collective MPI-IO calls.
 class mpi_file_t {
@@ -99,10 +107,15 @@ public:
 
     // Moves @p ranges (ascending, disjoint; may be none) between the file
     // and @p buf, where they lie one after another: a collective call
-    // that every rank makes, each with its own ranges.
+    // that every rank makes, each with its own ranges. A read whose ranges
+    // may overlap another rank's (@p overlap, never for a write) sets the
+    // view collectively but reads independently: Open MPI 4.1's collective
+    // read returns wrong bytes for overlapping ranges (docs/distributed.md,
+    // "MPI-IO").
     // @throws as job_t::agree(), io_error if a read ends before the file
     //     has the bytes or a write fails.
-    void transfer(const std::vector<byte_range_t> &ranges, void *buf);
+    void transfer(const std::vector<byte_range_t> &ranges, void *buf,
+            overlap_t overlap = overlap_t::none);
     // Flushes (writes) and closes: collective. @throws as transfer().
     void close();
 

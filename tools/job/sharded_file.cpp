@@ -59,12 +59,13 @@ sharded_input::sharded_input(const std::string &flag, const std::string &path)
 
 sharded_input::~sharded_input() = default;
 
-void sharded_input::read(const std::vector<byte_range_t> &ranges, void *buf) {
+void sharded_input::read(const std::vector<byte_range_t> &ranges, void *buf,
+        overlap_t overlap) {
     if (mpi_) {
         std::vector<byte_range_t> in_file = ranges;
         for (byte_range_t &r : in_file)
             r.offset += data_start_;
-        return mpi_->transfer(in_file, buf);
+        return mpi_->transfer(in_file, buf, overlap);
     }
     char *p = static_cast<char *>(buf);
     for (const byte_range_t &r : ranges) {

@@ -34,9 +34,12 @@ public:
 
     // Reads this rank's @p ranges (offsets from the start of the data,
     // ascending, disjoint) into @p buf, one after another. Under mpirun a
-    // collective call that every rank makes, with ranges or none.
+    // collective call that every rank makes, with ranges or none; @p
+    // overlap says whether other ranks may read some of the same bytes
+    // (mpi_file_t::transfer()).
     // @throws io_error naming the path, as job_t::agree().
-    void read(const std::vector<byte_range_t> &ranges, void *buf);
+    void read(const std::vector<byte_range_t> &ranges, void *buf,
+            overlap_t overlap);
 
 private:
     std::string flag_, path_;
