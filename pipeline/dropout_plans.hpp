@@ -69,7 +69,8 @@ class dropout_kernel_t {
 public:
     virtual ~dropout_kernel_t() = default;
     // Never throws for a valid run, except for oneDNN or allocation
-    // failures (error, runtime_error / out_of_memory).
+    // failures (error, runtime_error; std::bad_alloc, which the public
+    // call makes an out_of_memory error).
     virtual void execute(const dropout_run_t &run) const = 0;
 };
 

@@ -84,7 +84,9 @@ std::string rng_alg_dist_info(const rng_conf_t &conf);
 class rng_kernel_t {
 public:
     virtual ~rng_kernel_t() = default;
-    // Never throws; the run is valid.
+    // The run is valid: throws only std::bad_alloc, where the memory of
+    // a thread's scratch or word source runs out (the public call makes it
+    // an out_of_memory error).
     virtual void execute(const rng_run_t &run) const = 0;
 };
 

@@ -83,6 +83,8 @@ public:
     /// descs must equal pd's.
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing or does not match; nothing is written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

@@ -171,6 +171,8 @@ public:
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing, does not match the desc, or is out of range (a runtime
     ///     rate as at creation); nothing is written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

@@ -103,6 +103,8 @@ public:
     ///     missing, of the wrong type or kind, offset < 0, offset +
     ///     nelems > 2^63 - 1, or a runtime p outside [0, 1]; nothing is
     ///     written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 
