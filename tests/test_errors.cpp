@@ -3,7 +3,8 @@
 // others (impl::no_foreign_errors(): .npy, the known-answer checks) turns
 // std::bad_alloc into an out_of_memory error and anything else into a
 // runtime_error naming the call; parallel() brings an exception thrown on
-// a thread out of its OpenMP region.
+// a thread out of its OpenMP region. Where JIT code cannot be generated:
+// test_jit_fail.cpp.
 #include <atomic>
 #include <cstdlib>
 #include <ios>

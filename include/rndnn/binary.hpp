@@ -76,7 +76,8 @@ public:
     };
 
     binary() = default;
-    /// Creates the kernel (JIT code or the oneDNN primitive) once.
+    /// Creates the primitive: the kernel (JIT code) that the primitive
+    /// descriptor made when it chose it, or the oneDNN primitive.
     explicit binary(const primitive_desc &pd);
 
     /// Arguments: RNDNN_ARG_SRC_0, RNDNN_ARG_SRC_1 and RNDNN_ARG_DST, whose

@@ -154,7 +154,9 @@ public:
     };
 
     dropout() = default;
-    /// Creates the kernels (JIT code, oneDNN primitives) once.
+    /// Creates the primitive, with the kernels (JIT code, oneDNN
+    /// primitives) that the primitive descriptor made when it chose its
+    /// plan: the primitives of one descriptor share them.
     explicit dropout(const primitive_desc &pd);
 
     /// Arguments:

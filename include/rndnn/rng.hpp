@@ -91,8 +91,10 @@ public:
     };
 
     rng() = default;
-    /// Creates the primitive (and, later, its JIT code) once; immutable and
-    /// safe to execute from several threads at once.
+    /// Creates the primitive once, with the kernel (and its JIT code) that
+    /// the primitive descriptor made when it chose it: the primitives of
+    /// one descriptor share it. Immutable and safe to execute from several
+    /// threads at once.
     explicit rng(const primitive_desc &pd);
 
     /// Generates into RNDNN_ARG_DST (its desc must equal pd's dst).
