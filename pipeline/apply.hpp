@@ -67,9 +67,14 @@ using apply_impl_t = impl_entry_t<apply_conf_t, apply_kernel_t>;
 // problem.
 const std::vector<apply_impl_t> &apply_impl_list();
 
-// The first implementation of the list that takes conf (the reference
-// takes all). Declines are logged as verbose `check` lines under `info`.
-const apply_impl_t &pick_apply_impl(
+// An implementation that serves a problem and the kernel it made.
+using apply_picked_t = picked_t<apply_impl_t, apply_kernel_t>;
+
+// The first implementation of the list that takes conf and whose kernel
+// can be made (the reference takes all; a JIT kernel whose code cannot be
+// generated declines). Declines are logged as verbose `check` lines under
+// `info`.
+apply_picked_t pick_apply_impl(
         const apply_conf_t &conf, const std::string &info);
 
 // The reference kernel (pipeline/ref/ref_apply.cpp).

@@ -25,7 +25,7 @@ const std::vector<apply_impl_t> &apply_impl_list() {
     return list;
 }
 
-const apply_impl_t &pick_apply_impl(
+apply_picked_t pick_apply_impl(
         const apply_conf_t &conf, const std::string &info) {
     return pick_impl(apply_impl_list(), conf, info);
 }

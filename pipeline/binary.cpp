@@ -36,6 +36,8 @@ struct binary::primitive_desc::impl_t {
     // The bit path.
     impl::apply_conf_t apply;
     const impl::apply_impl_t *chosen = nullptr;
+    // Made with the choice; the primitives share it.
+    std::shared_ptr<const impl::apply_kernel_t> kernel;
     // The oneDNN path.
     dnnl::binary::primitive_desc onednn_pd;
 };
@@ -101,7 +103,10 @@ binary::primitive_desc::primitive_desc(
             p.apply.dt = d.src0.get_data_type();
             p.apply.n_linear = static_cast<int>(p.linear.size() / 2);
             p.apply.max_isa = attr.get_max_cpu_isa();
-            p.chosen = &impl::pick_apply_impl(p.apply, p.info);
+            const impl::apply_picked_t picked
+                    = impl::pick_apply_impl(p.apply, p.info);
+            p.chosen = picked.entry;
+            p.kernel = picked.kernel;
             p.name = p.chosen->name;
         } else {
             try {
@@ -147,7 +152,7 @@ std::string binary::primitive_desc::info() const {
 }
 
 struct binary::impl_t {
-    std::unique_ptr<impl::apply_kernel_t> kernel;
+    std::shared_ptr<const impl::apply_kernel_t> kernel;
     dnnl::binary onednn;
 };
 
@@ -158,7 +163,7 @@ binary::binary(const primitive_desc &pd) : pd_(pd) {
         auto p = std::make_shared<impl_t>();
         const primitive_desc::impl_t &pi = *pd.impl();
         if (pi.chosen)
-            p->kernel = pi.chosen->create(pi.apply);
+            p->kernel = pi.kernel; // made with the choice
         else
             p->onednn = dnnl::binary(pi.onednn_pd);
         impl_ = p;

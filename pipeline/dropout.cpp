@@ -49,6 +49,9 @@ dims dropout::noise_shape_for_axes(
 struct dropout::primitive_desc::impl_t {
     impl::dropout_conf_t conf;
     std::unique_ptr<impl::dropout_plan_t> plan; // conf's, picked
+    // Made with the choice (its JIT code generated); the primitives share
+    // it.
+    std::shared_ptr<const impl::dropout_kernel_t> kernel;
     std::string name;
 };
 
@@ -240,7 +243,9 @@ dropout::primitive_desc::primitive_desc(
                                               impl::dims2str(d.origin.empty()
                                                               ? dims(d.global_dims.size(), 0)
                                                               : d.origin)));
-        p.plan = impl::pick_dropout_plan(c);
+        impl::dropout_picked_t picked = impl::pick_dropout_plan(c);
+        p.plan = std::move(picked.plan);
+        p.kernel = std::move(picked.kernel);
         p.name = p.plan->name();
         impl::verbose_print(impl::verbose_t::dispatch, "create",
                 cat(p.name, ",", c.info, ",", impl::now_ms() - t0, "ms"));
@@ -273,7 +278,7 @@ std::size_t dropout::primitive_desc::mask_bytes() const {
 }
 
 struct dropout::impl_t {
-    std::unique_ptr<impl::dropout_kernel_t> kernel;
+    std::shared_ptr<const impl::dropout_kernel_t> kernel;
 };
 
 dropout::dropout(const primitive_desc &pd) : pd_(pd) {
@@ -281,7 +286,7 @@ dropout::dropout(const primitive_desc &pd) : pd_(pd) {
         if (!pd.impl())
             fail(status::invalid_arguments, "empty primitive descriptor");
         auto k = std::make_shared<impl_t>();
-        k->kernel = pd.impl()->plan->create();
+        k->kernel = pd.impl()->kernel; // made with the choice
         impl_ = k;
     });
 }

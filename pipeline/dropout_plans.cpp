@@ -168,35 +168,33 @@ private:
 
 // What a block plan picked: where the mask comes from and how blocks are
 // multiplied and scaled.
+// Each kernel was made with its choice (pick_rng_impl(), ...).
 struct blocks_conf_t {
     // The whole noise mask first (a broadcast noise shape), into the mask
     // or a scratch of mask_n bits; blocks then read it.
-    const rng_impl_t *noise_impl = nullptr;
+    rng_picked_t noise;
     // Else, when the mask is generated: per block, a full block and the
     // last one (the chain only).
     rng_conf_t block_rng, tail_rng;
-    const rng_impl_t *block_impl = nullptr, *tail_impl = nullptr;
+    rng_picked_t block, tail;
     // mul by the mask, with the scale as a linear post-op (n_linear 1) or
     // followed by oneDNN's eltwise scale (n_linear 0, onednn_scale).
     apply_conf_t apply;
-    const apply_impl_t *apply_impl = nullptr;
+    apply_picked_t apply_impl;
     bool onednn_scale = false;
 };
 
 class blocks_kernel_t : public dropout_kernel_t {
 public:
     blocks_kernel_t(const dropout_conf_t &c, const blocks_conf_t &b)
-        : c_(c), b_(b), in_(c.desc.src), out_(c.desc.dst) {
-        if (b.noise_impl)
-            noise_rng_ = c.window.active
-                    ? std::make_unique<rng_window_kernel_t>(
-                            c.window, c.noise_rng, *b.noise_impl)
-                    : b.noise_impl->create(c.noise_rng);
-        if (b.block_impl) {
-            block_rng_ = b.block_impl->create(b.block_rng);
-            tail_rng_ = b.tail_impl->create(b.tail_rng);
-        }
-        apply_ = b.apply_impl->create(b.apply);
+        : c_(c)
+        , b_(b)
+        , in_(c.desc.src)
+        , out_(c.desc.dst)
+        , noise_rng_(b.noise.kernel)
+        , block_rng_(b.block.kernel)
+        , tail_rng_(b.tail.kernel)
+        , apply_(b.apply_impl.kernel) {
         // A creation-time rate: the scales now; a runtime one at execution.
         if (b.onednn_scale && !c.desc.runtime_rate)
             make_scales(c.keep.scale, block_scale_, tail_scale_);
@@ -279,8 +277,8 @@ private:
     const dropout_conf_t c_;
     const blocks_conf_t b_;
     data_operand_t in_, out_;
-    std::unique_ptr<rng_kernel_t> noise_rng_, block_rng_, tail_rng_;
-    std::unique_ptr<apply_kernel_t> apply_;
+    std::shared_ptr<const rng_kernel_t> noise_rng_, block_rng_, tail_rng_;
+    std::shared_ptr<const apply_kernel_t> apply_;
     eltwise_scale_t block_scale_, tail_scale_;
 };
 
@@ -297,18 +295,15 @@ protected:
     // window; returns its kernel's name and "+", or "".
     std::string init_noise() {
         if (!c_.pregenerate) return "";
-        b_.noise_impl = &pick_rng_impl(c_.window.active
-                        ? rng_window_row_confs(c_.window, c_.noise_rng)[0]
-                        : c_.noise_rng,
-                c_.info);
-        return cat(b_.noise_impl->name, "+");
+        b_.noise = pick_rng_window_impl(c_.window, c_.noise_rng, c_.info);
+        return cat(b_.noise.name(), "+");
     }
     void init_apply(int n_linear) {
         b_.apply.alg = binary_alg::mul;
         b_.apply.dt = c_.desc.src.get_data_type();
         b_.apply.max_isa = c_.attr.get_max_cpu_isa();
         b_.apply.n_linear = n_linear;
-        b_.apply_impl = &pick_apply_impl(b_.apply, c_.info);
+        b_.apply_impl = pick_apply_impl(b_.apply, c_.info);
     }
 
     const dropout_conf_t &c_;
@@ -334,7 +329,7 @@ public:
         return true;
     }
     std::string name() const override {
-        return cat("fused:", pre_, b_.apply_impl->name);
+        return cat("fused:", pre_, b_.apply_impl.name());
     }
     dropout_plan kind() const override { return dropout_plan::fused; }
 
@@ -354,12 +349,12 @@ public:
             b_.block_rng = c_.noise_rng;
             b_.block_rng.dst = dense_bits({std::min(pipeline_block, c_.n)});
             b_.block_rng.nelems = b_.block_rng.dst.nelems();
-            b_.block_impl = &pick_rng_impl(b_.block_rng, c_.info);
+            b_.block = pick_rng_impl(b_.block_rng, c_.info);
             b_.tail_rng = c_.noise_rng;
             b_.tail_rng.dst = dense_bits({c_.n % pipeline_block});
             b_.tail_rng.nelems = b_.tail_rng.dst.nelems();
-            b_.tail_impl = &pick_rng_impl(b_.tail_rng, c_.info);
-            rng_name_ = cat(b_.block_impl->name, "+");
+            b_.tail = pick_rng_impl(b_.tail_rng, c_.info);
+            rng_name_ = cat(b_.block.name(), "+");
         }
         // oneDNN's bf16 and f16 conversions flush subnormals to zero (they
         // use vcvtneps2bf16 and the like), which rndnn's single rounding
@@ -381,7 +376,7 @@ public:
         return true;
     }
     std::string name() const override {
-        return cat("chain:", rng_name_, b_.apply_impl->name, scale_name_);
+        return cat("chain:", rng_name_, b_.apply_impl.name(), scale_name_);
     }
     dropout_plan kind() const override { return dropout_plan::chain; }
 
@@ -419,22 +414,26 @@ const std::vector<dropout_impl_t> &dropout_impl_list() {
     return list;
 }
 
-std::unique_ptr<dropout_plan_t> pick_dropout_plan(const dropout_conf_t &conf) {
+dropout_picked_t pick_dropout_plan(const dropout_conf_t &conf) {
     std::string declines;
-    auto plan = walk_impl_list(dropout_impl_list(), conf.info,
+    auto picked = walk_impl_list(dropout_impl_list(), conf.info,
             [&](const dropout_impl_t &entry, std::string &why) {
+                dropout_picked_t taken;
                 auto p = entry.make(entry.isa, conf);
-                return p->init(why) ? std::move(p) : nullptr;
+                if (!p->init(why)) return taken;
+                taken.kernel = p->create();
+                taken.plan = std::move(p);
+                return taken;
             },
             declines);
-    if (!plan)
+    if (!picked)
         fail(status::unimplemented,
                 conf.desc.plan == dropout_plan::fused
                         ? cat("the fused plan does not apply to ", conf.info,
                                 ": ", declines)
                         : cat("no dropout plan for ", conf.info, ": ",
                                 declines));
-    return plan;
+    return picked;
 }
 
 } // namespace impl

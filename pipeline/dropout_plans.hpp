@@ -69,14 +69,17 @@ class dropout_kernel_t {
 public:
     virtual ~dropout_kernel_t() = default;
     // Never throws for a valid run, except for oneDNN or allocation
-    // failures (error, runtime_error / out_of_memory).
+    // failures (error, runtime_error; std::bad_alloc, which the public
+    // call makes an out_of_memory error).
     virtual void execute(const dropout_run_t &run) const = 0;
 };
 
 // A plan for one problem, made by its entry of the list. init() decides
 // whether it takes the problem (else says why) and picks the
-// implementations of its kernels; create() builds those kernels, and only
-// those, once per primitive.
+// implementations of its kernels (making the RNG's and apply's kernels as
+// their lists' walks do); create() builds the dropout kernel from them,
+// in the walk of the plans (pick_dropout_plan()), so that a fused JIT
+// kernel whose code cannot be generated declines (codegen_error).
 class dropout_plan_t {
 public:
     virtual ~dropout_plan_t() = default;
@@ -100,11 +103,20 @@ struct dropout_impl_t {
 // copy, fused JIT per tier of jit_tiers(), apply (the mask is read), chain.
 const std::vector<dropout_impl_t> &dropout_impl_list();
 
-// The first plan of the list whose init() takes conf; declines are logged
-// as verbose `check` lines under conf.info.
+// A plan that serves a problem and the kernel it made (immutable: the
+// primitives of one primitive descriptor share it).
+struct dropout_picked_t {
+    std::unique_ptr<dropout_plan_t> plan;
+    std::shared_ptr<const dropout_kernel_t> kernel;
+    explicit operator bool() const { return kernel != nullptr; }
+};
+
+// The first plan of the list whose init() takes conf and whose kernel can
+// be made (a fused JIT kernel whose code cannot be generated declines);
+// declines are logged as verbose `check` lines under conf.info.
 // @throws error (unimplemented) naming every decline if none does ("the
 // fused plan does not apply to ..." when desc.plan is fused).
-std::unique_ptr<dropout_plan_t> pick_dropout_plan(const dropout_conf_t &conf);
+dropout_picked_t pick_dropout_plan(const dropout_conf_t &conf);
 
 } // namespace impl
 } // namespace rndnn

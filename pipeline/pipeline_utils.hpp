@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -32,7 +30,8 @@ constexpr dim_t pipeline_min_per_thread = 65536;
 
 // Runs f(b0, b1) on up to nthr threads over a split of [0, n) whose inner
 // boundaries are multiples of pipeline_block. An exception f throws (an
-// allocation, a oneDNN call) is rethrown once every thread is done.
+// allocation, a oneDNN call) is rethrown once every thread is done
+// (parallel()).
 template <typename F>
 void for_blocks(dim_t n, int nthr, const F &f) {
     const dim_t blocks = (n + pipeline_block - 1) / pipeline_block;
@@ -40,20 +39,12 @@ void for_blocks(dim_t n, int nthr, const F &f) {
             std::min<dim_t>({dim_t(nthr), blocks,
                     (n + pipeline_min_per_thread - 1)
                             / pipeline_min_per_thread})));
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
     parallel(t, [&](int ithr, int nthr_) {
         dim_t s, e;
         balance211(blocks, nthr_, ithr, s, e);
         if (s >= e) return;
-        try {
-            f(s * pipeline_block, std::min(n, e * pipeline_block));
-        } catch (...) {
-            const std::lock_guard<std::mutex> lock(failure_mutex);
-            if (!failure) failure = std::current_exception();
-        }
+        f(s * pipeline_block, std::min(n, e * pipeline_block));
     });
-    if (failure) std::rethrow_exception(failure);
 }
 
 // One thread's scratch for a block: data copies (only where a layout is

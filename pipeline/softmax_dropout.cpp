@@ -117,15 +117,15 @@ struct softmax_dropout_t::impl_t {
     softmax_dropout_desc_t d;
     data_type dt = data_type::f32;
     dim_t n = 0, rows = 0, mat_rows = 1; // mat_rows: the dim before the last
-    std::unique_ptr<sd_row_kernel_t> row;
+    std::shared_ptr<const sd_row_kernel_t> row;
     std::string name;
 
     // The dropout.
     dropout_conf_t drop;
     data_type mask_dt = data_type::undef; // a stored mask's, else undef
     dim_t cache_bits = 0; // the thread cache's range of mask elements
-    std::unique_ptr<rng_kernel_t> cache_rng; // draws cache_bits at a time
-    std::unique_ptr<rng_kernel_t> mask_rng; // forward: the stored mask
+    std::shared_ptr<const rng_kernel_t> cache_rng; // draws cache_bits at a time
+    std::shared_ptr<const rng_kernel_t> mask_rng; // forward: the stored mask
     bool write_rows = false; // forward writes the stored mask by rows
 
     // The global index (before the offset) of row r's first mask element.
@@ -191,9 +191,9 @@ softmax_dropout_t::softmax_dropout_t(const softmax_dropout_desc_t &d)
             d.src.str(), d.causal ? ",causal" : "",
             d.dropout ? cat(",rate=", d.drop.rate) : std::string(),
             d.stats ? ",stats" : "");
-    const sd_row_impl_t &ri = pick_impl(sd_row_impl_list(), rc, info);
-    s.row = ri.create(rc);
-    s.name = cat("softmax_dropout:", ri.name);
+    const auto ri = pick_impl(sd_row_impl_list(), rc, info);
+    s.row = ri.kernel;
+    s.name = cat("softmax_dropout:", ri.name());
 
     if (d.dropout) {
         dropout_conf_t &c = s.drop;
@@ -232,19 +232,14 @@ softmax_dropout_t::softmax_dropout_t(const softmax_dropout_desc_t &d)
             rng_conf_t rng = c.noise_rng;
             rng.dst = memory::desc({s.cache_bits}, data_type::bit);
             rng.nelems = s.cache_bits;
-            const rng_impl_t &e = pick_rng_impl(rng, info);
-            s.cache_rng = e.create(rng);
-            rng_name = e.name;
+            const rng_picked_t e = pick_rng_impl(rng, info);
+            s.cache_rng = e.kernel;
+            rng_name = e.name();
         } else if (c.generate) {
-            const rng_impl_t &e = pick_rng_impl(c.window.active
-                            ? rng_window_row_confs(c.window, c.noise_rng)[0]
-                            : c.noise_rng,
-                    info);
-            s.mask_rng = c.window.active
-                    ? std::make_unique<rng_window_kernel_t>(
-                            c.window, c.noise_rng, e)
-                    : e.create(c.noise_rng);
-            rng_name = e.name;
+            const rng_picked_t e
+                    = pick_rng_window_impl(c.window, c.noise_rng, info);
+            s.mask_rng = e.kernel;
+            rng_name = e.name();
         }
         if (!rng_name.empty()) s.name += cat("+", rng_name);
     }

@@ -139,7 +139,8 @@ public:
     // "softmax_dropout:jit:avx512", "softmax_dropout:ref:any+jit:avx2"
     // (the row kernel, then the mask's RNG kernel).
     const std::string &impl_name() const;
-    // Never throws but for memory (error, out_of_memory).
+    // Never throws but for memory (std::bad_alloc, which the public call
+    // makes an out_of_memory error).
     void execute(const softmax_dropout_args_t &a) const;
 
     // The stats tensor of data dims d: {rows, 2} (rows: the elements of d

@@ -247,8 +247,7 @@ std::string rng_info(const rng_conf_t &c) {
             c.name.empty() ? "" : ",name=", c.name);
 }
 
-const rng_impl_t &pick_rng_impl(
-        const rng_conf_t &conf, const std::string &info) {
+rng_picked_t pick_rng_impl(const rng_conf_t &conf, const std::string &info) {
     return pick_impl(rng_impl_list(), conf, info);
 }
 
@@ -259,6 +258,9 @@ struct rng::primitive_desc::impl_t {
     primitive_attr attr;
     impl::rng_conf_t conf;
     const impl::rng_impl_t *chosen = nullptr;
+    // Made with the choice (its JIT code generated); the primitives share
+    // it.
+    std::shared_ptr<const impl::rng_kernel_t> kernel;
     std::string info;
     // A window runs its rows with row kernels of the chosen entry.
     impl::rng_window_t window;
@@ -275,15 +277,13 @@ rng::primitive_desc::primitive_desc(
         impl_->window = impl::make_rng_window(adesc);
         impl_->info = impl::rng_info(impl_->conf);
         const impl::rng_window_t &w = impl_->window;
-        if (!w.active) {
-            impl_->chosen = &impl::pick_rng_impl(impl_->conf, impl_->info);
-        } else {
+        if (w.active)
             impl_->info += cat(",window=", impl::dims2str(adesc.global_dims),
                     "@", impl::dims2str(w.origin));
-            impl_->chosen = &impl::pick_rng_impl(
-                    impl::rng_window_row_confs(w, impl_->conf)[0],
-                    impl_->info);
-        }
+        const impl::rng_picked_t picked
+                = impl::pick_rng_window_impl(w, impl_->conf, impl_->info);
+        impl_->chosen = picked.entry;
+        impl_->kernel = picked.kernel;
         impl::verbose_print(impl::verbose_t::dispatch, "create",
                 cat(impl_->chosen->name, ",", impl_->info, ",",
                         impl::now_ms() - t0, "ms"));
@@ -309,22 +309,16 @@ std::string rng::primitive_desc::info() const {
 // --- primitive ------------------------------------------------------------
 
 struct rng::impl_t {
-    std::unique_ptr<impl::rng_kernel_t> kernel;
+    std::shared_ptr<const impl::rng_kernel_t> kernel;
 };
-
-
 
 rng::rng(const primitive_desc &pd) : pd_(pd) {
     impl::verbose_errors("rng", [&] {
         if (!pd.impl())
             fail(status::invalid_arguments, "empty primitive descriptor");
         auto p = std::make_shared<impl_t>();
-        const primitive_desc::impl_t &pi = *pd.impl();
-        if (pi.window.active)
-            p->kernel = std::make_unique<impl::rng_window_kernel_t>(
-                    pi.window, pi.conf, *pi.chosen);
-        else
-            p->kernel = pi.chosen->create(pi.conf);
+        // The descriptor made the kernel when it chose it.
+        p->kernel = pd.impl()->kernel;
         if (!p->kernel)
             fail(status::runtime_error,
                     cat("could not create ", pd.impl()->chosen->name));

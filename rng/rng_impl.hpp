@@ -84,7 +84,9 @@ std::string rng_alg_dist_info(const rng_conf_t &conf);
 class rng_kernel_t {
 public:
     virtual ~rng_kernel_t() = default;
-    // Never throws; the run is valid.
+    // The run is valid: throws only std::bad_alloc, where the memory of
+    // a thread's scratch or word source runs out (the public call makes it
+    // an out_of_memory error).
     virtual void execute(const rng_run_t &run) const = 0;
 };
 
@@ -96,10 +98,15 @@ using rng_impl_t = impl_entry_t<rng_conf_t, rng_kernel_t>;
 // last and takes every valid problem.
 const std::vector<rng_impl_t> &rng_impl_list();
 
-// The first implementation of the list that takes conf; declines are
-// logged as verbose `check` lines under `info`.
+// An implementation that serves a problem and the kernel it made.
+using rng_picked_t = picked_t<rng_impl_t, rng_kernel_t>;
+
+// The first implementation of the list that takes conf and whose kernel
+// can be made (a JIT kernel whose code cannot be generated declines);
+// declines are logged as verbose `check` lines under `info`. With a
+// window: pick_rng_window_impl() (rng/window.hpp).
 // @throws error (unimplemented) naming `info` if none does.
-const rng_impl_t &pick_rng_impl(const rng_conf_t &conf, const std::string &info);
+rng_picked_t pick_rng_impl(const rng_conf_t &conf, const std::string &info);
 
 // The reference kernel (rng/ref/ref_rng.cpp): takes every valid problem.
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);

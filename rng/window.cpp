@@ -83,6 +83,15 @@ std::vector<rng_conf_t> rng_window_row_confs(
     return confs;
 }
 
+rng_picked_t pick_rng_window_impl(const rng_window_t &w,
+        const rng_conf_t &conf, const std::string &info) {
+    if (!w.active) return pick_rng_impl(conf, info);
+    return pick_impl(rng_impl_list(), rng_window_row_confs(w, conf)[0], info,
+            [&](const rng_impl_t &entry) -> std::unique_ptr<rng_kernel_t> {
+                return std::make_unique<rng_window_kernel_t>(w, conf, entry);
+            });
+}
+
 rng_window_kernel_t::rng_window_kernel_t(const rng_window_t &w,
         const rng_conf_t &conf, const rng_impl_t &entry)
     : w_(w), dt_(conf.dst.get_data_type()) {

@@ -39,6 +39,14 @@ rng_window_t make_rng_window(const rng::desc &d);
 std::vector<rng_conf_t> rng_window_row_confs(
         const rng_window_t &w, const rng_conf_t &conf);
 
+// The implementation and kernel of the RNG problem conf over window w: with
+// an active window, the first entry that takes the first row's problem
+// (rng_window_row_confs(w, conf)[0]) and whose row kernels can all be made
+// (a rng_window_kernel_t); else pick_rng_impl(conf, info).
+// @throws error (unimplemented) naming `info` if none does.
+rng_picked_t pick_rng_window_impl(
+        const rng_window_t &w, const rng_conf_t &conf, const std::string &info);
+
 // A window's kernel: the row kernels of one implementation, run row by row
 // (long rows one after another on every thread, short ones spread over the
 // threads), each at the global index of its first element.

@@ -2,6 +2,7 @@
 #include "src/cpu_isa.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -128,6 +129,35 @@ cpu_isa cpu_isa_detected() {
 void check_isa_cap(cpu_isa cap) {
     check_enum(cap, "ISA cap", "cpu_isa");
     get_max_cpu_isa(); // throws naming a bad RNDNN_MAX_CPU_ISA
+}
+
+namespace {
+
+// The hook's tier as set_jit_fail_isa() left it; undef: RNDNN_JIT_FAIL's.
+std::atomic<cpu_isa> jit_fail_override {cpu_isa::none};
+std::atomic<bool> jit_fail_overridden {false};
+
+} // namespace
+
+cpu_isa jit_fail_isa() {
+    if (jit_fail_overridden.load()) return jit_fail_override.load();
+    static const std::string env = [] {
+        const char *v = std::getenv("RNDNN_JIT_FAIL");
+        return std::string(v ? v : "");
+    }();
+    if (env.empty() || env == "0") return cpu_isa::all;
+    if (env == "1") return cpu_isa::sse41;
+    for (const cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
+        if (env == isa2str(isa)) return isa;
+    fail(status::invalid_arguments,
+            cat("RNDNN_JIT_FAIL='", escape(env),
+                    "' names no tier to fail (expected 0, 1, sse41, avx2 or "
+                    "avx512)"));
+}
+
+void set_jit_fail_isa(cpu_isa isa) {
+    jit_fail_override.store(isa);
+    jit_fail_overridden.store(true);
 }
 
 } // namespace impl

@@ -41,6 +41,24 @@ cpu_isa hidden_cpu_isa();
 // it).
 cpu_isa cpu_isa_detected();
 
+// The test hook that makes JIT code generation fail (docs/jit.md, "When
+// code cannot be generated"): the lowest tier whose kernels' generation
+// fails, as if the executable memory could not be made executable (a W^X
+// policy refusing mprotect): jit_generator_t::finalize() throws Xbyak's
+// "can't protect" error there, so that the implementation lists decline
+// those tiers and the next entry serves. From RNDNN_JIT_FAIL (read once):
+// 1 fails every tier, sse41, avx2 or avx512 that tier and every tier
+// above it (as RNDNN_HIDE_CPU_ISA); unset, empty or 0 none (all is
+// returned then).
+// @throws error (invalid_arguments) naming a value that is none of those.
+cpu_isa jit_fail_isa();
+// Whether the hook makes the generation of tier isa's kernels fail.
+// @throws as jit_fail_isa().
+inline bool jit_fail_hooked(cpu_isa isa) { return jit_fail_isa() <= isa; }
+// For tests: sets the hook in this process, over RNDNN_JIT_FAIL (all: no
+// tier fails). Not to be called while kernels are being created.
+void set_jit_fail_isa(cpu_isa isa);
+
 // Output bytes from which kernels store non-temporally (when the output
 // is aligned): measured on this project's machines (docs/jit.md), streaming
 // stores save the read-for-ownership of each output line once the output

@@ -1,7 +1,8 @@
 // Implementation lists (rng_impl_list(), apply_impl_list()): made from the
 // one tier list (jit_tiers), and walked: the first entry whose init() takes
-// the problem wins; each one that declines says why in a verbose `check`
-// line.
+// the problem and whose kernel can be made wins; each one that declines
+// says why in a verbose `check` line. A JIT entry whose code cannot be
+// generated declines too (codegen_error), and the next entry runs.
 #ifndef RNDNN_SRC_IMPL_LIST_HPP
 #define RNDNN_SRC_IMPL_LIST_HPP
 
@@ -16,12 +17,27 @@
 namespace rndnn {
 namespace impl {
 
+// What a JIT kernel's creation throws when its code cannot be generated:
+// Xbyak refused it (a generator's check, executable memory that cannot be
+// mapped or made executable, as under a W^X policy, or RNDNN_JIT_FAIL,
+// the test hook of src/cpu_isa.hpp) or memory ran out while generating
+// (make_jit_kernel(), src/jit/jit_generator.hpp, makes it from
+// Xbyak::Error and std::bad_alloc). walk_impl_list() turns it into the
+// entry's decline; where no walk catches it, it is the rndnn::error it
+// derives from (runtime_error, or out_of_memory).
+class codegen_error : public error {
+public:
+    using error::error;
+};
+
 // One entry of an implementation list for problems conf_t and kernels
 // kernel_t. init() is the primitive descriptor's run of guards: it returns
 // false and says why when the implementation does not apply (a JIT tier
 // also declines tiers the CPU lacks and tiers above the caps). create()
-// builds the kernel (and its JIT code) once per primitive, for a problem
-// init() accepted.
+// builds the kernel (and its JIT code), for a problem init() accepted; the
+// primitive descriptor does, in the walk (pick_impl()), so that a kernel
+// whose code cannot be generated declines (codegen_error) and the next
+// entry serves.
 template <typename conf_t, typename kernel_t>
 struct impl_entry_t {
     const char *name; // "jit:avx2", "ref:any"
@@ -66,18 +82,24 @@ std::vector<impl_entry_t<conf_t, kernel_t>> make_impl_list(
 
 // Walks @p list best first: try_entry(entry, why) returns a result that is
 // true in a condition when the entry takes the problem (that result is
-// returned), else a false one with why set. Each decline is logged as a
-// verbose `check` line "name,info,declined: why" and appended to
-// @p declines ("name: why; ..."). Returns a false result if none takes it.
-// Every implementation list (rng, apply, dropout plans) is walked here.
+// returned), else a false one with why set; a codegen_error it throws (its
+// JIT code cannot be generated) is a decline whose why is the error's
+// message. Each decline is logged as a verbose `check` line
+// "name,info,declined: why" and appended to @p declines ("name: why;
+// ..."). Returns a false result if none takes it. Every implementation list
+// (rng, apply, softmax-dropout rows, dropout plans) is walked here.
 template <typename entry_t, typename try_t>
 auto walk_impl_list(const std::vector<entry_t> &list, const std::string &info,
         const try_t &try_entry, std::string &declines)
         -> decltype(try_entry(list.front(), declines)) {
     for (const entry_t &entry : list) {
         std::string why;
-        auto taken = try_entry(entry, why);
-        if (taken) return taken;
+        try {
+            auto taken = try_entry(entry, why);
+            if (taken) return taken;
+        } catch (const codegen_error &e) {
+            why = e.what();
+        }
         verbose_print(verbose_t::check, "check",
                 cat(entry.name, ",", info, ",declined: ", why));
         declines += cat(declines.empty() ? "" : "; ", entry.name, ": ", why);
@@ -85,22 +107,50 @@ auto walk_impl_list(const std::vector<entry_t> &list, const std::string &info,
     return {};
 }
 
-// The first entry of @p list whose init() takes @p conf.
+// What pick_impl() returns: the entry that serves and the kernel it made.
+// Kernels are immutable (their calls are const), so that the primitives
+// of one primitive descriptor share its kernel.
+template <typename entry_t, typename kernel_t>
+struct picked_t {
+    const entry_t *entry = nullptr;
+    std::shared_ptr<const kernel_t> kernel;
+    explicit operator bool() const { return kernel != nullptr; }
+    const char *name() const { return entry->name; }
+};
+
+// The first entry of @p list whose init() takes @p init_conf and whose
+// kernel, make(entry), can be made (make returns a std::unique_ptr to a
+// kernel; its codegen_error declines the entry).
 // @throws error (unimplemented) naming `info` and every decline if no
-// entry takes conf.
-template <typename entry_t, typename conf_t>
-const entry_t &pick_impl(const std::vector<entry_t> &list, const conf_t &conf,
-        const std::string &info) {
+// entry takes the problem; what make throws otherwise.
+template <typename entry_t, typename conf_t, typename make_t>
+auto pick_impl(const std::vector<entry_t> &list, const conf_t &init_conf,
+        const std::string &info, const make_t &make)
+        -> picked_t<entry_t,
+                typename decltype(make(list.front()))::element_type> {
+    using kernel_t = typename decltype(make(list.front()))::element_type;
     std::string declines;
-    const entry_t *taken = walk_impl_list(list, info,
+    auto taken = walk_impl_list(list, info,
             [&](const entry_t &entry, std::string &why) {
-                return entry.init(conf, why) ? &entry : nullptr;
+                picked_t<entry_t, kernel_t> p;
+                if (!entry.init(init_conf, why)) return p;
+                p.entry = &entry;
+                p.kernel = make(entry);
+                return p;
             },
             declines);
     if (!taken)
         fail(status::unimplemented,
                 cat("no implementation for ", info, ": ", declines));
-    return *taken;
+    return taken;
+}
+
+// The same for the kernel of @p conf itself (entry.create(conf)).
+template <typename entry_t, typename conf_t>
+auto pick_impl(const std::vector<entry_t> &list, const conf_t &conf,
+        const std::string &info) {
+    return pick_impl(list, conf, info,
+            [&](const entry_t &entry) { return entry.create(conf); });
 }
 
 } // namespace impl

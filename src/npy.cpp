@@ -14,6 +14,7 @@ namespace npy {
 
 using impl::cat;
 using impl::fail;
+using impl::no_foreign_errors;
 
 namespace {
 
@@ -262,6 +263,11 @@ private:
 
 } // namespace
 
+// The calls, as they are; the public ones (below) let no foreign exception
+// out (a .npy's data that memory cannot hold: std::bad_alloc; a stream
+// that throws).
+namespace unchecked {
+
 std::string header(const memory::desc &md) {
     dims shape = md.get_dims();
     dim_t itemsize = static_cast<dim_t>(dt_bits(md.get_data_type()) / 8);
@@ -398,6 +404,40 @@ array load_file(const std::string &path) {
         fail(status::runtime_error,
                 cat("cannot open '", path, "': ", std::strerror(errno)));
     return load(f);
+}
+
+} // namespace unchecked
+
+std::string header(const memory::desc &md) {
+    return no_foreign_errors(
+            "npy::header", [&] { return unchecked::header(md); });
+}
+
+void save(std::ostream &os, const memory &mem) {
+    no_foreign_errors("npy::save", [&] { unchecked::save(os, mem); });
+}
+
+void save_raw(std::ostream &os, const memory &mem) {
+    no_foreign_errors("npy::save_raw", [&] { unchecked::save_raw(os, mem); });
+}
+
+header_t read_header(std::istream &is) {
+    return no_foreign_errors(
+            "npy::read_header", [&] { return unchecked::read_header(is); });
+}
+
+void read_data(std::istream &is, const header_t &h, void *dst) {
+    no_foreign_errors(
+            "npy::read_data", [&] { unchecked::read_data(is, h, dst); });
+}
+
+array load(std::istream &is) {
+    return no_foreign_errors("npy::load", [&] { return unchecked::load(is); });
+}
+
+array load_file(const std::string &path) {
+    return no_foreign_errors(
+            "npy::load_file", [&] { return unchecked::load_file(path); });
 }
 
 } // namespace npy

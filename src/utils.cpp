@@ -1,8 +1,27 @@
-// Internal helpers: dims as text, bf16 and f16 conversions.
+// Internal helpers: foreign exceptions as errors, dims as text, bf16 and
+// f16 conversions.
 #include "src/utils.hpp"
+
+#include <exception>
+#include <new>
 
 namespace rndnn {
 namespace impl {
+
+error foreign_error(const char *call) {
+    try {
+        throw;
+    } catch (const error &e) {
+        return e;
+    } catch (const std::bad_alloc &) {
+        return error(status::out_of_memory, cat(call, ": out of memory"));
+    } catch (const std::exception &e) {
+        return error(status::runtime_error, cat(call, ": ", e.what()));
+    } catch (...) {
+        return error(status::runtime_error,
+                cat(call, ": an exception that is no std::exception"));
+    }
+}
 
 std::string dims2str(const dims &d) {
     if (d.empty()) return "()";

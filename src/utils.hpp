@@ -53,6 +53,29 @@ inline void check_probability(double v, const char *what) {
         fail(status::invalid_arguments, cat(what, "=", v, " is outside [0, 1]"));
 }
 
+// The rndnn::error that stands for the exception being handled (call it
+// in a catch block) at the public call `call` ("rng::execute"): what every
+// public call throws in place of a foreign exception (verbose_errors(),
+// src/verbose.hpp). std::bad_alloc is out_of_memory, any other exception
+// (oneDNN's, Xbyak's, std::system_error, ...) runtime_error with its
+// what(); both name the call.
+error foreign_error(const char *call);
+
+// Runs f() and returns what it returns; any exception but an rndnn::error
+// leaves as foreign_error(call): the boundary of the public calls that are
+// no primitive's or graph's (.npy files, the known-answer checks), which
+// print no verbose line.
+template <typename F>
+auto no_foreign_errors(const char *call, const F &f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const error &) {
+        throw;
+    } catch (...) {
+        throw foreign_error(call);
+    }
+}
+
 // The implementation behind a public handle; throws `what` if the handle
 // was default-constructed.
 template <typename T>

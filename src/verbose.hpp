@@ -13,6 +13,7 @@
 #include <string>
 
 #include "rndnn/common.hpp"
+#include "src/utils.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -23,10 +24,14 @@ verbose_t verbose_level();
 inline bool verbose_on(verbose_t level) { return verbose_level() >= level; }
 // Prints "rndnn_verbose,<kind>,<text>" if level is enabled.
 void verbose_print(verbose_t level, const char *kind, const std::string &text);
-// Runs f() and returns what it returns. An rndnn::error it throws is
-// printed at level error as "rndnn_verbose,error,<call>,<status>,<message>"
-// and rethrown; only the outermost such call on a thread prints (a graph's
-// compile creates primitives), so each failed public call prints once.
+// Runs f() and returns what it returns: the boundary of every public
+// primitive and graph call. An rndnn::error it throws is printed at level
+// error as "rndnn_verbose,error,<call>,<status>,<message>" and rethrown;
+// only the outermost such call on a thread prints (a graph's compile
+// creates primitives), so each failed public call prints once. Any other
+// exception (std::bad_alloc, oneDNN's, Xbyak's, std::system_error) leaves
+// as the rndnn::error foreign_error() makes of it (src/utils.hpp), printed
+// the same way: no foreign exception type leaves the library.
 class verbose_call_t {
 public:
     verbose_call_t() { ++depth(); }
@@ -50,6 +55,10 @@ auto verbose_errors(const char *call, const F &f) -> decltype(f()) {
     } catch (const error &e) {
         if (scope.outermost()) verbose_error(call, e);
         throw;
+    } catch (...) {
+        const error e = foreign_error(call);
+        if (scope.outermost()) verbose_error(call, e);
+        throw e;
     }
 }
 

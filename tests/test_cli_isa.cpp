@@ -1,8 +1,9 @@
-// CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA, RNDNN_HIDE_CPU_ISA and
-// RNDNN_VERBOSE=check|dispatch through `rndnn gen` state which
-// implementation serves a problem (its verbose lines, on stderr), that
-// every tier writes the reference's file, and that a bad cap or hidden
-// tier fails naming its value. The library's side of the same
+// CLI tests of the ISA tiers: RNDNN_MAX_CPU_ISA, RNDNN_HIDE_CPU_ISA,
+// RNDNN_JIT_FAIL and RNDNN_VERBOSE=check|dispatch through `rndnn gen` (and
+// `rndnn dropout`) state which implementation serves a problem (its
+// verbose lines, on stderr), that every tier writes the reference's file,
+// and that a bad cap, hidden tier or failed tier fails naming its value.
+// The library's side of the same
 // (the attribute's cap, the implementation list) is test_rng_jit.cpp's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -189,6 +191,96 @@ TEST_F(CliIsa, BadHideCpuIsaFailsNamingTheValue) {
         EXPECT_NE(r.err.find(std::string("'") + bad + "'"), std::string::npos)
                 << r.err;
         EXPECT_NE(r.err.find("RNDNN_HIDE_CPU_ISA"), std::string::npos)
+                << r.err;
+        EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
+    }
+}
+
+// RNDNN_JIT_FAIL=1 makes the generation of every JIT kernel fail (as a
+// W^X policy that refuses executable memory would): `rndnn gen` and
+// `rndnn dropout` still exit 0 and write the same bytes, each JIT entry
+// that served without it declines saying why, and none of rndnn's JIT
+// kernels serves (oneDNN's own, e.g. the chain's eltwise, are not rndnn's
+// to fail). Where no JIT kernel served, nothing changes. Verbose lines are
+// looked for on stdout and stderr.
+TEST_F(CliIsa, JitFailDeclinesToTheNextImplementation) {
+    ASSERT_EQ(sh("\"$RNDNN\" gen --dist uniform --a -2 --b 2 --shape 8x1001 "
+                 "--seed 3 --out x.npy")
+                      .status,
+            0);
+    const std::string reason = "declined: code generation failed: can't "
+                               "protect (RNDNN_JIT_FAIL is set)";
+    // The names of rndnn's JIT tiers in created lines ("fused:jit:avx2",
+    // "chain:jit:avx2+jit:avx2+onednn:jit:avx512_core": not oneDNN's).
+    const auto rndnn_jit = [](const std::vector<std::string> &names) {
+        std::vector<std::string> v;
+        for (const std::string &name : names) {
+            std::istringstream is(name);
+            for (std::string part; std::getline(is, part, '+');)
+                if (part.rfind("onednn:", 0) != 0
+                        && part.find("jit:") != std::string::npos)
+                    v.push_back(part);
+        }
+        return v;
+    };
+    const std::vector<std::pair<std::string, std::string>> runs = {
+            {"gen --dist uniform --shape 3x1000 --seed 5 --out u.npy",
+                    "u.npy"},
+            {"gen --dist normal --dtype bf16 --shape 3x1000 --out n.npy",
+                    "n.npy"},
+            {"gen --dist bernoulli --p 0.3 --shape 3x1000 --alg "
+             "threefry4x32_20 --out m.bin",
+                    "m.bin"},
+            {"dropout --in x.npy --out y.npy --rate 0.3 --seed 4 "
+             "--mask-out mask.npy",
+                    "y.npy"},
+            {"dropout --in x.npy --out y.npy --rate 0.3 --seed 4 "
+             "--mask-out mask.npy",
+                    "mask.npy"},
+            {"dropout --backward --in x.npy --out g.npy --rate 0.3 "
+             "--mask-in mask.npy",
+                    "g.npy"},
+            {"dropout --backward --in x.npy --out h.npy --rate 0.3 --seed 4",
+                    "h.npy"},
+            {"dropout --in x.npy --out z.npy --rate 0.3 --plan chain "
+             "--threads 2",
+                    "z.npy"},
+    };
+    for (const auto &run : runs) {
+        SCOPED_TRACE(run.first);
+        const std::string cmd
+                = "RNDNN_VERBOSE=dispatch \"$RNDNN\" " + run.first;
+        const result_t plain = sh(cmd);
+        ASSERT_EQ(plain.status, 0) << plain.err;
+        const bytes_t want = read_file(dir_ / run.second);
+        fs::remove(dir_ / run.second);
+        const result_t r = sh("RNDNN_JIT_FAIL=1 " + cmd);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.err.find("rndnn: "), std::string::npos) << r.err;
+        EXPECT_TRUE(read_file(dir_ / run.second) == want) << "output differs";
+        const std::string lines = r.out + r.err;
+        const std::vector<std::string> before = created(plain.out + plain.err);
+        ASSERT_FALSE(created(lines).empty()) << lines;
+        EXPECT_TRUE(rndnn_jit(created(lines)).empty()) << lines;
+        if (rndnn_jit(before).empty()) {
+            EXPECT_EQ(created(lines), before) << lines;
+            EXPECT_EQ(lines.find(reason), std::string::npos) << lines;
+        } else {
+            EXPECT_NE(lines.find(reason), std::string::npos) << lines;
+        }
+    }
+}
+
+// A value that names no tier fails the creation of a JIT kernel, naming
+// it (where no JIT kernel is created, it goes unread).
+TEST_F(CliIsa, BadJitFailFailsNamingTheValue) {
+    SKIP_WITHOUT_JIT();
+    for (const char *bad : {"yes", "none", "AVX2"}) {
+        const result_t r = sh(
+                std::string("RNDNN_JIT_FAIL=") + bad + " " + gen_bernoulli);
+        EXPECT_EQ(r.status, 2) << bad;
+        EXPECT_NE(r.err.find(std::string("RNDNN_JIT_FAIL='") + bad + "'"),
+                std::string::npos)
                 << r.err;
         EXPECT_FALSE(fs::exists(dir_ / "m.bin"));
     }

@@ -248,10 +248,10 @@ TEST(ApplyJit, Declines) {
                 std::string::npos)
                 << entry->name << ": " << why;
     }
-    EXPECT_STREQ(pick_apply_impl(conf, "test").name, "ref:any");
+    EXPECT_STREQ(pick_apply_impl(conf, "test").name(), "ref:any");
     conf.max_isa = cpu_isa::all;
     const std::vector<cpu_isa> tiers = available_tiers();
-    EXPECT_STREQ(pick_apply_impl(conf, "test").name,
+    EXPECT_STREQ(pick_apply_impl(conf, "test").name(),
             jit_impl_name(*std::max_element(tiers.begin(), tiers.end())));
 }
 

@@ -76,13 +76,16 @@ public:
     };
 
     binary() = default;
-    /// Creates the kernel (JIT code or the oneDNN primitive) once.
+    /// Creates the primitive: the kernel (JIT code) that the primitive
+    /// descriptor made when it chose it, or the oneDNN primitive.
     explicit binary(const primitive_desc &pd);
 
     /// Arguments: RNDNN_ARG_SRC_0, RNDNN_ARG_SRC_1 and RNDNN_ARG_DST, whose
     /// descs must equal pd's.
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing or does not match; nothing is written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

@@ -56,6 +56,11 @@ enum class status {
 RNDNN_API const char *status2str(status s);
 
 /// The exception every public call throws; what() names the bad value.
+/// No other type leaves the library (docs/api.md): a public call turns a
+/// std::bad_alloc into an error of status out_of_memory and any other
+/// exception (oneDNN's, Xbyak's, std::system_error) into runtime_error,
+/// naming the call. A JIT kernel whose code cannot be generated is no
+/// error: the next implementation serves instead.
 class RNDNN_API error : public std::runtime_error {
 public:
     error(rndnn::status s, const std::string &message)

@@ -145,7 +145,9 @@ public:
     };
 
     dropout() = default;
-    /// Creates the kernels (JIT code, oneDNN primitives) once.
+    /// Creates the primitive, with the kernels (JIT code, oneDNN
+    /// primitives) that the primitive descriptor made when it chose its
+    /// plan: the primitives of one descriptor share them.
     explicit dropout(const primitive_desc &pd);
 
     /// Arguments:
@@ -162,6 +164,8 @@ public:
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing, does not match the desc, or is out of range (a runtime
     ///     rate as at creation); nothing is written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

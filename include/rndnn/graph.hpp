@@ -227,6 +227,8 @@ public:
     ///     missing, does not match, or is not an input or output; nothing
     ///     runs and @p gen is unchanged then.
     /// @throws error (runtime_error) naming the node if oneDNN fails.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute_forward(const std::unordered_map<tensor_id, memory> &tensors,
             generator &gen);
 

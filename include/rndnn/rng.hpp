@@ -105,8 +105,10 @@ public:
     };
 
     rng() = default;
-    /// Creates the primitive (and, later, its JIT code) once; immutable and
-    /// safe to execute from several threads at once.
+    /// Creates the primitive once, with the kernel (and its JIT code) that
+    /// the primitive descriptor made when it chose it: the primitives of
+    /// one descriptor share it. Immutable and safe to execute from several
+    /// threads at once.
     explicit rng(const primitive_desc &pd);
 
     /// Generates into RNDNN_ARG_DST (its desc must equal pd's dst).
@@ -117,6 +119,8 @@ public:
     ///     missing, of the wrong type or kind, offset < 0, offset +
     ///     nelems > 2^63 - 1, or a runtime p outside [0, 1]; nothing is
     ///     written then.
+    /// @throws error (out_of_memory) if a kernel's scratch cannot be
+    ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,
             const std::unordered_map<int, memory> &args) const;
 

@@ -155,7 +155,7 @@ bool init_jit_apply(cpu_isa isa, const apply_conf_t &conf, std::string &why) {
 
 std::unique_ptr<apply_kernel_t> create_jit_apply(
         cpu_isa isa, const apply_conf_t &conf) {
-    return std::make_unique<jit_apply_t>(isa, conf);
+    return make_jit_kernel<apply_kernel_t, jit_apply_t>(isa, conf);
 }
 
 } // namespace impl

@@ -360,7 +360,7 @@ bool init_jit_fused(cpu_isa isa, const fused_conf_t &conf, std::string &why) {
 
 std::unique_ptr<fused_kernel_t> create_jit_fused(
         cpu_isa isa, const fused_conf_t &conf) {
-    return std::make_unique<jit_fused_t>(isa, conf);
+    return make_jit_kernel<fused_kernel_t, jit_fused_t>(isa, conf);
 }
 
 } // namespace impl

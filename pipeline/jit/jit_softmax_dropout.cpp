@@ -763,7 +763,7 @@ bool init_jit_sd_row(cpu_isa isa, const sd_row_conf_t &conf, std::string &why) {
 
 std::unique_ptr<sd_row_kernel_t> create_jit_sd_row(
         cpu_isa isa, const sd_row_conf_t &conf) {
-    return std::make_unique<jit_sd_row_t>(isa, conf);
+    return make_jit_kernel<sd_row_kernel_t, jit_sd_row_t>(isa, conf);
 }
 
 } // namespace impl

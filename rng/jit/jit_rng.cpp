@@ -238,7 +238,7 @@ bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
 
 std::unique_ptr<rng_kernel_t> create_jit_rng(
         cpu_isa isa, const rng_conf_t &conf) {
-    return std::make_unique<jit_rng_t>(isa, conf);
+    return make_jit_kernel<rng_kernel_t, jit_rng_t>(isa, conf);
 }
 
 } // namespace impl

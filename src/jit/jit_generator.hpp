@@ -10,16 +10,22 @@
 // compares and select go through k7 (reserved for them), so that code
 // written for vectors of 0 / ~0 runs unchanged; hot paths use k registers
 // directly (k1-k6).
+//
+// Kernels are made through make_jit_kernel() (below), which turns a failure
+// to generate their code into a decline of their implementation-list entry.
 #ifndef RNDNN_SRC_JIT_JIT_GENERATOR_HPP
 #define RNDNN_SRC_JIT_JIT_GENERATOR_HPP
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <string>
 
 #include <xbyak/xbyak.h>
 
 #include "rndnn/common.hpp"
 #include "src/cpu_isa.hpp"
+#include "src/impl_list.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -74,8 +80,13 @@ public:
     void set_nt_stores(bool nt) { nt_stores_ = nt; }
 
     // Makes the code executable (and no longer writable) and returns it.
+    // @throws Xbyak::Error (can't protect) where the memory cannot be made
+    //     executable (a W^X policy), or where the test hook RNDNN_JIT_FAIL
+    //     (jit_fail_isa(), src/cpu_isa.hpp) covers this tier: it fails
+    //     here, as such a policy would.
     template <typename fn_t>
     fn_t finalize() {
+        if (jit_fail_hooked(isa_)) throw Xbyak::Error(Xbyak::ERR_CANT_PROTECT);
         setProtectModeRE();
         return getCode<fn_t>();
     }
@@ -339,6 +350,30 @@ private:
     cpu_isa isa_;
     bool nt_stores_ = false;
 };
+
+// Makes a JIT kernel, std::make_unique<kernel_t>(isa, args...), whose
+// construction generates its code, as a base_t: every JIT kernel's create
+// function (create_jit_rng(), ...) is this, the one place where a failure
+// to generate code is caught.
+// @throws codegen_error (src/impl_list.hpp), which the implementation
+//     list's walk turns into a decline, when the code cannot be generated:
+//     Xbyak::Error (a generator's check, executable memory that cannot be
+//     mapped or protected, RNDNN_JIT_FAIL) as runtime_error, std::bad_alloc
+//     as out_of_memory.
+template <typename base_t, typename kernel_t, typename... args_t>
+std::unique_ptr<base_t> make_jit_kernel(cpu_isa isa, const args_t &...args) {
+    try {
+        return std::make_unique<kernel_t>(isa, args...);
+    } catch (const Xbyak::Error &e) {
+        throw codegen_error(status::runtime_error,
+                cat("code generation failed: ", e.what(),
+                        jit_fail_hooked(isa) ? " (RNDNN_JIT_FAIL is set)"
+                                             : ""));
+    } catch (const std::bad_alloc &) {
+        throw codegen_error(status::out_of_memory,
+                "code generation failed: out of memory");
+    }
+}
 
 } // namespace impl
 } // namespace rndnn

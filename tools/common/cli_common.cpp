@@ -51,6 +51,9 @@ int run_guarded(const std::string &program, const std::function<int()> &fn) {
     } catch (const std::exception &e) { // io_error and the rest
         say(rndnn::escape(e.what()), false, program);
         return exit_failure;
+    } catch (...) { // nothing the library throws: it throws rndnn::error
+        say("an exception that is no std::exception", false, program);
+        return exit_failure;
     }
 }
 
