@@ -403,11 +403,15 @@ TEST_F(CliFaults, OneFileTwiceIsRefused) {
 // once, before the claim is allocated; a mask's shape is checked before
 // its data is read. Header bytes are quoted escaped.
 TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
+    // A .npy file of version 1.0 with the header @p text and no data.
+    const auto write_header = [&](const char *file, const std::string &text) {
+        std::ofstream(dir_ / file, std::ios::binary)
+                << std::string("\x93NUMPY\x01\x00", 8)
+                << static_cast<char>(text.size()) << '\0' << text;
+    };
     const std::string header = "{'descr': '<f4', 'fortran_order': False, "
                                "'shape': (1099511627776,), }";
-    std::ofstream(dir_ / "big.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(header.size()) << '\0' << header;
+    write_header("big.npy", header);
     expect_failure(run({"dropout", "--in", "big.npy", "--out", "y.npy",
                            "--rate", "0.5"}),
             2, "truncated .npy data: expected 4398046511104 bytes, the file "
@@ -415,9 +419,7 @@ TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
 
     const std::string evil = "{'descr': '<f4\x1b[2J\x07', 'fortran_order': "
                              "False, 'shape': (4,), }";
-    std::ofstream(dir_ / "evil.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(evil.size()) << '\0' << evil;
+    write_header("evil.npy", evil);
     const result_t r = run({"dropout", "--in", "evil.npy", "--out", "y.npy",
             "--rate", "0.5"});
     expect_failure(r, 2, "'<f4\\x1b[2J\\x07' is not supported");
@@ -430,9 +432,7 @@ TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
             0);
     const std::string mask = "{'descr': '|u1', 'fortran_order': False, "
                              "'shape': (1099511627776,), }";
-    std::ofstream(dir_ / "m.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(mask.size()) << '\0' << mask;
+    write_header("m.npy", mask);
     expect_failure(run({"dropout", "--backward", "--in", "x.npy", "--out",
                            "dx.npy", "--rate", "0.5", "--mask-in", "m.npy"}),
             2, "truncated");
