@@ -56,15 +56,20 @@ std::unique_ptr<word_source_t> make_block4(const block_fn_t &fn) {
     return std::unique_ptr<word_source_t>(new block4_source_t<block_fn_t>(fn));
 }
 
-// Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout.
-struct philox_fn_t {
-    std::array<uint32_t, 2> key;
+// Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout,
+// for a block function of a key of @p key_words words.
+template <size_t key_words,
+        void (*block)(const uint32_t *, const uint32_t *, uint32_t *)>
+struct curand_fn_t {
+    std::array<uint32_t, key_words> key;
     uint32_t stream[2];
     void operator()(uint64_t b, uint32_t out[4]) const {
         const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        philox4x32_10(ctr, key.data(), out);
+        block(ctr, key.data(), out);
     }
 };
+using philox_fn_t = curand_fn_t<2, philox4x32_10>;
+using threefry_fn_t = curand_fn_t<4, threefry4x32_20>;
 
 // Counter {lo32(stream), hi32(stream), lo32(g & ~3), hi32(g & ~3)}: oneDNN's
 // layout, with g & ~3 == 4 * b.
@@ -75,15 +80,6 @@ struct philox_onednn_fn_t {
         const uint64_t g = b * 4;
         const uint32_t ctr[4] = {stream[0], stream[1], lo32(g), hi32(g)};
         philox4x32_10(ctr, key.data(), out);
-    }
-};
-
-struct threefry_fn_t {
-    std::array<uint32_t, 4> key;
-    uint32_t stream[2];
-    void operator()(uint64_t b, uint32_t out[4]) const {
-        const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        threefry4x32_20(ctr, key.data(), out);
     }
 };
 
