@@ -127,6 +127,13 @@ private:
 
 namespace {
 
+// A counter-based stream: fn_t of the seed's key (@p key_of) and the stream.
+template <typename fn_t, decltype(fn_t::key) (*key_of)(uint64_t)>
+std::unique_ptr<word_source_t> make_keyed(
+        uint64_t seed, uint64_t stream, const std::string &, cpu_isa) {
+    return make_block4(fn_t {key_of(seed), {lo32(stream), hi32(stream)}});
+}
+
 // The engines: one row an algorithm (its name is its row in src/enums.cpp;
 // its JIT emitter, if any, its row in rng/jit/jit_rng_engine.cpp).
 struct engine_row_t {
@@ -138,23 +145,11 @@ struct engine_row_t {
 
 const engine_row_t engines[] = {
         {rng_alg::philox4x32_10, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(philox_fn_t {
-                            philox_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<philox_fn_t, philox_key>},
         {rng_alg::philox4x32_10_onednn, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(philox_onednn_fn_t {
-                            philox_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<philox_onednn_fn_t, philox_key>},
         {rng_alg::threefry4x32_20, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(threefry_fn_t {
-                            threefry_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<threefry_fn_t, threefry_key>},
         // Jumps ahead per word: not counter-based for lazy bitsliced.
         {rng_alg::mcg31m1, {31, false},
                 [](uint64_t seed, uint64_t, const std::string &, cpu_isa) {
