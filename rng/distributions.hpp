@@ -186,6 +186,24 @@ constexpr float sin_c1 = 1.57079632679f, sin_c3 = -0.645964097506f,
 constexpr float cos_c0 = 1.f, cos_c2 = -1.23370055014f,
                 cos_c4 = 0.253669507901f, cos_c6 = -0.0208634807634f,
                 cos_c8 = 0.000919260274839f, cos_c10 = -2.52020423731e-5f;
+// The polynomials' coefficients, highest power first, as horner() and the
+// JIT kernels' constants take them.
+constexpr float atanh_coefs[5]
+        = {atanh_c11, atanh_c9, atanh_c7, atanh_c5, atanh_c3};
+constexpr float sin_coefs[6]
+        = {sin_c11, sin_c9, sin_c7, sin_c5, sin_c3, sin_c1};
+constexpr float cos_coefs[6]
+        = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
+
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule: a multiply
+// and an add a coefficient, each rounded, in the JIT kernels' order.
+template <int N>
+inline float horner(float x, const float (&c)[N]) {
+    float r = c[0];
+    for (int k = 1; k < N; ++k)
+        r = r * x + c[k];
+    return r;
+}
 
 // ln x for x = k * 2^-24, k in [1, 2^24] (x in (0, 1]). x = m * 2^e with m
 // in [sqrt(0.5), sqrt(2)); error under 2 ulp over that domain.
@@ -202,12 +220,7 @@ inline float ln_approx(float x) {
     const float m = bits_float(mbits);
     const float s = (m - 1.f) / (m + 1.f);
     const float s2 = s * s;
-    float q = atanh_c11;
-    q = q * s2 + atanh_c9;
-    q = q * s2 + atanh_c7;
-    q = q * s2 + atanh_c5;
-    q = q * s2 + atanh_c3;
-    q = q * s2;
+    const float q = horner(s2, atanh_coefs) * s2;
     const float ln_m = (s + s * q) * 2.f;
     const float fe = static_cast<float>(e);
     return (fe * ln2_lo + ln_m) + fe * ln2_hi;
@@ -221,19 +234,8 @@ inline void sincos_2pi(uint32_t k, float *sin_out, float *cos_out) {
     const int32_t rem = static_cast<int32_t>(j & ((1u << 22) - 1)) - (1 << 21);
     const float t = static_cast<float>(rem) * 0x1p-22f;
     const float t2 = t * t;
-    float sp = sin_c11;
-    sp = sp * t2 + sin_c9;
-    sp = sp * t2 + sin_c7;
-    sp = sp * t2 + sin_c5;
-    sp = sp * t2 + sin_c3;
-    sp = sp * t2 + sin_c1;
-    const float s = sp * t;
-    float c = cos_c10;
-    c = c * t2 + cos_c8;
-    c = c * t2 + cos_c6;
-    c = c * t2 + cos_c4;
-    c = c * t2 + cos_c2;
-    c = c * t2 + cos_c0;
+    const float s = horner(t2, sin_coefs) * t;
+    const float c = horner(t2, cos_coefs);
     // Rotate by the quadrant: swap for odd quadrants, negate as needed.
     const bool odd = quadrant & 1u;
     const float sn = odd ? c : s, cs = odd ? s : c;

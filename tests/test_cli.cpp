@@ -696,6 +696,16 @@ std::vector<std::string> lines_of(const std::string &text) {
     return lines;
 }
 
+// Writes @p problems, a line each, to the batch file @p dir / @p file and
+// @returns the arguments of `rndnn bench` that time them: --runs 2 --csv.
+args_t bench_batch(const fs::path &dir, const std::string &file,
+        const std::vector<std::string> &problems) {
+    std::ofstream batch(dir / file);
+    for (const std::string &p : problems)
+        batch << p << "\n";
+    return {"bench", "--batch", file, "--runs", "2", "--csv"};
+}
+
 // Splits one RFC 4180 record: fields separated by commas, a quoted field
 // with its embedded quotes doubled.
 std::vector<std::string> csv_fields(const std::string &line) {
@@ -815,12 +825,7 @@ TEST_F(Cli, BenchDropoutRows) {
             "--method bitsliced:8 --seed 5 --offset 7 --stream 3",
             "--prim dropout --shape 4x1024 --isa none",
             "--prim rng --dist bernoulli --dtype bit --shape 4x1024"};
-    std::ofstream batch(dir_ / "d.batch");
-    for (const std::string &p : problems)
-        batch << p << "\n";
-    batch.close();
-    const result_t r = run({"bench", "--batch", "d.batch", "--runs", "2",
-            "--csv"});
+    const result_t r = run(bench_batch(dir_, "d.batch", problems));
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), problems.size() + 1) << r.out;
@@ -840,12 +845,7 @@ TEST_F(Cli, BenchSoftmaxDropoutRows) {
             "--rate 0.2",
             "--prim softmax_dropout --shape 2x4x512 --dtype f32 --backward "
             "--mask-dtype bit --method threshold32 --seed 3 --offset 5"};
-    std::ofstream batch(dir_ / "s.batch");
-    for (const std::string &p : problems)
-        batch << p << "\n";
-    batch.close();
-    const result_t r = run({"bench", "--batch", "s.batch", "--runs", "2",
-            "--csv"});
+    const result_t r = run(bench_batch(dir_, "s.batch", problems));
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::string> lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), problems.size() + 1) << r.out;

@@ -40,6 +40,15 @@ protected:
         EXPECT_NE(r.out.find("ok"), std::string::npos) << r.out << r.err;
     }
 
+    // Runs @p script (bash, in dir_, $RNDNN the CLI, with check() and
+    // expect()) as this process's user; its checks print "FAIL: ..." and it
+    // ends by printing "done".
+    void as_user(const std::string &script) {
+        const result_t r = sh(checks + script + "\necho done");
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.out, "done\n") << r.err;
+    }
+
     // Shell helpers of the scripts: `expect STATUS PATTERN CMD...` runs CMD
     // and checks its exit status and that stderr matches PATTERN (an
     // extended regular expression; "" for no message at all).
@@ -90,8 +99,7 @@ check "[ ! -e y.npy ]"
 // A pipe works, a closed reader ends the command quietly, and a
 // descriptor that is not open is refused.
 TEST_F(CliFaults, DescriptorPathsAreWrittenAsStreams) {
-    const result_t r = sh(R"sh(
-check() { eval "$1" || echo "FAIL: $1"; }
+    as_user(R"sh(
 "$RNDNN" gen --shape 4 --out ref.bin || exit 1
 { echo header; cat ref.bin; } > want1
 { echo header; cat ref.bin ref.bin ref.bin ref.bin; echo trailer; } > want4
@@ -124,10 +132,7 @@ check '[ "${PIPESTATUS[0]}" = 0 ]'
 check "cmp y.npy y2.npy && cmp m.npy m2.npy"
 "$RNDNN" gen --shape 4 --out /dev/fd/9 2> bad.txt
 check '[ $? = 1 ] && grep -q "write ./dev/fd/9.: Bad file descriptor" bad.txt'
-[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
-echo done)sh");
-    EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "done\n") << r.err;
+[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)")sh");
 }
 
 // A file that cannot be replaced, being a mount point of its own (a
@@ -240,8 +245,7 @@ stat -c %a y.npy new.npy)sh");
 // is a file that another user cannot write (docs/cli.md, "Reliability").
 TEST_F(CliFaults, ReplacingKeepsOwnerAndRefusesReadOnlyFiles) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to own files of others";
-    const result_t r = sh(R"sh(
-check() { eval "$1" || echo "FAIL: $1"; }
+    as_user(R"sh(
 echo old > other.npy && chown 12345:23456 other.npy && chmod 640 other.npy
 "$RNDNN" gen --shape 8 --out other.npy || echo "FAIL: other.npy"
 check '[ "$(stat -c %u:%g:%a other.npy)" = 12345:23456:640 ]'
@@ -259,10 +263,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$RNDNN" gen --shape 8 --out shared/root.npy 2> err.txt; rc=$?
 check '[ $rc = 1 ] && grep -q "read-only for this user (mode 0644)" err.txt'
 check '[ "$(cat shared/root.npy)" = old ]'
-check '[ -z "$(ls -A shared | grep rndnn)" ]'
-echo done)sh");
-    EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "done\n") << r.err;
+check '[ -z "$(ls -A shared | grep rndnn)" ]')sh");
 }
 
 // A signal that ends `gen --out` or an in-place `dropout` at any point
@@ -332,8 +333,7 @@ fi)sh");
 // commits both and exits 0, in place too, as does gen. A program that
 // goes on after its commit (the demo) ends by the held signal then.
 TEST_F(CliFaults, SignalsDuringTheCommitLeaveItWhole) {
-    const result_t r = sh(R"sh(
-check() { eval "$1" || echo "FAIL: $1"; }
+    as_user(R"sh(
 "$RNDNN" gen --dist normal --shape 64 --out x.npy || exit 1
 cp x.npy in.npy
 "$RNDNN" dropout --in x.npy --out want_y.npy --rate 0.5 --mask-out want_m.npy
@@ -353,10 +353,7 @@ mkdir demo
 RNDNN_TEST_SIGNAL_IN_COMMIT=15 "$(dirname "$RNDNN")/rndnn-demo" \
     --out-dir demo > /dev/null
 check '[ $? = 143 ] && [ "$(ls demo)" = mask.npy ]'
-[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)"
-echo done)sh");
-    EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "done\n") << r.err;
+[ -z "$(ls -A | grep rndnn)" ] || echo "FAIL: left $(ls -A)")sh");
 }
 
 // The temporary file's name is short: a 255-byte name still works, and
@@ -406,11 +403,15 @@ TEST_F(CliFaults, OneFileTwiceIsRefused) {
 // once, before the claim is allocated; a mask's shape is checked before
 // its data is read. Header bytes are quoted escaped.
 TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
+    // A .npy file of version 1.0 with the header @p text and no data.
+    const auto write_header = [&](const char *file, const std::string &text) {
+        std::ofstream(dir_ / file, std::ios::binary)
+                << std::string("\x93NUMPY\x01\x00", 8)
+                << static_cast<char>(text.size()) << '\0' << text;
+    };
     const std::string header = "{'descr': '<f4', 'fortran_order': False, "
                                "'shape': (1099511627776,), }";
-    std::ofstream(dir_ / "big.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(header.size()) << '\0' << header;
+    write_header("big.npy", header);
     expect_failure(run({"dropout", "--in", "big.npy", "--out", "y.npy",
                            "--rate", "0.5"}),
             2, "truncated .npy data: expected 4398046511104 bytes, the file "
@@ -418,9 +419,7 @@ TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
 
     const std::string evil = "{'descr': '<f4\x1b[2J\x07', 'fortran_order': "
                              "False, 'shape': (4,), }";
-    std::ofstream(dir_ / "evil.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(evil.size()) << '\0' << evil;
+    write_header("evil.npy", evil);
     const result_t r = run({"dropout", "--in", "evil.npy", "--out", "y.npy",
             "--rate", "0.5"});
     expect_failure(r, 2, "'<f4\\x1b[2J\\x07' is not supported");
@@ -433,9 +432,7 @@ TEST_F(CliFaults, LyingInputsAreRefusedBeforeReading) {
             0);
     const std::string mask = "{'descr': '|u1', 'fortran_order': False, "
                              "'shape': (1099511627776,), }";
-    std::ofstream(dir_ / "m.npy", std::ios::binary)
-            << std::string("\x93NUMPY\x01\x00", 8)
-            << static_cast<char>(mask.size()) << '\0' << mask;
+    write_header("m.npy", mask);
     expect_failure(run({"dropout", "--backward", "--in", "x.npy", "--out",
                            "dx.npy", "--rate", "0.5", "--mask-in", "m.npy"}),
             2, "truncated");

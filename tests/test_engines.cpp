@@ -68,6 +68,17 @@ struct kat4_t {
     uint32_t out[4];
 };
 
+// Checks the four words of @p block (ctr, key, out) against each answer.
+template <typename block_fn_t, size_t n>
+void expect_kats(const kat4_t (&kats)[n], block_fn_t block) {
+    for (const kat4_t &k : kats) {
+        uint32_t out[4];
+        block(k.ctr, k.key, out);
+        for (int i = 0; i < 4; ++i)
+            EXPECT_EQ(out[i], k.out[i]) << "word " << i;
+    }
+}
+
 TEST(engines_kat, philox4x32_10) {
     const kat4_t kats[] = {
         {{0, 0, 0, 0}, {0, 0},
@@ -79,14 +90,8 @@ TEST(engines_kat, philox4x32_10) {
                 {0xa4093822, 0x299f31d0},
                 {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
     };
-    for (const auto &k : kats) {
-        uint32_t out[4];
-        impl::philox4x32_10(k.ctr, k.key, out);
-        for (int i = 0; i < 4; ++i)
-            EXPECT_EQ(out[i], k.out[i]) << "word " << i;
-        impl::philox4x32<10>(k.ctr, k.key, out);
-        EXPECT_EQ(out[0], k.out[0]);
-    }
+    expect_kats(kats, impl::philox4x32_10);
+    expect_kats(kats, impl::philox4x32<10>);
 }
 
 TEST(engines_kat, threefry4x32_20) {
@@ -100,12 +105,7 @@ TEST(engines_kat, threefry4x32_20) {
                 {0xa4093822, 0x299f31d0, 0x082efa98, 0xec4e6c89},
                 {0x59cd1dbb, 0xb8879579, 0x86b5d00c, 0xac8b6d84}},
     };
-    for (const auto &k : kats) {
-        uint32_t out[4];
-        impl::threefry4x32_20(k.ctr, k.key, out);
-        for (int i = 0; i < 4; ++i)
-            EXPECT_EQ(out[i], k.out[i]) << "word " << i;
-    }
+    expect_kats(kats, impl::threefry4x32_20);
 }
 
 // Other round counts against Random123 (the templates take any R).

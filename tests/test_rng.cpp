@@ -28,29 +28,27 @@ rng::desc make_desc(rng_alg alg, const dims &shape, data_type t) {
     return rng::desc(alg, memory::desc(shape, t));
 }
 
-primitive_attr bernoulli_attr(double p,
-        bernoulli_method m = bernoulli_method::threshold32, int bits = 1) {
+// An attribute with the post-ops that @p append appends.
+template <typename F>
+primitive_attr attr_with(F append) {
     post_ops po;
-    po.append_bernoulli(p, m, bits);
+    append(po);
     primitive_attr attr;
     attr.set_post_ops(po);
     return attr;
+}
+
+primitive_attr bernoulli_attr(double p,
+        bernoulli_method m = bernoulli_method::threshold32, int bits = 1) {
+    return attr_with([&](post_ops &po) { po.append_bernoulli(p, m, bits); });
 }
 
 primitive_attr uniform_attr(float a, float b) {
-    post_ops po;
-    po.append_uniform(a, b);
-    primitive_attr attr;
-    attr.set_post_ops(po);
-    return attr;
+    return attr_with([&](post_ops &po) { po.append_uniform(a, b); });
 }
 
 primitive_attr normal_attr(float mean, float stddev) {
-    post_ops po;
-    po.append_normal(mean, stddev);
-    primitive_attr attr;
-    attr.set_post_ops(po);
-    return attr;
+    return attr_with([&](post_ops &po) { po.append_normal(mean, stddev); });
 }
 
 std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,

@@ -56,15 +56,20 @@ std::unique_ptr<word_source_t> make_block4(const block_fn_t &fn) {
     return std::unique_ptr<word_source_t>(new block4_source_t<block_fn_t>(fn));
 }
 
-// Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout.
-struct philox_fn_t {
-    std::array<uint32_t, 2> key;
+// Counter {lo32(b), hi32(b), lo32(stream), hi32(stream)}: cuRAND's layout,
+// for a block function of a key of @p key_words words.
+template <size_t key_words,
+        void (*block)(const uint32_t *, const uint32_t *, uint32_t *)>
+struct curand_fn_t {
+    std::array<uint32_t, key_words> key;
     uint32_t stream[2];
     void operator()(uint64_t b, uint32_t out[4]) const {
         const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        philox4x32_10(ctr, key.data(), out);
+        block(ctr, key.data(), out);
     }
 };
+using philox_fn_t = curand_fn_t<2, philox4x32_10>;
+using threefry_fn_t = curand_fn_t<4, threefry4x32_20>;
 
 // Counter {lo32(stream), hi32(stream), lo32(g & ~3), hi32(g & ~3)}: oneDNN's
 // layout, with g & ~3 == 4 * b.
@@ -75,15 +80,6 @@ struct philox_onednn_fn_t {
         const uint64_t g = b * 4;
         const uint32_t ctr[4] = {stream[0], stream[1], lo32(g), hi32(g)};
         philox4x32_10(ctr, key.data(), out);
-    }
-};
-
-struct threefry_fn_t {
-    std::array<uint32_t, 4> key;
-    uint32_t stream[2];
-    void operator()(uint64_t b, uint32_t out[4]) const {
-        const uint32_t ctr[4] = {lo32(b), hi32(b), stream[0], stream[1]};
-        threefry4x32_20(ctr, key.data(), out);
     }
 };
 
@@ -131,6 +127,13 @@ private:
 
 namespace {
 
+// A counter-based stream: fn_t of the seed's key (@p key_of) and the stream.
+template <typename fn_t, decltype(fn_t::key) (*key_of)(uint64_t)>
+std::unique_ptr<word_source_t> make_keyed(
+        uint64_t seed, uint64_t stream, const std::string &, cpu_isa) {
+    return make_block4(fn_t {key_of(seed), {lo32(stream), hi32(stream)}});
+}
+
 // The engines: one row an algorithm (its name is its row in src/enums.cpp;
 // its JIT emitter, if any, its row in rng/jit/jit_rng_engine.cpp).
 struct engine_row_t {
@@ -142,23 +145,11 @@ struct engine_row_t {
 
 const engine_row_t engines[] = {
         {rng_alg::philox4x32_10, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(philox_fn_t {
-                            philox_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<philox_fn_t, philox_key>},
         {rng_alg::philox4x32_10_onednn, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(philox_onednn_fn_t {
-                            philox_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<philox_onednn_fn_t, philox_key>},
         {rng_alg::threefry4x32_20, {32, true},
-                [](uint64_t seed, uint64_t stream, const std::string &,
-                        cpu_isa) {
-                    return make_block4(threefry_fn_t {
-                            threefry_key(seed), {lo32(stream), hi32(stream)}});
-                }},
+                make_keyed<threefry_fn_t, threefry_key>},
         // Jumps ahead per word: not counter-based for lazy bitsliced.
         {rng_alg::mcg31m1, {31, false},
                 [](uint64_t seed, uint64_t, const std::string &, cpu_isa) {

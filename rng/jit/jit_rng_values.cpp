@@ -9,15 +9,27 @@ using namespace Xbyak;
 
 #define C(field) RNDNN_JIT_C(field)
 
-// --- Uniform to f32, bf16 or f16 (FMA: avx2 and up) ------------------------
-// u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
-// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite); f16 rounds
-// with vcvtps2ph (to nearest even, whatever MXCSR says).
-class jit_uniform_t : public jit_dist_t {
+// A value a word, to f32, bf16 or f16.
+class jit_value_dist_t : public jit_dist_t {
 public:
     using jit_dist_t::jit_dist_t;
 
     int unit_bytes() const override { return jit_unit_words * out_size(); }
+
+protected:
+    // Bytes of a dst value.
+    int out_size() const {
+        return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
+    }
+};
+
+// --- Uniform to f32, bf16 or f16 (FMA: avx2 and up) ------------------------
+// u = (W >> shift) * 2^-24; v = fma(u, b - a, a); bf16 rounds to nearest
+// even: (v + 0x7fff + ((v >> 16) & 1)) >> 16 (v is finite); f16 rounds
+// with vcvtps2ph (to nearest even, whatever MXCSR says).
+class jit_uniform_t : public jit_value_dist_t {
+public:
+    using jit_value_dist_t::jit_value_dist_t;
 
     void emit_unit() override {
         const int vlen = h_.vlen();
@@ -63,10 +75,6 @@ public:
         c.bf16_round.fill(0x7fff);
     }
 
-private:
-    int out_size() const {
-        return conf_.dst.get_data_type() == data_type::f32 ? 4 : 2;
-    }
 };
 
 // --- Normal to f32, bf16 or f16 --------------------------------------------
@@ -75,11 +83,9 @@ private:
 // unpck{l,h}ps interleave the two results back into index order. Every
 // operation is the reference's, in its order: mul and add, never fma. bf16
 // and f16 round the f32 values once, as uniform's do.
-class jit_normal_t : public jit_dist_t {
+class jit_normal_t : public jit_value_dist_t {
 public:
-    using jit_dist_t::jit_dist_t;
-
-    int unit_bytes() const override { return jit_unit_words * out_size(); }
+    using jit_value_dist_t::jit_value_dist_t;
 
     void emit_unit() override {
         const int vlen = h_.vlen();
@@ -103,29 +109,20 @@ public:
         c.f_one.fill_f32(1.f);
         c.f_two.fill_f32(2.f);
         c.f_minus_two.fill_f32(-2.f);
-        const float atanh[5]
-                = {atanh_c11, atanh_c9, atanh_c7, atanh_c5, atanh_c3};
         for (int k = 0; k < 5; ++k)
-            c.atanh_c[k].fill_f32(atanh[k]);
+            c.atanh_c[k].fill_f32(atanh_coefs[k]);
         c.ln2_lo.fill_f32(ln2_lo);
         c.ln2_hi.fill_f32(ln2_hi);
         c.i_2p21.fill(1u << 21);
         c.mask22.fill((1u << 22) - 1);
         c.two_m22.fill_f32(0x1p-22f);
-        const float sinc[6]
-                = {sin_c11, sin_c9, sin_c7, sin_c5, sin_c3, sin_c1};
-        const float cosc[6]
-                = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
         for (int k = 0; k < 6; ++k) {
-            c.sin_c[k].fill_f32(sinc[k]);
-            c.cos_c[k].fill_f32(cosc[k]);
+            c.sin_c[k].fill_f32(sin_coefs[k]);
+            c.cos_c[k].fill_f32(cos_coefs[k]);
         }
     }
 
 private:
-    int out_size() const {
-        return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
-    }
     Address vec(size_t off, int k = 0) const {
         return h_.ptr[f_.consts + off + k * 64];
     }

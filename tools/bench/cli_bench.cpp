@@ -58,9 +58,9 @@ const char *const usage
 
 int bench_main(int argc, char **argv) {
     const po::options_description problem_desc = problem_options();
-    po::options_description bench_desc("Benchmark options");
+    po::options_description bench_desc
+            = options_with_help("Benchmark options");
     auto opt = bench_desc.add_options();
-    opt("help", "print this help and exit");
     opt("batch", text(),
             "file of problems, one per line (blank lines and lines starting "
             "with # skipped); not with problem options");

@@ -254,9 +254,8 @@ const char *const rng_flags[]
         = {"alg", "method", "seed", "offset", "stream", "name"};
 
 po::options_description dropout_options() {
-    po::options_description desc("Options");
+    po::options_description desc = options_with_help();
     auto opt = desc.add_options();
-    opt("help", "print this help and exit");
     opt("in", text(),
             "input .npy: f32 (<f4), f16 (<f2) or bf16 (<u2, raw bits); src, "
             "or diff_dst with --backward (required)");

@@ -28,9 +28,8 @@ struct gen_args_t {
 
 int gen_main(int argc, char **argv) {
     using std::string;
-    po::options_description desc("Options");
+    po::options_description desc = options_with_help();
     auto opt = desc.add_options();
-    opt("help", "print this help and exit");
     add_rng_problem_options(desc);
     opt("out", text(), "output file, or - for stdout (required)");
     opt("format", text(),

@@ -11,9 +11,8 @@ namespace rndnn_cli {
 
 int stream_main(int argc, char **argv) {
     using std::string;
-    po::options_description desc("Options");
+    po::options_description desc = options_with_help();
     auto opt = desc.add_options();
-    opt("help", "print this help and exit");
     opt("count", text(), "words to write; default: without end");
     add_stream_options(desc, "word");
     po::variables_map vm;

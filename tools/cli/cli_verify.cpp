@@ -6,8 +6,7 @@
 namespace rndnn_cli {
 
 int verify_main(int argc, char **argv) {
-    po::options_description desc("Options");
-    desc.add_options()("help", "print this help and exit");
+    const po::options_description desc = options_with_help();
     po::variables_map vm;
     if (!parse_options(argc, argv, desc, "rndnn verify", vm)) return exit_ok;
 

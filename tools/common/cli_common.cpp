@@ -103,6 +103,12 @@ bool parse_options(const std::vector<std::string> &words,
     return true;
 }
 
+po::options_description options_with_help(const std::string &caption) {
+    po::options_description desc(caption);
+    desc.add_options()("help", "print this help and exit");
+    return desc;
+}
+
 po::typed_value<std::string> *text() {
     return po::value<std::string>();
 }

@@ -65,6 +65,11 @@ bool parse_options(const std::vector<std::string> &words,
         const po::options_description &desc, const std::string &usage,
         po::variables_map &vm, std::vector<po::option> *parsed = nullptr);
 
+// A command's option list, holding --help ("print this help and exit") so
+// far; @p caption heads it in the help.
+po::options_description options_with_help(
+        const std::string &caption = "Options");
+
 // A string-valued option, with or without a default. Values are taken as
 // text and parsed by the strict parsers below: Boost's own conversion
 // would wrap "-1" into a huge unsigned value, and its messages do not

@@ -169,10 +169,8 @@ double run_plan(const rndnn::graph &g, const rndnn::compile_options &options,
 
 int main(int argc, char **argv) {
     return rndnn_cli::run_guarded("rndnn-attention", [&] {
-        namespace po = rndnn_cli::po;
-        po::options_description desc("Options");
+        auto desc = rndnn_cli::options_with_help();
         auto opt = desc.add_options();
-        opt("help", "print this help and exit");
         opt("batch", rndnn_cli::text("4"), "batch size, >= 1");
         opt("heads", rndnn_cli::text("8"), "heads, >= 1");
         opt("seq", rndnn_cli::text("512"), "sequence length, >= 1");
@@ -195,7 +193,7 @@ int main(int argc, char **argv) {
         opt("threads", rndnn_cli::text("1"), "threads, >= 1");
         opt("steps", rndnn_cli::text("5"), "timed steps, >= 1");
         opt("seed", rndnn_cli::text("42"), "seed of the inputs and masks");
-        po::variables_map vm;
+        rndnn_cli::po::variables_map vm;
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-attention [--batch N] [--heads N] [--seq N] "
                     "[--head-dim N] [--rate R] [--method M] [--dtype f32|bf16] "

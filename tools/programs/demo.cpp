@@ -149,14 +149,12 @@ void dropout_demo(const std::string &dir, const rndnn::memory &x) {
 
 int main(int argc, char **argv) {
     return rndnn_cli::run_guarded("rndnn-demo", [&] {
-        namespace po = rndnn_cli::po;
-        po::options_description desc("Options");
+        auto desc = rndnn_cli::options_with_help();
         auto opt = desc.add_options();
-        opt("help", "print this help and exit");
         opt("out-dir", rndnn_cli::text("."), "directory for the .npy files");
         opt("size", rndnn_cli::text(std::to_string(1 << 20)),
                 "elements per tensor, >= 1");
-        po::variables_map vm;
+        rndnn_cli::po::variables_map vm;
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-demo [--out-dir DIR] [--size N]", vm))
             return rndnn_cli::exit_ok;

@@ -106,10 +106,8 @@ void runs_chi2(const std::vector<uint64_t> &c, double q, double &chi2,
 
 int main(int argc, char **argv) {
     return rndnn_cli::run_guarded("rndnn-stats-bernoulli", [&] {
-        namespace po = rndnn_cli::po;
-        po::options_description desc("Options");
+        auto desc = rndnn_cli::options_with_help();
         auto opt = desc.add_options();
-        opt("help", "print this help and exit");
         opt("p", rndnn_cli::text(), "probability of a 1, in (0, 1) (required)");
         opt("method", rndnn_cli::text("auto"),
                 "auto, threshold32 or bitsliced:B");
@@ -117,7 +115,7 @@ int main(int argc, char **argv) {
         opt("log2-bits", rndnn_cli::text("31"),
                 "mask bits to draw, as a power of two, in [27, 36]");
         opt("seed", rndnn_cli::text("1"), "seed");
-        po::variables_map vm;
+        rndnn_cli::po::variables_map vm;
         if (!rndnn_cli::parse_options(argc, argv, desc,
                     "rndnn-stats-bernoulli --p P [options]", vm))
             return rndnn_cli::exit_ok;
