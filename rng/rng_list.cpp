@@ -6,24 +6,12 @@
 namespace rndnn {
 namespace impl {
 
-namespace {
-#if RNDNN_ENABLE_JIT
-constexpr auto jit_init = init_jit_rng;
-constexpr auto jit_create = create_jit_rng;
-#else
-constexpr bool (*jit_init)(cpu_isa, const rng_conf_t &, std::string &)
-        = nullptr;
-constexpr std::unique_ptr<rng_kernel_t> (*jit_create)(
-        cpu_isa, const rng_conf_t &)
-        = nullptr;
-#endif
-} // namespace
-
 const std::vector<rng_impl_t> &rng_impl_list() {
     static const std::vector<rng_impl_t> list = [] {
         std::vector<rng_impl_t> l
                 = make_impl_list<rng_conf_t, rng_kernel_t, init_ref_rng,
-                        create_ref_rng>(jit_init, jit_create);
+                        create_ref_rng>(RNDNN_JIT_FN(init_jit_rng),
+                        RNDNN_JIT_FN(create_jit_rng));
         // The reference with mt19937's vector words, per tier of the same
         // list, between the JIT entries and ref:any.
         std::vector<rng_impl_t> simd;

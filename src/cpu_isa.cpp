@@ -86,26 +86,30 @@ cpu_isa cpu_isa_present() {
 
 namespace {
 
-// RNDNN_HIDE_CPU_ISA, read once.
-const std::string &hide_env() {
-    static const std::string env = [] {
-        const char *v = std::getenv("RNDNN_HIDE_CPU_ISA");
-        return std::string(v ? v : "");
-    }();
-    return env;
+// The environment variable @p var ("" when unset); callers read it once.
+std::string env_text(const char *var) {
+    const char *v = std::getenv(var);
+    return std::string(v ? v : "");
+}
+
+// The tier (sse41, avx2 or avx512) that @p value of @p var names.
+// @throws error (invalid_arguments) "VAR='value' names no <what> (expected
+//     <others>sse41, avx2 or avx512)".
+cpu_isa env_tier(const char *var, const std::string &value, const char *what,
+        const char *others) {
+    for (const cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
+        if (value == isa2str(isa)) return isa;
+    fail(status::invalid_arguments,
+            cat(var, "='", escape(value), "' names no ", what, " (expected ",
+                    others, "sse41, avx2 or avx512)"));
 }
 
 } // namespace
 
 cpu_isa hidden_cpu_isa() {
-    const std::string &env = hide_env();
+    static const std::string env = env_text("RNDNN_HIDE_CPU_ISA");
     if (env.empty()) return cpu_isa::all;
-    for (const cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
-        if (env == isa2str(isa)) return isa;
-    fail(status::invalid_arguments,
-            cat("RNDNN_HIDE_CPU_ISA='", escape(env),
-                    "' names no ISA to hide (expected sse41, avx2 or "
-                    "avx512)"));
+    return env_tier("RNDNN_HIDE_CPU_ISA", env, "ISA to hide", "");
 }
 
 cpu_isa cpu_isa_detected() {
@@ -141,18 +145,10 @@ std::atomic<bool> jit_fail_overridden {false};
 
 cpu_isa jit_fail_isa() {
     if (jit_fail_overridden.load()) return jit_fail_override.load();
-    static const std::string env = [] {
-        const char *v = std::getenv("RNDNN_JIT_FAIL");
-        return std::string(v ? v : "");
-    }();
+    static const std::string env = env_text("RNDNN_JIT_FAIL");
     if (env.empty() || env == "0") return cpu_isa::all;
     if (env == "1") return cpu_isa::sse41;
-    for (const cpu_isa isa : {cpu_isa::sse41, cpu_isa::avx2, cpu_isa::avx512})
-        if (env == isa2str(isa)) return isa;
-    fail(status::invalid_arguments,
-            cat("RNDNN_JIT_FAIL='", escape(env),
-                    "' names no tier to fail (expected 0, 1, sse41, avx2 or "
-                    "avx512)"));
+    return env_tier("RNDNN_JIT_FAIL", env, "tier to fail", "0, 1, ");
 }
 
 void set_jit_fail_isa(cpu_isa isa) {
@@ -165,10 +161,7 @@ void set_jit_fail_isa(cpu_isa isa) {
 cpu_isa get_max_cpu_isa() {
     // The variable is read once; a bad value is reported at every call, so
     // every primitive creation names it.
-    static const std::string env = [] {
-        const char *v = std::getenv("RNDNN_MAX_CPU_ISA");
-        return std::string(v ? v : "");
-    }();
+    static const std::string env = impl::env_text("RNDNN_MAX_CPU_ISA");
     impl::hidden_cpu_isa(); // throws naming a bad RNDNN_HIDE_CPU_ISA
     const cpu_isa detected = impl::cpu_isa_detected();
     if (env.empty()) return detected;

@@ -64,6 +64,15 @@ std::unique_ptr<kernel_t> ref_create(cpu_isa, const conf_t &conf) {
     return f(conf);
 }
 
+// A JIT family's init or create function as make_impl_list() takes it:
+// nullptr in a build without JIT, which defines none (jit_tiers() is then
+// empty, so no entry holds it).
+#if RNDNN_ENABLE_JIT
+#define RNDNN_JIT_FN(f) (f)
+#else
+#define RNDNN_JIT_FN(f) nullptr
+#endif
+
 // The list of one kind of kernel: a JIT entry for each tier of jit_tiers,
 // best first, then the reference, which takes every valid problem.
 template <typename conf_t, typename kernel_t,
