@@ -247,23 +247,33 @@ bytes_t run_rng(const rng_case_t &c, bool window, std::string &name) {
     return out;
 }
 
+// Runs @p run (it returns its output and sets the name of the
+// implementation that served) without the hook, then under each hook
+// setting: the same bytes, and the verbose lines show the declines down to
+// what served.
+template <typename run_t>
+void expect_same_under_hook(const run_t &run) {
+    std::string plain;
+    const bytes_t want = run(plain);
+    for (const cpu_isa from : hook_settings()) {
+        SCOPED_TRACE(cat("RNDNN_JIT_FAIL=", isa2str(from)));
+        std::string name;
+        bytes_t got;
+        const std::string out = hooked(from, [&] { got = run(name); });
+        EXPECT_TRUE(got == want) << "output differs";
+        expect_declines(out, from, plain, name,
+                cat("rndnn_verbose,create,", name, ","));
+        expect_no_failure_unless(out, from, {plain});
+    }
+}
+
 TEST(JitFail, RngEveryEngineAndDistribution) {
     for (const rng_case_t &c : rng_cases())
         for (const bool window : {false, true}) {
             SCOPED_TRACE(c.what + (window ? " window" : ""));
-            std::string plain;
-            const bytes_t want = run_rng(c, window, plain);
-            for (const cpu_isa from : hook_settings()) {
-                SCOPED_TRACE(cat("RNDNN_JIT_FAIL=", isa2str(from)));
-                std::string name;
-                bytes_t got;
-                const std::string out = hooked(
-                        from, [&] { got = run_rng(c, window, name); });
-                EXPECT_TRUE(got == want) << "output differs";
-                expect_declines(out, from, plain, name,
-                        cat("rndnn_verbose,create,", name, ","));
-                expect_no_failure_unless(out, from, {plain});
-            }
+            expect_same_under_hook([&](std::string &name) {
+                return run_rng(c, window, name);
+            });
         }
 }
 
@@ -371,19 +381,9 @@ TEST(JitFail, BinaryWithABitOperand) {
     for (const data_type dt : {data_type::f32, data_type::bf16, data_type::f16})
         for (const binary_alg alg : {binary_alg::mul, binary_alg::add}) {
             SCOPED_TRACE(cat(dt2str(dt), " ", binary_alg2str(alg)));
-            std::string plain;
-            const bytes_t want = run_binary(dt, alg, plain);
-            for (const cpu_isa from : hook_settings()) {
-                SCOPED_TRACE(cat("RNDNN_JIT_FAIL=", isa2str(from)));
-                std::string name;
-                bytes_t got;
-                const std::string out = hooked(
-                        from, [&] { got = run_binary(dt, alg, name); });
-                EXPECT_TRUE(got == want) << "dst differs";
-                expect_declines(out, from, plain, name,
-                        cat("rndnn_verbose,create,", name, ","));
-                expect_no_failure_unless(out, from, {plain});
-            }
+            expect_same_under_hook([&](std::string &name) {
+                return run_binary(dt, alg, name);
+            });
         }
 }
 
