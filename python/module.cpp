@@ -134,10 +134,21 @@ rndnn::stream kernel_stream() {
     return rndnn::stream(forked_after_threads ? 1 : 0);
 }
 
+rndnn::dims to_dims(const std::vector<std::int64_t> &v) {
+    return rndnn::dims(v.begin(), v.end());
+}
+
 rndnn::memory::desc dense(const std::vector<std::int64_t> &shape,
         const std::string &dtype) {
-    return rndnn::memory::desc(
-            rndnn::dims(shape.begin(), shape.end()), rndnn::str2dt(dtype));
+    return rndnn::memory::desc(to_dims(shape), rndnn::str2dt(dtype));
+}
+
+// The elements of a tensor of dims @p d.
+rndnn::dim_t elements(const rndnn::dims &d) {
+    rndnn::dim_t n = 1;
+    for (const rndnn::dim_t k : d)
+        n *= k;
+    return n;
 }
 
 // The (seed, offset) of a call of @p count elements: @p seed and @p
@@ -158,14 +169,22 @@ std::pair<std::int64_t, std::int64_t> draw(std::int64_t seed,
 }
 
 // Fills @p out (the dense tensor of @p shape and @p dtype) from the RNG;
-// the GIL is released meanwhile.
+// the GIL is released meanwhile. A generator reserves the elements of the
+// global tensor, so that every block of a partition moves its generator
+// alike (each rank's copy stays the same).
+// A window (docs/semantics.md, "Windows") where @p global_shape is not
+// empty: @p shape is then the block at @p origin (empty: zeros).
 void generate(py::array out, const std::vector<std::int64_t> &shape,
         const std::string &dtype, const rndnn::post_ops &po,
         const std::string &alg, const std::string &name, std::uint64_t stream,
-        std::int64_t seed, std::int64_t offset, rndnn::generator *generator) {
+        const std::vector<std::int64_t> &global_shape,
+        const std::vector<std::int64_t> &origin, std::int64_t seed,
+        std::int64_t offset, rndnn::generator *generator) {
     rndnn::rng::desc d(rndnn::str2alg(alg), dense(shape, dtype));
     d.with_offset = true;
     d.name = name;
+    d.global_dims = to_dims(global_shape);
+    d.origin = to_dims(origin);
     rndnn::primitive_attr attr;
     attr.set_post_ops(po);
     static recent_primitives_t<std::pair<rndnn::rng::desc, rndnn::primitive_attr>,
@@ -175,7 +194,9 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
             [&] { return rndnn::rng(rndnn::rng::primitive_desc(d, attr)); });
     std::uint8_t *data = dense_data(out, d.dst, "out", true);
     const auto [drawn_seed, drawn_offset]
-            = draw(seed, offset, generator, d.dst.nelems());
+            = draw(seed, offset, generator,
+                    elements(d.global_dims.empty() ? d.dst.get_dims()
+                                                   : d.global_dims));
     {
         py::gil_scoped_release unlocked;
         prim->execute(kernel_stream(),
@@ -198,22 +219,33 @@ rndnn::bernoulli_method to_method(const std::string &method) {
 
 // Dropout forward (src -> dst, the mask written if given) or backward
 // (diff_dst as src -> diff_src as dst, the mask read if given, else
-// recomputed); src and dst may be one array. The GIL is released while
-// the primitive runs. Returns the (seed, offset) used.
+// recomputed); src and dst may be one array. With a window (@p
+// global_shape not empty), the data are the block at @p origin of a
+// tensor of @p global_shape, @p noise_shape is the global tensor's and the
+// mask is the block's (1 where the noise shape has 1). The GIL is released
+// while the primitive runs. Returns the (seed, offset) used.
 std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
         std::optional<py::array> mask, const std::vector<std::int64_t> &shape,
         const std::string &dtype, const std::vector<std::int64_t> &noise_shape,
         const std::string &mask_dtype, double rate, bool backward,
         const std::string &method, int bits, const std::string &alg,
-        const std::string &name, std::uint64_t stream, std::int64_t seed,
+        const std::string &name, std::uint64_t stream,
+        const std::vector<std::int64_t> &global_shape,
+        const std::vector<std::int64_t> &origin, std::int64_t seed,
         std::int64_t offset, rndnn::generator *generator) {
     rndnn::dropout::desc d;
     d.prop = backward ? rndnn::prop_kind::backward
                       : rndnn::prop_kind::forward_training;
     d.src = d.dst = dense(shape, dtype);
-    d.noise_shape = rndnn::dims(noise_shape.begin(), noise_shape.end());
-    if (mask)
-        d.mask = dense(noise_shape.empty() ? shape : noise_shape, mask_dtype);
+    d.noise_shape = to_dims(noise_shape);
+    d.global_dims = to_dims(global_shape);
+    d.origin = to_dims(origin);
+    // The block's mask: the block's dims, 1 where the noise shape has 1
+    // (the library checks that the noise shape fits).
+    rndnn::dims mask_dims = to_dims(shape);
+    for (std::size_t k = 0; k < noise_shape.size() && k < mask_dims.size(); ++k)
+        if (noise_shape[k] == 1) mask_dims[k] = 1;
+    if (mask) d.mask = rndnn::memory::desc(mask_dims, rndnn::str2dt(mask_dtype));
     d.rate = rate;
     d.alg = rndnn::str2alg(alg);
     d.method = to_method(method);
@@ -229,11 +261,11 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
     std::uint8_t *t = dense_data(dst, d.dst, "out", true);
     std::uint8_t *m = mask ? dense_data(*mask, d.mask, "mask", !backward)
                            : nullptr;
-    rndnn::dim_t mask_elements = 1;
-    for (const std::int64_t n : noise_shape.empty() ? shape : noise_shape)
-        mask_elements *= n;
-    const auto [drawn_seed, drawn_offset]
-            = draw(seed, offset, generator, mask_elements);
+    // The global mask's elements (the noise shape is the global one).
+    const auto [drawn_seed, drawn_offset] = draw(seed, offset, generator,
+            elements(!d.noise_shape.empty() ? d.noise_shape
+                            : !d.global_dims.empty() ? d.global_dims
+                                                     : d.src.get_dims()));
     // No data and no mask to write: nothing to draw (the library would
     // still draw a broadcast noise mask whole, 512 MiB for Dropout2d's
     // (65536, 65536, 0, 2)); the generator has moved on as for any data.
@@ -427,7 +459,8 @@ PYBIND11_MODULE(_rndnn, m) {
     py::delattr(generator_class, "_setstate");
 
     // generate(out, shape, dtype, dist, params, method, bits, alg, name,
-    // stream, seed, offset, generator): the one entry point of
+    // stream, global_shape, origin, seed, offset, generator): the one
+    // entry point of
     // bits/bernoulli/uniform/normal. With a generator (not None), seed and
     // offset are not read: the generator gives them (draw()).
     m.def(
@@ -437,29 +470,34 @@ PYBIND11_MODULE(_rndnn, m) {
                     const std::vector<double> &params,
                     const std::string &method, int bits,
                     const std::string &alg, const std::string &name,
-                    std::uint64_t stream, std::int64_t seed,
-                    std::int64_t offset, rndnn::generator *generator) {
+                    std::uint64_t stream,
+                    const std::vector<std::int64_t> &global_shape,
+                    const std::vector<std::int64_t> &origin,
+                    std::int64_t seed, std::int64_t offset,
+                    rndnn::generator *generator) {
                 rndnn::post_ops po;
                 po.append_distribution(dist, params, to_method(method), bits);
                 generate(std::move(out), shape, dtype, po, alg, name, stream,
-                        seed, offset, generator);
+                        global_shape, origin, seed, offset, generator);
             },
             py::arg("out"), py::arg("shape"), py::arg("dtype"),
             py::arg("dist"), py::arg("params"), py::arg("method"),
             py::arg("bits"), py::arg("alg"), py::arg("name"),
-            py::arg("stream"), py::arg("seed"), py::arg("offset"),
+            py::arg("stream"), py::arg("global_shape"), py::arg("origin"),
+            py::arg("seed"), py::arg("offset"),
             py::arg("generator").none(true));
 
     // dropout(src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
-    // backward, method, bits, alg, name, stream, seed, offset, generator):
+    // backward, method, bits, alg, name, stream, global_shape, origin,
+    // seed, offset, generator):
     // returns the (seed, offset) used; the generator as generate's.
     m.def("dropout", &dropout, py::arg("src"), py::arg("dst"),
             py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
             py::arg("noise_shape"), py::arg("mask_dtype"), py::arg("rate"),
             py::arg("backward"), py::arg("method"), py::arg("bits"),
             py::arg("alg"), py::arg("name"), py::arg("stream"),
-            py::arg("seed"), py::arg("offset"),
-            py::arg("generator").none(true));
+            py::arg("global_shape"), py::arg("origin"), py::arg("seed"),
+            py::arg("offset"), py::arg("generator").none(true));
 
     // advise_huge_pages(address, nbytes): a new output's huge pages
     // (advise_huge_pages above); returns the bytes advised.

@@ -33,12 +33,13 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + ["torch"])
+    # The public names only (not the modules and helpers imported here).
+    return sorted(__all__ + ["torch"])
 
 
 def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
             mask="bit", noise_shape=None, alg=_ALG, method="auto",
-            name=None, out=None, rate=None):
+            name=None, global_shape=None, origin=None, out=None, rate=None):
     """Dropout forward in training: y = keep ? x / (1 - p) : 0, the keep
     mask bernoulli(1 - p) of the RNG at (seed, stream, offset + i).
 
@@ -46,10 +47,17 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
     tensor. p: the probability of dropping an element (0.5 by default;
     rate is its older name, still accepted). seed, offset: without them,
     drawn from generator= or rndnn.default_generator (pass seed= to
-    recompute the mask in dropout_backward). mask: "bit" (packed uint8 of
-    ceil(n/8), as bernoulli(packed=True)'s), "u8" (0/1 of the noise
-    shape) or None (keep none: dropout_backward recomputes it).
-    noise_shape: the mask's dims, each x's or 1 (shared along that axis).
+    recompute the mask in dropout_backward); generator: an
+    rndnn.Generator or a torch.Generator, as bernoulli's. mask: "bit"
+    (packed uint8 of ceil(n/8), as bernoulli(packed=True)'s), "u8" (0/1
+    of the noise shape), "bool" (the same as bool) or None (keep none:
+    dropout_backward recomputes it). noise_shape: the mask's dims, each
+    x's or 1 (shared along that axis). global_shape, origin: x is the
+    block at origin (zeros by default) of a tensor of global_shape, and
+    y and the mask are that block of the whole tensor's (noise_shape is
+    then the global tensor's; the mask has the block's dims, 1 where the
+    noise shape has 1; a generator moves on by the global mask's
+    elements).
     method: 'auto', 'threshold32', 'bytewise' or 'bitsliced:B', as
     bernoulli's ('onednn' is bernoulli's only). out: where y goes (may be x: in place; must not overlap x otherwise).
     A torch x that requires grad gives a y that backpropagates (the
@@ -58,8 +66,9 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
     Returns (y, mask), mask None when not kept.
     """
     p = _probability(p, rate, "dropout")
-    if mask not in ("bit", "u8", None):
-        raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
+    if mask not in ("bit", "u8", "bool", None):
+        raise Error(f"unknown mask '{mask}': \"bit\", \"u8\", \"bool\" "
+                    "or None")
     _array(x, "x")
     source = _source(seed, offset, generator)
     if _wants_grad(x):
@@ -70,31 +79,37 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
                 "rndnn.dropout(x, p) (or out=x: in place)")
         from . import torch as rt
         return rt._dropout_with_grad(x, p, source, mask, out is x,
-                                     noise_shape, stream, alg, method, name)
+                                     noise_shape, stream, alg, method, name,
+                                     global_shape, origin)
     y, m, _ = _dropout_forward(x, p, source, mask, noise_shape, stream, alg,
-                               method, name, out)
+                               method, name, out, global_shape, origin)
     return y, m
 
 
 def dropout_backward(dy, p=None, *, mask=None, seed=None, offset=None,
                      stream=0, noise_shape=None, alg=_ALG, method="auto",
-                     name=None, out=None, rate=None):
+                     name=None, global_shape=None, origin=None, out=None,
+                     rate=None):
     """Dropout backward: dx = keep ? dy / (1 - p) : 0.
 
-    mask: the mask dropout returned ("bit": packed, or "u8": of the noise
-    shape, so with the forward's noise_shape), or None to recompute it from
-    the forward's seed (required then), offset, stream, alg, method and
-    noise_shape. rate is p's older name. out may be dy.
+    mask: the mask dropout returned ("bit": packed, or "u8"/"bool": of the
+    noise shape, so with the forward's noise_shape), or None to recompute
+    it from the forward's seed (required then), offset, stream, alg,
+    method, noise_shape and window (global_shape, origin). rate is p's
+    older name. out may be dy.
     """
     p = _probability(p, rate, "dropout_backward")
-    mask_dtype, source = _backward_source(dy, mask, seed, offset, noise_shape)
+    mask_dtype, source = _backward_source(dy, mask, seed, offset, noise_shape,
+                                          global_shape, origin)
     if _wants_grad(dy):
         if out is not None:
             raise RuntimeError("dy requires grad and out= is given: "
                                "autograd does not record writes into out")
         from . import torch as rt
         return rt._Backward.apply(dy, p, *source[:2], mask, noise_shape,
-                                  stream, alg, method, name)
+                                  stream, alg, method, name, global_shape,
+                                  origin)
     return _dropout(dy, p, True, mask, mask_dtype, source, stream=stream,
                     noise_shape=noise_shape, alg=alg, method=method,
-                    name=name, out=out)[0]
+                    name=name, out=out, global_shape=global_shape,
+                    origin=origin)[0]

@@ -1,6 +1,6 @@
 # Stubs of the rndnn package (docs/python.md).
 from types import ModuleType
-from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -26,72 +26,55 @@ default_generator: Generator
 def manual_seed(seed: int) -> Generator: ...
 
 
-# Each function takes size first when size is not given by keyword (the
-# older form), NumPy's order when it is: both are typed.
-@overload
-def bits(size: Optional[Size] = ..., *, seed: Optional[int] = ...,
-         offset: Optional[int] = ..., stream: int = ...,
-         generator: Optional[Generator] = ..., alg: str = ...,
-         name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
-@overload
-def bits(*, shape: Size, seed: Optional[int] = ...,
-         offset: Optional[int] = ..., stream: int = ...,
-         generator: Optional[Generator] = ..., alg: str = ...,
-         name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
+# An rndnn.Generator, or a torch.Generator (it gives the seed).
+AnyGenerator = Any
 
 
-@overload
-def bernoulli(p: float = ..., *, size: Optional[Size] = ...,
+# NumPy's positional order, size last; the rest keyword-only. The older
+# keyword names (shape, a, b, mean, stddev) are accepted too.
+def bits(size: Optional[Size] = ..., *, dtype: DType = ...,
+         seed: Optional[int] = ..., offset: Optional[int] = ...,
+         stream: int = ..., generator: Optional[AnyGenerator] = ...,
+         alg: str = ..., name: Optional[str] = ...,
+         global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
+         out: Optional[Array] = ...) -> Any: ...
+
+
+def bernoulli(p: float = ..., size: Optional[Size] = ..., *,
               dtype: DType = ..., packed: bool = ..., method: Method = ...,
               seed: Optional[int] = ..., offset: Optional[int] = ...,
-              stream: int = ..., generator: Optional[Generator] = ...,
+              stream: int = ..., generator: Optional[AnyGenerator] = ...,
               alg: str = ..., name: Optional[str] = ...,
-              out: Optional[Array] = ...) -> Any: ...
-@overload
-def bernoulli(size: Size, p: float = ..., *, dtype: DType = ...,
-              packed: bool = ..., method: Method = ...,
-              seed: Optional[int] = ..., offset: Optional[int] = ...,
-              stream: int = ..., generator: Optional[Generator] = ...,
-              alg: str = ..., name: Optional[str] = ...,
+              global_shape: Optional[Size] = ...,
+              origin: Optional[Size] = ...,
               out: Optional[Array] = ...) -> Any: ...
 
 
-@overload
-def uniform(low: float = ..., high: float = ..., *,
-            size: Optional[Size] = ..., dtype: DType = ...,
+def uniform(low: float = ..., high: float = ...,
+            size: Optional[Size] = ..., *, dtype: DType = ...,
             seed: Optional[int] = ..., offset: Optional[int] = ...,
-            stream: int = ..., generator: Optional[Generator] = ...,
+            stream: int = ..., generator: Optional[AnyGenerator] = ...,
             alg: str = ..., name: Optional[str] = ...,
+            global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
             out: Optional[Array] = ...) -> Any: ...
-@overload
-def uniform(size: Size, a: float = ..., b: float = ..., *,
-            dtype: DType = ..., seed: Optional[int] = ...,
-            offset: Optional[int] = ..., stream: int = ...,
-            generator: Optional[Generator] = ..., alg: str = ...,
-            name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
 
 
-@overload
-def normal(loc: float = ..., scale: float = ..., *,
-           size: Optional[Size] = ..., dtype: DType = ...,
+def normal(loc: float = ..., scale: float = ...,
+           size: Optional[Size] = ..., *, dtype: DType = ...,
            seed: Optional[int] = ..., offset: Optional[int] = ...,
-           stream: int = ..., generator: Optional[Generator] = ...,
+           stream: int = ..., generator: Optional[AnyGenerator] = ...,
            alg: str = ..., name: Optional[str] = ...,
+           global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
            out: Optional[Array] = ...) -> Any: ...
-@overload
-def normal(size: Size, mean: float = ..., stddev: float = ..., *,
-           dtype: DType = ..., seed: Optional[int] = ...,
-           offset: Optional[int] = ..., stream: int = ...,
-           generator: Optional[Generator] = ..., alg: str = ...,
-           name: Optional[str] = ..., out: Optional[Array] = ...) -> Any: ...
 
 
 def dropout(x: Array, p: Optional[float] = ..., *,
             seed: Optional[int] = ..., offset: Optional[int] = ...,
-            stream: int = ..., generator: Optional[Generator] = ...,
-            mask: Optional[Literal["bit", "u8"]] = ...,
+            stream: int = ..., generator: Optional[AnyGenerator] = ...,
+            mask: Optional[Literal["bit", "u8", "bool"]] = ...,
             noise_shape: Optional[Size] = ..., alg: str = ...,
             method: Method = ..., name: Optional[str] = ...,
+            global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
             out: Optional[Array] = ...,
             rate: Optional[float] = ...) -> Tuple[Any, Optional[Any]]: ...
 
@@ -101,6 +84,8 @@ def dropout_backward(dy: Array, p: Optional[float] = ..., *,
                      offset: Optional[int] = ..., stream: int = ...,
                      noise_shape: Optional[Size] = ..., alg: str = ...,
                      method: Method = ..., name: Optional[str] = ...,
+                     global_shape: Optional[Size] = ...,
+                     origin: Optional[Size] = ...,
                      out: Optional[Array] = ...,
                      rate: Optional[float] = ...) -> Any: ...
 

@@ -26,22 +26,27 @@ def manual_seed(seed):
 
 # rndnn's data types as NumPy's (bf16 as its bits: NumPy has none) and
 # torch's (bit: packed uint8; torch has no uint32: int32 holds the words).
+# bool is the Python side's own: arrays of bool hold the library's u8
+# bytes, 0 or 1 (_WRITTEN).
 _NUMPY = {"u32": np.uint32, "s32": np.int32, "u8": np.uint8, "bit": np.uint8,
-          "f32": np.float32, "f16": np.float16, "bf16": np.uint16}
+          "bool": np.bool_, "f32": np.float32, "f16": np.float16,
+          "bf16": np.uint16}
 _FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items() if k != "bit"}
 _TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
-          "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+          "bool": "bool", "f32": "float32", "f16": "float16",
+          "bf16": "bfloat16"}
 _FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
                if k not in ("u32", "bit")}
+_WRITTEN = {"bool": "u8"}
 # dtype= as a string: rndnn's names and NumPy's and torch's.
 _NAMES = {"u32": "u32", "uint32": "u32", "s32": "s32", "int32": "s32",
-          "u8": "u8", "uint8": "u8", "bit": "bit", "f32": "f32",
-          "float32": "f32", "f16": "f16", "float16": "f16", "half": "f16",
-          "bf16": "bf16", "bfloat16": "bf16"}
+          "u8": "u8", "uint8": "u8", "bit": "bit", "bool": "bool",
+          "f32": "f32", "float32": "f32", "f16": "f16", "float16": "f16",
+          "half": "f16", "bf16": "bf16", "bfloat16": "bf16"}
 # dtype= as a NumPy type (uint16 is no dtype to ask for: bf16 is).
 _FROM_NUMPY_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
                      np.dtype(np.uint8): "u8", np.dtype(np.int32): "s32",
-                     np.dtype(np.uint32): "u32"}
+                     np.dtype(np.uint32): "u32", np.dtype(np.bool_): "bool"}
 
 
 def _torch():
@@ -64,7 +69,8 @@ def _dtype(dtype):
         name = _FROM_TORCH.get(str(dtype))
         if name is None:
             raise Error(f"dtype {dtype} is not one rndnn writes: "
-                        "torch.float32, float16, bfloat16, uint8 or int32")
+                        "torch.float32, float16, bfloat16, uint8, int32 or "
+                        "bool")
         return name, True
     if isinstance(dtype, str):
         if dtype not in _NAMES:
@@ -77,7 +83,7 @@ def _dtype(dtype):
                         f"dtype, not {type(dtype).__name__} {dtype!r}") from None
     if d not in _FROM_NUMPY_DTYPE:
         raise Error(f"dtype {d} is not one rndnn writes: float32, float16, "
-                    "uint8, int32, uint32 (or 'bfloat16', 'bit')")
+                    "uint8, int32, uint32, bool (or 'bfloat16', 'bit')")
     return _FROM_NUMPY_DTYPE[d], False
 
 
@@ -162,22 +168,36 @@ def _source(seed, offset, generator):
     """(seed, offset, generator) of a call, as _rndnn's functions take
     them: @seed and @offset as given or, without a seed, @generator
     (default_generator when None), from which the C++ reserves the call's
-    elements once it has checked the call's arguments. A range is never
-    given back, even if the call fails after reserving it (threads that
-    share the generator reserve meanwhile: docs/python.md)."""
+    elements once it has checked the call's arguments, or a
+    torch.Generator, which gives a seed (_torch_seed) at offset 0. A range
+    is never given back, even if the call fails after reserving it
+    (threads that share the generator reserve meanwhile:
+    docs/python.md)."""
     if seed is None:
         if offset is not None:
             raise TypeError("offset= goes with seed=: without seed=, the "
                             "generator gives both")
         g = default_generator if generator is None else generator
+        torch = _torch()
+        if torch is not None and isinstance(g, torch.Generator):
+            return _torch_seed(g), 0, None
         if not isinstance(g, Generator):
-            raise TypeError("generator must be an rndnn.Generator, not "
-                            f"{type(g).__name__}")
+            raise TypeError("generator must be an rndnn.Generator or a "
+                            f"torch.Generator, not {type(g).__name__}")
         return 0, 0, g
     if generator is not None:
         raise TypeError("seed= and generator= exclude each other")
     return (_integer(seed, "seed"),
             _integer(0 if offset is None else offset, "offset"), None)
+
+
+def _torch_seed(generator):
+    """A seed drawn from the torch.Generator @generator (torch's default
+    one when None): one random 63-bit integer, as a seed of a call at
+    offset 0."""
+    torch = _torch()
+    return int(torch.empty((), dtype=torch.int64).random_(
+        generator=generator))
 
 
 def _elements(shape):
@@ -255,18 +275,23 @@ def _mask_shape(shape, dtype):
     return ((_elements(shape) + 7) // 8,) if dtype == "bit" else shape
 
 
-def _noise(noise_shape, shape):
-    """The mask's dims: @noise_shape, each of its dims @shape's or 1, or
-    the data's @shape when None."""
+def _noise(noise_shape, shape, global_shape=None):
+    """The mask's dims: @noise_shape, each of its dims the data's or 1, or
+    the data's when None, and the block's mask dims: the data's @shape
+    with 1 where the noise shape has 1. The data's dims are
+    @global_shape's in a window (the noise shape is the global tensor's),
+    else @shape's; returns (noise, block's mask dims)."""
+    data = tuple(shape if global_shape is None else global_shape)
     if noise_shape is None:
-        return tuple(shape)
+        return data, tuple(shape)
     noise = _shape(noise_shape, "noise_shape")
-    if len(noise) != len(shape) or any(
-            n not in (d, 1) for n, d in zip(noise, shape)):
+    if len(noise) != len(data) or any(
+            n not in (d, 1) for n, d in zip(noise, data)):
         raise Error(f"noise shape {noise} does not fit the data shape "
-                    f"{tuple(shape)} (each noise dim must equal the data's "
-                    "or be 1)")
-    return noise
+                    f"{data} (each noise dim must equal the data's or be 1)"
+                    + ("" if global_shape is None else
+                       ": in a window, the global tensor's noise shape"))
+    return noise, tuple(1 if n == 1 else d for n, d in zip(noise, shape))
 
 
 def _overlap(a, b, a_name, b_name, same=False):
@@ -307,12 +332,9 @@ def _method(method):
 _ALG = "philox4x32_10"
 
 
-def _numpy_style(params, legacy):
-    """Decorates a function whose signature is NumPy's (@params, then
-    size, then keyword-only arguments) so that it keeps its older calls:
-    its positional arguments bind to (size, *params) unless size= is given
-    by keyword, and the keywords of @legacy ({older name: name}) are
-    accepted."""
+def _older_names(legacy):
+    """Decorates a function so that it also takes the keywords of @legacy
+    ({older name: name}), as earlier versions named them."""
     def decorate(impl):
         name = impl.__name__
 
@@ -324,34 +346,54 @@ def _numpy_style(params, legacy):
                         raise TypeError(f"{name}() got {old}= and {new}=: "
                                         f"{old} is {new}'s older name")
                     kwargs[new] = kwargs.pop(old)
-            order = list(params) if "size" in kwargs else ["size", *params]
-            if len(args) > len(order):
-                raise TypeError(
-                    f"{name}() takes at most {len(order)} positional "
-                    f"arguments ({len(args)} given): "
-                    + ("with size= by keyword, the positional ones are "
-                       + ", ".join(params) if "size" in kwargs else
-                       "(size, " + ", ".join(params) + "), or NumPy's "
-                       "order with size= by keyword"))
-            for key, value in zip(order, args):
-                if key in kwargs:
-                    raise TypeError(f"{name}() got multiple values for "
-                                    f"argument '{key}'")
-                kwargs[key] = value
-            return impl(**kwargs)
+            return impl(*args, **kwargs)
         return f
     return decorate
 
 
+def _window(global_shape, origin, shape):
+    """([global dims], [origin]) of a window (docs/semantics.md,
+    "Windows"), as _rndnn takes them: the block of @shape at @origin (None:
+    zeros) of a tensor of @global_shape, or ([], []) without one. The
+    library checks that the block lies inside and names the dim that does
+    not."""
+    if global_shape is None:
+        if origin is not None:
+            raise TypeError("origin= goes with global_shape=: the origin of "
+                            "a block in a tensor of that shape")
+        return [], []
+    dims = _shape(global_shape, "global_shape")
+    if len(dims) != len(shape):
+        raise Error(f"global_shape {dims} has {len(dims)} dims and the "
+                    f"block {tuple(shape)} {len(shape)}: a block has the "
+                    "global tensor's rank")
+    at = (0,) * len(dims) if origin is None else _shape(origin, "origin")
+    if len(at) != len(dims):
+        raise Error(f"origin {at} has {len(at)} dims, global_shape {dims} "
+                    f"{len(dims)}")
+    return list(dims), list(at)
+
+
 def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               method="auto", alg, seed, offset, stream, generator, name,
-              out):
+              out, global_shape, origin):
     dtype, as_torch = _dtype(dtype)
     if packed:
         if dtype not in (None, "bit"):
             raise Error(f"{fn}(packed=True) gives packed bits (uint8); "
                         f"dtype={dtype} asks for another type")
         dtype = "bit"
+    if dtype == "bool" and dist != "bernoulli":
+        raise Error(f"{fn}() does not write bool: bool holds bernoulli's "
+                    "0/1 values")
+    # The parameters first: a size given first, as earlier versions took
+    # it, is named as a parameter that is no number.
+    try:
+        params = [_real(v, k) for k, v in params]
+    except TypeError as e:
+        raise TypeError(f"{e} (the positional arguments are NumPy's: "
+                        + "".join(f"{k}, " for k, _ in params)
+                        + "size)") from None
     scalar = size is None and out is None
     if size is None:
         if out is not None:
@@ -362,14 +404,8 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
         else:
             shape = ()
     else:
-        try:
-            shape = _shape(size, "size")
-        except TypeError as e:
-            raise TypeError(f"{e} (the first positional argument is size; "
-                            "with size= by keyword, the positional ones are "
-                            "NumPy's)") from None
-    source = _source(seed, offset, generator)
-    params = [_real(v, k) for k, v in params]
+        shape = _shape(size, "size")
+    window = _window(global_shape, origin, shape)
     if dtype is not None and dtype not in _NUMPY:
         raise Error(f"unknown dtype '{dtype}': " + ", ".join(_NUMPY))
     kind, bits = _method(method)
@@ -389,8 +425,12 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
     if dtype not in (out_dtype, {"u8": "bit", "s32": "u32"}.get(out_dtype)):
         raise Error(f"out is {out.dtype}, the {dtype} values need "
                     f"{_NUMPY[dtype].__name__}")
-    _rndnn.generate(array, list(shape), dtype, dist, params, kind, bits, alg,
-                    name, stream, *source)
+    # The type the library writes: bits' words are u32 whatever the array
+    # (int32 holds them), bool arrays hold u8's 0/1 bytes.
+    written = "u32" if dist == "bits" else _WRITTEN.get(dtype, dtype)
+    _rndnn.generate(array, list(shape), written, dist, params, kind, bits,
+                    alg, name, stream, *window,
+                    *_source(seed, offset, generator))
     return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
@@ -400,35 +440,48 @@ _COMMON = """
     a NumPy dtype (np.float16) or a torch dtype (torch.float16: the result
     is then a torch tensor). seed/offset: the values at (seed, stream,
     offset + i) for element i; without seed= (and with no offset=), they
-    come from generator= (an rndnn.Generator) or rndnn.default_generator,
-    which moves on by the element count. stream, alg ('philox4x32_10'...),
-    name (Multfly's key): as `rndnn gen` takes them. out: a C-contiguous
-    NumPy array or torch CPU tensor written in place and returned.
+    come from generator= (an rndnn.Generator, which moves on by the
+    element count, or a torch.Generator, which gives the seed: one 63-bit
+    word a call, offset 0) or rndnn.default_generator. global_shape,
+    origin: the result is the block at origin (zeros by default) of a
+    tensor of global_shape, with that tensor's values (element i of the
+    block is the global element origin + i): the blocks of any partition,
+    drawn apart (by threads, processes, machines), make the whole tensor;
+    a generator moves on by the global element count, so every block's
+    copy of it stays the same. stream, alg ('philox4x32_10'...), name
+    (Multfly's key): as `rndnn gen` takes them. out: a C-contiguous NumPy
+    array or torch CPU tensor written in place and returned.
 
-    The first positional argument is size, as in older versions
-    (normal((2, 3), 0.0, 1.0)); with size= given by keyword, the
-    positional ones are NumPy's (normal(0.0, 1.0, size=(2, 3))).
+    The positional arguments are NumPy's, size last (normal(0.0, 2.0,
+    (3, 4))); everything after size is keyword-only.
 """
 
 
-@_numpy_style([], {"shape": "size"})
-def bits(size=None, *, seed=None, offset=None, stream=0, generator=None,
-         alg=_ALG, name=None, out=None):
-    """Raw 32-bit words (uint32; into a torch tensor: int32).
+@_older_names({"shape": "size"})
+def bits(size=None, *, dtype=None, seed=None, offset=None, stream=0,
+         generator=None, alg=_ALG, name=None, global_shape=None, origin=None,
+         out=None):
+    """Raw 32-bit words: dtype uint32 (the default; into a torch tensor,
+    int32, as torch 1.13 has no uint32) or int32, the same bits.
     """
-    return _generate("bits", "bits", [], size, "u32", "u32", alg=alg,
+    dtype_name, as_torch = _dtype(dtype)
+    if dtype_name not in (None, "u32", "s32"):
+        raise Error(f"bits() writes 32-bit words: dtype uint32 or int32, "
+                    f"not {dtype}")
+    return _generate("bits", "bits", [], size, dtype, "u32", alg=alg,
                      seed=seed, offset=offset, stream=stream,
-                     generator=generator, name=name, out=out)
+                     generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
 
 
-@_numpy_style(["p"], {"shape": "size"})
+@_older_names({"shape": "size"})
 def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
               seed=None, offset=None, stream=0, generator=None, alg=_ALG,
-              name=None, out=None):
+              name=None, global_shape=None, origin=None, out=None):
     """1 with probability p, 0 otherwise, of the shape size.
 
-    dtype: uint8 (the default, 0/1), int32 or float32; packed=True (or
-    dtype='bit') gives the bits packed 8 to a byte, LSB first, a 1-D
+    dtype: uint8 (the default, 0/1), bool, int32 or float32; packed=True
+    (or dtype='bit') gives the bits packed 8 to a byte, LSB first, a 1-D
     uint8 array of ceil(n/8) (rndnn gen's bit files; see unpackbits).
     method: 'auto' (the default: bitsliced:32 where alg allows, else
     threshold32; p exact to 2^-32 either way), 'threshold32',
@@ -438,34 +491,36 @@ def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
     return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
                      "u8", packed=packed, method=method, alg=alg, seed=seed,
                      offset=offset, stream=stream, generator=generator,
-                     name=name, out=out)
+                     name=name, out=out, global_shape=global_shape,
+                     origin=origin)
 
 
-@_numpy_style(["low", "high"], {"shape": "size", "a": "low", "b": "high"})
+@_older_names({"shape": "size", "a": "low", "b": "high"})
 def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
             offset=None, stream=0, generator=None, alg=_ALG, name=None,
-            out=None):
+            global_shape=None, origin=None, out=None):
     """Uniform on [low, high) (high only by rounding); dtype float32 (the
     default), float16 or bfloat16 (uint16 bits in NumPy). a and b are
     low's and high's older names.
     """
     return _generate("uniform", "uniform", [("low", low), ("high", high)],
                      size, dtype, "f32", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out)
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
 
 
-@_numpy_style(["loc", "scale"],
-              {"shape": "size", "mean": "loc", "stddev": "scale"})
+@_older_names({"shape": "size", "mean": "loc", "stddev": "scale"})
 def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
            offset=None, stream=0, generator=None, alg=_ALG, name=None,
-           out=None):
+           global_shape=None, origin=None, out=None):
     """Normal(loc, scale) by Box-Muller; dtype float32 (the default),
     float16 or bfloat16. mean and stddev are loc's and scale's older
     names.
     """
     return _generate("normal", "normal", [("loc", loc), ("scale", scale)],
                      size, dtype, "f32", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out)
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
 
 
 for _f in (bits, bernoulli, uniform, normal):
@@ -478,12 +533,18 @@ def _wants_grad(a):
 
 
 def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
-             noise_shape, alg, method, name, out):
+             noise_shape, alg, method, name, out, global_shape=None,
+             origin=None):
     """(out, (seed, offset) used) of dropout's forward or backward;
-    @source: _source()'s."""
+    @source: _source()'s; @src the block at @origin of a tensor of
+    @global_shape in a window."""
     s, dtype = _view(src, "dy" if backward else "x")
     if dtype not in ("f32", "bf16", "f16"):
         raise Error(f"dropout takes f32, bf16 or f16 data, not {src.dtype}")
+    shape = list(src.shape)
+    window = _window(global_shape, origin, shape)
+    noise = (list(_noise(noise_shape, shape, global_shape)[0])
+             if noise_shape is not None else [])
     if out is None:
         out = _new(_is_tensor(src), tuple(src.shape), dtype)
     d, out_dtype = _view(out, "out", written=True)
@@ -493,13 +554,11 @@ def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
     # input itself, but shifted it reads what it wrote.
     x_name = "dy" if backward else "x"
     _overlap(d, s, "out", x_name, same=True)
-    shape = list(src.shape)
-    noise = list(_noise(noise_shape, shape)) if noise_shape is not None else []
     m = None
     if mask is not None:
         m, m_dtype = _view(mask, "mask")
-        if m_dtype != "u8":
-            raise Error(f"mask is {mask.dtype}, not uint8")
+        if m_dtype not in ("u8", "bool"):
+            raise Error(f"mask is {mask.dtype}, not uint8 or bool")
         _overlap(d, m, "out", "mask")
     kind, bits = _method(method)
     if kind == "onednn":
@@ -512,44 +571,57 @@ def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
     drawn = _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p,
                            backward, kind, bits, _string(alg, "alg"),
                            "" if name is None else _string(name, "name"),
-                           _integer(stream, "stream"), *source)
+                           _integer(stream, "stream"), *window, *source)
     return out, drawn
 
 
+# dropout's mask= kinds: the type of the array kept, as _dropout's
+# mask_dtype (bool arrays hold u8's 0/1 bytes).
+_MASKS = {"bit": "bit", "u8": "u8", "bool": "u8"}
+
+
 def _dropout_forward(x, p, source, mask, noise_shape, stream, alg, method,
-                     name, out):
+                     name, out, global_shape=None, origin=None):
     """(y, mask, (seed, offset) used) of dropout's forward, without
-    autograd; @source: _source()'s."""
-    noise = _noise(noise_shape, x.shape)  # before the mask: it may be huge
-    m = _new(_is_tensor(x), _mask_shape(noise, mask), "u8") if mask else None
-    y, drawn = _dropout(x, p, False, m, mask or "", source, stream=stream,
-                        noise_shape=noise_shape, alg=alg, method=method,
-                        name=name, out=out)
+    autograd; @source: _source()'s; @mask "bit", "u8", "bool" or None."""
+    _window(global_shape, origin, x.shape)
+    # Before the mask is made: it may be huge.
+    _, block = _noise(noise_shape, x.shape, global_shape)
+    m = (_new(_is_tensor(x), _mask_shape(block, mask),
+              "bool" if mask == "bool" else "u8") if mask else None)
+    y, drawn = _dropout(x, p, False, m, _MASKS[mask] if mask else "", source,
+                        stream=stream, noise_shape=noise_shape, alg=alg,
+                        method=method, name=name, out=out,
+                        global_shape=global_shape, origin=origin)
     return y, m, drawn
 
 
-def _backward_source(dy, mask, seed, offset, noise_shape):
+def _backward_source(dy, mask, seed, offset, noise_shape, global_shape=None,
+                     origin=None):
     """(mask dtype, _source()'s) of dropout_backward's arguments, checked:
-    a mask given ("u8": of the noise shape; "bit": packed) or a seed to
-    recompute it from."""
+    a mask given ("u8": of the noise shape, the block's in a window, uint8
+    or bool; "bit": packed) or a seed to recompute it from."""
     mask_dtype = ""
-    noise = _noise(noise_shape, _array(dy, "dy").shape)
+    shape = _array(dy, "dy").shape
+    _window(global_shape, origin, shape)
+    _, block = _noise(noise_shape, shape, global_shape)
     if mask is not None:
         # A u8 mask has the noise shape, a bit mask is 1-D (packed): a u8
         # mask read as bits would keep 1 element in 8.
-        packed = (_mask_shape(noise, "bit")[0],)
-        m, _ = _view(mask, "mask")
-        if m.shape == noise:
+        packed = (_mask_shape(block, "bit")[0],)
+        m, m_dtype = _view(mask, "mask")
+        if m.shape == block:
             mask_dtype = "u8"
-        elif m.shape == packed:
+        elif m.shape == packed and m_dtype != "bool":
             mask_dtype = "bit"
         else:
             raise Error(
                 f"mask is {mask.dtype} of shape {m.shape}; for dy of shape "
                 f"{tuple(dy.shape)} and noise_shape {noise_shape}, a mask is "
-                f"u8 of shape {noise} or packed bits of shape {packed}"
+                f"uint8 or bool of shape {block} or packed bits (uint8) of "
+                f"shape {packed}"
                 + (" (pass the forward's noise_shape)"
-                   if noise_shape is None and len(m.shape) == len(noise)
+                   if noise_shape is None and len(m.shape) == len(block)
                    else ""))
         if seed is None:
             seed = 0  # not read: the mask is given
@@ -560,12 +632,14 @@ def _backward_source(dy, mask, seed, offset, noise_shape):
 
 
 def _dropout_backward(dy, p, mask, seed, offset, stream, noise_shape, alg,
-                      method, name, out):
+                      method, name, out, global_shape=None, origin=None):
     """dropout_backward's dx, without autograd; @p checked."""
-    mask_dtype, source = _backward_source(dy, mask, seed, offset, noise_shape)
+    mask_dtype, source = _backward_source(dy, mask, seed, offset, noise_shape,
+                                          global_shape, origin)
     return _dropout(dy, p, True, mask, mask_dtype, source, stream=stream,
                     noise_shape=noise_shape, alg=alg, method=method,
-                    name=name, out=out)[0]
+                    name=name, out=out, global_shape=global_shape,
+                    origin=origin)[0]
 
 
 def unpackbits(packed, shape):

@@ -61,8 +61,7 @@ def _draw(generator):
     call's arguments are checked."""
     if isinstance(generator, Generator):
         return None, None, generator
-    seed = torch.empty((), dtype=torch.int64).random_(generator=generator)
-    return int(seed), 0, None
+    return _arrays._torch_seed(generator), 0, None
 
 
 class _Backward(torch.autograd.Function):
@@ -71,16 +70,17 @@ class _Backward(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, dy, p, seed, offset, mask, noise_shape=None, stream=0,
-                alg="philox4x32_10", method="auto", name=None):
+                alg="philox4x32_10", method="auto", name=None,
+                global_shape=None, origin=None):
         ctx.args = (p, seed, offset, mask, noise_shape, stream, alg, method,
-                    name)
+                    name, global_shape, origin)
         return _arrays._dropout_backward(
             dy.contiguous(), p, mask, seed, offset, stream, noise_shape, alg,
-            method, name, None)
+            method, name, None, global_shape, origin)
 
     @staticmethod
     def backward(ctx, ddx):
-        return (_Backward.apply(ddx, *ctx.args),) + (None,) * 9
+        return (_Backward.apply(ddx, *ctx.args),) + (None,) * 11
 
 
 class DropoutFunction(torch.autograd.Function):
@@ -100,23 +100,25 @@ class DropoutFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, p, seed, offset, mask="bit", inplace=False,
                 noise_shape=None, stream=0, alg="philox4x32_10",
-                method="auto", name=None, generator=None, sink=None):
+                method="auto", name=None, generator=None, sink=None,
+                global_shape=None, origin=None):
         if inplace and not x.is_contiguous():
             raise Error("x must be contiguous to be written in place")
         y, m, (seed, offset) = _arrays._dropout_forward(
             x.contiguous(), p, _arrays._source(seed, offset, generator), mask,
-            noise_shape, stream, alg, method, name, x if inplace else None)
+            noise_shape, stream, alg, method, name, x if inplace else None,
+            global_shape, origin)
         if inplace:
             ctx.mark_dirty(x)
         if sink is not None:
             sink.append(m)  # rndnn.dropout's (y, mask)
         ctx.args = (p, seed, offset, m, noise_shape, stream, alg, method,
-                    name)
+                    name, global_shape, origin)
         return y
 
     @staticmethod
     def backward(ctx, dy):
-        return (_Backward.apply(dy, *ctx.args),) + (None,) * 12
+        return (_Backward.apply(dy, *ctx.args),) + (None,) * 14
 
 
 def _check_inplace(x):
@@ -133,7 +135,7 @@ def _check_inplace(x):
 
 
 def _dropout_with_grad(x, p, source, mask, inplace, noise_shape, stream,
-                       alg, method, name):
+                       alg, method, name, global_shape=None, origin=None):
     """rndnn.dropout's (y, mask) of a tensor that requires grad; @source:
     rndnn._source()'s."""
     if inplace:
@@ -143,7 +145,8 @@ def _dropout_with_grad(x, p, source, mask, inplace, noise_shape, stream,
         seed = offset = None
     sink = []
     y = DropoutFunction.apply(x, p, seed, offset, mask, inplace, noise_shape,
-                              stream, alg, method, name, generator, sink)
+                              stream, alg, method, name, generator, sink,
+                              global_shape, origin)
     return y, sink[0]
 
 

@@ -18,8 +18,8 @@ BF16 = np.uint16  # NumPy has no bf16: its bits, as rndnn's files hold them
 
 def data(shape, dtype, seed=1):
     if dtype is BF16:
-        return rndnn.normal(shape, seed=seed, dtype="bf16")
-    return rndnn.normal(shape, seed=seed).astype(dtype)
+        return rndnn.normal(size=shape, seed=seed, dtype="bf16")
+    return rndnn.normal(size=shape, seed=seed).astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
@@ -109,7 +109,8 @@ def test_errors_name_the_bad_value():
     with pytest.raises(rndnn.Error, match="out is float16, the data is float32"):
         rndnn.dropout(x, 0.5, out=np.ones(8, np.float16))
     with pytest.raises(rndnn.Error, match=r"mask is uint8 of shape \(2,\);"
-                       r".* u8 of shape \(8,\) or packed bits of shape \(1,\)"):
+                       r".* uint8 or bool of shape \(8,\) or packed bits \(uint8\) "
+                       r"of shape \(1,\)"):
         rndnn.dropout_backward(x, 0.5, mask=np.ones(2, np.uint8))
     with pytest.raises(rndnn.Error, match="noise"):
         rndnn.dropout(x, 0.5, noise_shape=(3,))

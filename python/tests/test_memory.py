@@ -105,5 +105,5 @@ def test_torch_backward_output_is_advised():
 
 
 def test_numpy_outputs_are_advised_by_numpy():
-    y = rndnn.uniform(1 << 23, seed=1)
+    y = rndnn.uniform(size=1 << 23, seed=1)
     assert "hg" in vm_flags(interior(y.ctypes.data))

@@ -24,25 +24,95 @@ def _reseed():
     rndnn.manual_seed(0)
 
 
-def test_numpy_names_and_size_keyword():
-    # NumPy's order with size= by keyword; the older positional order and
-    # names give the same values.
+def test_numpy_positional_order_and_names():
+    # NumPy's order: the parameters, then size, positional or by keyword;
+    # the older keyword names give the same values.
     assert np.array_equal(rndnn.normal(1.0, 2.0, size=(2, 3), seed=4),
-                          rndnn.normal((2, 3), 1.0, 2.0, seed=4))
+                          rndnn.normal(1.0, 2.0, (2, 3), seed=4))
     assert np.array_equal(rndnn.normal(loc=1.0, scale=2.0, size=5, seed=4),
-                          rndnn.normal(5, mean=1.0, stddev=2.0, seed=4))
+                          rndnn.normal(size=5, mean=1.0, stddev=2.0, seed=4))
     u = rndnn.uniform(-2.0, -1.0, size=1000, seed=1)
     assert u.shape == (1000,) and u.min() >= -2.0 and u.max() <= -1.0
-    assert np.array_equal(u, rndnn.uniform(1000, a=-2.0, b=-1.0, seed=1))
+    assert np.array_equal(u, rndnn.uniform(size=1000, a=-2.0, b=-1.0, seed=1))
     assert np.array_equal(rndnn.uniform(low=-2.0, high=-1.0, size=1000,
                                         seed=1), u)
     assert rndnn.bits(size=(2, 2), seed=0).shape == (2, 2)
+    # The issue's calls: never an empty array any more.
+    assert rndnn.uniform(0, 1, 3).shape == (3,)
+    assert rndnn.normal(0, 2, 5).shape == (5,)
+    assert rndnn.bernoulli(0.9, 7).shape == (7,)
+    assert rndnn.bits(4).shape == (4,)
+
+
+def test_bits_dtype():
+    words = rndnn.bits(6, seed=3)
+    assert words.dtype == np.uint32
+    for dtype in ("int32", np.int32, "s32"):
+        s = rndnn.bits(size=6, dtype=dtype, seed=3)
+        assert s.dtype == np.int32 and s.view(np.uint32).tolist() == \
+            words.tolist()
+    t = rndnn.bits(6, dtype=torch.int32, seed=3)
+    assert isinstance(t, torch.Tensor) and t.dtype == torch.int32
+    assert t.numpy().view(np.uint32).tolist() == words.tolist()
+    with pytest.raises(rndnn.Error, match="bits\\(\\) writes 32-bit words"):
+        rndnn.bits(6, dtype="float32")
+
+
+def test_bernoulli_out_with_positional_p():
+    buf = np.empty(100, np.uint8)
+    assert rndnn.bernoulli(0.9, out=buf, seed=5) is buf
+    assert np.array_equal(buf, rndnn.bernoulli(0.9, 100, seed=5))
+
+
+@pytest.mark.parametrize("dtype", [bool, np.bool_, "bool", torch.bool])
+def test_bool_masks(dtype):
+    b = rndnn.bernoulli(0.3, (4, 9), dtype=dtype, seed=2)
+    got = b.numpy() if isinstance(b, torch.Tensor) else b
+    assert got.dtype == np.bool_
+    assert np.array_equal(got, rndnn.bernoulli(0.3, (4, 9), seed=2) == 1)
+    out = np.zeros((4, 9), bool)
+    rndnn.bernoulli(0.3, out=out, seed=2)
+    assert np.array_equal(out, got)
+    with pytest.raises(rndnn.Error, match="does not write bool"):
+        rndnn.uniform(size=3, dtype=bool)
+
+
+def test_bool_dropout_masks():
+    x = rndnn.normal(size=(6, 5), seed=1)
+    y, m = rndnn.dropout(x, 0.4, seed=3, mask="bool")
+    y8, m8 = rndnn.dropout(x, 0.4, seed=3, mask="u8")
+    assert m.dtype == np.bool_ and np.array_equal(m, m8 == 1)
+    assert np.array_equal(y, y8)
+    assert np.array_equal(rndnn.dropout_backward(x, 0.4, mask=m),
+                          rndnn.dropout_backward(x, 0.4, mask=m8))
+
+
+def test_a_torch_generator_gives_the_seed():
+    g = torch.Generator().manual_seed(11)
+    a = rndnn.normal(size=8, generator=g)
+    b = rndnn.normal(size=8, generator=g)
+    assert not np.array_equal(a, b)  # it moved on
+    g.manual_seed(11)
+    seed = int(torch.empty((), dtype=torch.int64).random_(generator=g))
+    assert np.array_equal(a, rndnn.normal(size=8, seed=seed))
+    g.manual_seed(11)
+    x = np.ones(16, np.float32)
+    y, _ = rndnn.dropout(x, 0.5, generator=g)
+    assert np.array_equal(y, rndnn.dropout(x, 0.5, seed=seed)[0])
+
+
+def test_dir_is_clean():
+    names = dir(rndnn)
+    for private in ("np", "sys", "functools", "importlib", "numbers",
+                    "operator", "_ALG", "_array"):
+        assert private not in names
+    assert set(rndnn.__all__) <= set(names) and "torch" in names
 
 
 def test_size_none_gives_one_value_or_outs_shape():
     v = rndnn.normal(seed=3)
     assert np.ndim(v) == 0 and isinstance(v, np.float32)
-    assert v == rndnn.normal(1, seed=3)[0]
+    assert v == rndnn.normal(size=1, seed=3)[0]
     out = np.empty((3, 4), np.float32)
     assert rndnn.uniform(seed=2, out=out) is out
     assert np.array_equal(out, rndnn.uniform(size=(3, 4), seed=2))
@@ -189,7 +259,7 @@ def test_p_everywhere_and_rate_still_accepted():
                        r"outside \[0, 1\]"):
         rndnn.dropout(x, 1.5)
     assert np.array_equal(rndnn.bernoulli(p=0.2, size=9, seed=1),
-                          rndnn.bernoulli(9, 0.2, seed=1))
+                          rndnn.bernoulli(0.2, size=9, seed=1))
 
 
 @pytest.mark.parametrize("call,error,message", [
@@ -197,14 +267,14 @@ def test_p_everywhere_and_rate_still_accepted():
      "x must be a NumPy array or a torch tensor, not list"),
     (lambda: rndnn.dropout_backward([1.0], 0.5, seed=0), TypeError,
      "dy must be a NumPy array or a torch tensor, not list"),
-    (lambda: rndnn.normal(4, seed=2**64), OverflowError,
+    (lambda: rndnn.normal(size=4, seed=2**64), OverflowError,
      r"seed=18446744073709551616 is outside \[-2\^63, 2\^63\)"),
-    (lambda: rndnn.normal(4, seed=2**63), OverflowError,
+    (lambda: rndnn.normal(size=4, seed=2**63), OverflowError,
      r"seed=9223372036854775808 is outside"),
-    (lambda: rndnn.normal(4, seed=0, offset=-1), OverflowError,
+    (lambda: rndnn.normal(size=4, seed=0, offset=-1), OverflowError,
      r"offset=-1 is outside \[0, 2\^63\)"),
     (lambda: rndnn.bits(4, stream=-1), OverflowError, "stream=-1"),
-    (lambda: rndnn.normal(4, seed=1.5), TypeError,
+    (lambda: rndnn.normal(size=4, seed=1.5), TypeError,
      "seed must be an integer, not float 1.5"),
     (lambda: rndnn.manual_seed(1.5), TypeError,
      "seed must be an integer, not float 1.5"),
@@ -223,34 +293,38 @@ def test_p_everywhere_and_rate_still_accepted():
      "loc must be a real number, not list"),
     (lambda: rndnn.uniform(size=2, high=None), TypeError,
      "high must be a real number, not NoneType"),
-    (lambda: rndnn.normal(4, alg=1), TypeError, "alg must be a string"),
-    (lambda: rndnn.normal(4, alg="nope"), rndnn.Error, "nope"),
-    (lambda: rndnn.normal(4, dtype="float64"), rndnn.Error,
+    (lambda: rndnn.normal(size=4, alg=1), TypeError, "alg must be a string"),
+    (lambda: rndnn.normal(size=4, alg="nope"), rndnn.Error, "nope"),
+    (lambda: rndnn.normal(size=4, dtype="float64"), rndnn.Error,
      "unknown dtype 'float64'"),
-    (lambda: rndnn.normal(4, dtype=np.float64), rndnn.Error,
+    (lambda: rndnn.normal(size=4, dtype=np.float64), rndnn.Error,
      "dtype float64 is not one rndnn writes"),
-    (lambda: rndnn.normal(4, dtype=torch.float64), rndnn.Error,
+    (lambda: rndnn.normal(size=4, dtype=torch.float64), rndnn.Error,
      "dtype torch.float64 is not one rndnn writes"),
-    (lambda: rndnn.normal(4, dtype=3.0), TypeError,
+    (lambda: rndnn.normal(size=4, dtype=3.0), TypeError,
      "dtype must be a string, a NumPy dtype or a torch dtype"),
-    (lambda: rndnn.normal(4, offset=3), TypeError, "offset= goes with seed="),
-    (lambda: rndnn.normal(4, seed=1, generator=rndnn.Generator()),
+    (lambda: rndnn.normal(size=4, offset=3), TypeError, "offset= goes with seed="),
+    (lambda: rndnn.normal(size=4, seed=1, generator=rndnn.Generator()),
      TypeError, "exclude each other"),
-    (lambda: rndnn.normal(4, generator=torch.Generator()), TypeError,
-     "generator must be an rndnn.Generator, not Generator"),
+    (lambda: rndnn.normal(size=4, generator=np.random.default_rng()),
+     TypeError, "generator must be an rndnn.Generator or a torch.Generator, "
+     "not Generator"),
     (lambda: rndnn.normal(0.0, 1.0, 4, size=4), TypeError,
-     "at most 2 positional arguments"),
+     "multiple values for argument 'size'"),
+    (lambda: rndnn.normal((2, 3), 1.0, 2.0), TypeError,
+     r"loc must be a real number, not tuple \(2, 3\) \(the positional "
+     r"arguments are NumPy's: loc, scale, size\)"),
     (lambda: rndnn.normal(1.0, size=4, loc=2.0), TypeError,
      "multiple values for argument 'loc'"),
-    (lambda: rndnn.normal(4, mean=0.0, loc=0.0), TypeError,
+    (lambda: rndnn.normal(size=4, mean=0.0, loc=0.0), TypeError,
      "got mean= and loc="),
-    (lambda: rndnn.normal(4, nope=1), TypeError,
+    (lambda: rndnn.normal(size=4, nope=1), TypeError,
      "normal\\(\\) got an unexpected keyword argument 'nope'"),
-    (lambda: rndnn.bernoulli(0.3), TypeError,
-     "size 0.3 is not an int.*size= by keyword"),
+    (lambda: rndnn.bernoulli(size=0.3), TypeError,
+     "size 0.3 is not an int"),
     # Strings that are no UTF-8 and values past C++'s types reached
     # pybind11, which refused them as "incompatible function arguments".
-    (lambda: rndnn.normal(4, name="\udcff"), rndnn.Error,
+    (lambda: rndnn.normal(size=4, name="\udcff"), rndnn.Error,
      r"name '\\udcff' is not valid UTF-8 text: its character 0 is a "
      "lone surrogate"),
     (lambda: rndnn.dropout(np.ones(4, np.float32), alg="philox\udcff"),
@@ -287,7 +361,7 @@ def test_out_of_range_is_both_overflow_and_rndnn_error():
     assert issubclass(rndnn.OutOfRangeError, OverflowError)
     assert issubclass(rndnn.OutOfRangeError, rndnn.Error)
     assert issubclass(rndnn.Error, ValueError)
-    rndnn.normal(2, seed=-(1 << 63))  # negative seeds stay: the CLI's s64
+    rndnn.normal(size=2, seed=-(1 << 63))  # negative seeds stay: the CLI's s64
     assert rndnn.Generator(-5).seed == -5
 
 

@@ -15,16 +15,15 @@ import rndnn
 @pytest.mark.parametrize("py,args", [
     (lambda: rndnn.bits((3, 5), seed=7, offset=3),
      ["--shape", "3x5", "--seed", "7", "--offset", "3"]),
-    (lambda: rndnn.bernoulli(1001, 0.3, seed=-2, packed=True),
+    (lambda: rndnn.bernoulli(0.3, size=1001, seed=-2, packed=True),
      ["--dist", "bernoulli", "--p", "0.3", "--shape", "1001", "--seed", "-2"]),
-    (lambda: rndnn.bernoulli((4, 9), 0.7, dtype="u8", method="bitsliced:3",
-                           seed=0),
+    (lambda: rndnn.bernoulli(0.7, size=(4, 9), dtype="u8", method="bitsliced:3", seed=0),
      ["--dist", "bernoulli", "--p", "0.7", "--dtype", "u8", "--method",
       "bitsliced:3", "--shape", "4x9"]),
-    (lambda: rndnn.normal((2, 33), 1.0, 2.0, alg="threefry4x32_20", seed=0),
+    (lambda: rndnn.normal(1.0, 2.0, size=(2, 33), alg="threefry4x32_20", seed=0),
      ["--dist", "normal", "--mean", "1", "--stddev", "2", "--alg",
       "threefry4x32_20", "--shape", "2x33"]),
-    (lambda: rndnn.uniform(77, -1.0, 1.0, dtype="f16", stream=5, seed=0),
+    (lambda: rndnn.uniform(-1.0, 1.0, size=77, dtype="f16", stream=5, seed=0),
      ["--dist", "uniform", "--a", "-1", "--b", "1", "--dtype", "f16",
       "--stream", "5", "--shape", "77"]),
 ])
@@ -37,9 +36,9 @@ def test_equals_rndnn_gen(cli, py, args):
 
 def test_out_is_written_in_place():
     out = np.zeros((4, 8), np.float32)
-    r = rndnn.normal((4, 8), out=out, seed=3)
+    r = rndnn.normal(size=(4, 8), out=out, seed=3)
     assert r is out and np.any(out != 0)
-    assert out.tobytes() == rndnn.normal((4, 8), seed=3).tobytes()
+    assert out.tobytes() == rndnn.normal(size=(4, 8), seed=3).tobytes()
 
 
 @pytest.mark.parametrize("dtype,torch_dtype", [
@@ -48,66 +47,65 @@ def test_out_may_be_a_torch_tensor(dtype, torch_dtype):
     t = torch.zeros(3, 7, dtype=torch_dtype)
     ptr = t.data_ptr()
     # The type comes from out; its memory is written, not replaced.
-    assert rndnn.normal((3, 7), seed=9, out=t) is t and t.data_ptr() == ptr
-    want = rndnn.normal((3, 7), seed=9, dtype=dtype)
+    assert rndnn.normal(size=(3, 7), seed=9, out=t) is t and t.data_ptr() == ptr
+    want = rndnn.normal(size=(3, 7), seed=9, dtype=dtype)
     got = t.view(torch.int16) if dtype == "bf16" else t
     assert got.numpy().tobytes() == want.tobytes()
 
 
 def test_masks_and_words_into_torch_tensors():
     mask = torch.empty(2, dtype=torch.uint8)
-    rndnn.bernoulli(13, 0.5, seed=4, out=mask)
-    assert mask.numpy().tobytes() == rndnn.bernoulli(13, 0.5, seed=4,
-                                                     packed=True).tobytes()
+    rndnn.bernoulli(0.5, size=13, seed=4, out=mask)
+    assert mask.numpy().tobytes() == rndnn.bernoulli(0.5, size=13, seed=4, packed=True).tobytes()
     u8 = torch.empty(13, dtype=torch.uint8)
-    rndnn.bernoulli(13, 0.5, seed=4, out=u8)  # 13 bytes: u8, not bits
-    assert np.array_equal(u8.numpy(), rndnn.bernoulli(13, 0.5, seed=4, dtype="u8"))
+    rndnn.bernoulli(0.5, size=13, seed=4, out=u8)  # 13 bytes: u8, not bits
+    assert np.array_equal(u8.numpy(), rndnn.bernoulli(0.5, size=13, seed=4, dtype="u8"))
     words = torch.empty(5, dtype=torch.int32)  # torch has no uint32
     rndnn.bits(5, seed=4, out=words)
     assert words.numpy().view(np.uint32).tolist() == rndnn.bits(5, seed=4).tolist()
 
 
 def test_unpackbits():
-    packed = rndnn.bernoulli((3, 5), 0.5, seed=1, packed=True)
-    u8 = rndnn.bernoulli((3, 5), 0.5, seed=1, dtype="u8")
+    packed = rndnn.bernoulli(0.5, size=(3, 5), seed=1, packed=True)
+    u8 = rndnn.bernoulli(0.5, size=(3, 5), seed=1, dtype="u8")
     assert np.array_equal(rndnn.unpackbits(packed, (3, 5)), u8)
 
 
 def test_unused_bits_of_a_mask_are_zero():
     # 15 elements: the second byte's top bit is no element's.
     out = np.full(2, 0xFF, np.uint8)
-    rndnn.bernoulli(15, 1.0, out=out)
+    rndnn.bernoulli(1.0, size=15, out=out)
     assert out.tolist() == [0xFF, 0x7F]
 
 
 def test_errors_carry_the_message():
     with pytest.raises(rndnn.Error, match="p=1.5"):
-        rndnn.bernoulli(8, 1.5)
+        rndnn.bernoulli(1.5, size=8)
     with pytest.raises(rndnn.Error, match="bytes"):
-        rndnn.normal(8, out=np.empty(7, np.float32))
+        rndnn.normal(size=8, out=np.empty(7, np.float32))
     with pytest.raises(rndnn.Error, match="out is float16, the f32 values"):
-        rndnn.normal(8, dtype="f32", out=np.empty(8, np.float16))
+        rndnn.normal(size=8, dtype="f32", out=np.empty(8, np.float16))
     with pytest.raises(rndnn.Error, match="float64, a type rndnn does not"):
-        rndnn.normal(8, out=np.empty(8))
+        rndnn.normal(size=8, out=np.empty(8))
     with pytest.raises(rndnn.Error, match="contiguous"):
-        rndnn.normal(8, out=torch.empty(8, 2)[:, 0])
+        rndnn.normal(size=8, out=torch.empty(8, 2)[:, 0])
     with pytest.raises(rndnn.Error, match="bitsliced:x"):
-        rndnn.bernoulli(8, method="bitsliced:x")
+        rndnn.bernoulli(size=8, method="bitsliced:x")
     # Not a silent bitsliced:1, which keeps everything at p = 0.9.
     with pytest.raises(rndnn.Error, match="'bitsliced' needs its bit count"):
-        rndnn.bernoulli(8, 0.9, method="bitsliced")
+        rndnn.bernoulli(0.9, size=8, method="bitsliced")
     with pytest.raises(rndnn.Error, match="bit count 4294967304"):
-        rndnn.bernoulli(8, method="bitsliced:4294967304")
+        rndnn.bernoulli(size=8, method="bitsliced:4294967304")
     with pytest.raises(rndnn.Error, match=r"holds 0 bytes.*needs 100 bits"):
         rndnn.unpackbits(np.empty(0, np.uint8), 100)
     with pytest.raises(rndnn.Error, match=r"holds 1 bytes.*needs 9 bits"):
         rndnn.unpackbits(np.zeros(1, np.uint8), (3, 3))
     with pytest.raises(rndnn.Error, match=r"size \(2, -1\) has a negative"):
-        rndnn.normal((2, -1))
+        rndnn.normal(size=(2, -1))
     with pytest.raises(rndnn.Error, match="unknown dtype 'f64'"):
-        rndnn.normal(8, dtype="f64")
+        rndnn.normal(size=8, dtype="f64")
     with pytest.raises(TypeError, match="list"):
-        rndnn.normal(8, out=[0.0] * 8)
+        rndnn.normal(size=8, out=[0.0] * 8)
 
 
 def test_generator_state_is_16_bytes():
@@ -173,42 +171,42 @@ def test_init_and_setstate_reinitialise_a_live_generator():
 def test_values_a_type_cannot_hold_are_refused():
     # Never infinities: f16 holds up to 65504, bf16 up to about 3.39e38.
     with pytest.raises(rndnn.Error, match="f16 cannot hold"):
-        rndnn.uniform((8,), 0.0, 1e6, dtype="f16")
+        rndnn.uniform(0.0, 1e6, size=(8,), dtype="f16")
     with pytest.raises(rndnn.Error, match="f16 cannot hold"):
-        rndnn.normal((8,), 0.0, 20000.0, dtype="f16")
+        rndnn.normal(0.0, 20000.0, size=(8,), dtype="f16")
     with pytest.raises(rndnn.Error, match="bf16 cannot hold"):
-        rndnn.uniform((8,), 0.0, 3.4e38, dtype="bf16")
-    h = rndnn.uniform((1000,), 0.0, 65504.0, dtype="f16")
+        rndnn.uniform(0.0, 3.4e38, size=(8,), dtype="bf16")
+    h = rndnn.uniform(0.0, 65504.0, size=(1000,), dtype="f16")
     assert np.isfinite(h).all()
 
 
 def test_shapes_and_seeds_are_integers_never_truncated():
     # int() made 2.5 elements 2 and seed 1.5 seed 1.
     with pytest.raises(TypeError, match="size 2.5 is not an int"):
-        rndnn.normal(2.5)
+        rndnn.normal(size=2.5)
     with pytest.raises(TypeError, match=r"size \(2, 1.5\) is not an int"):
-        rndnn.normal((2, 1.5))
+        rndnn.normal(size=(2, 1.5))
     with pytest.raises(TypeError, match="size '8' is not an int"):
-        rndnn.normal("8")
+        rndnn.normal(size="8")
     with pytest.raises(TypeError, match="seed must be an integer, not float 1.5"):
-        rndnn.normal(2, seed=1.5)
+        rndnn.normal(size=2, seed=1.5)
     with pytest.raises(TypeError, match="offset must be an integer, not str"):
         rndnn.dropout(np.ones(2, np.float32), 0.5, seed=0, offset="1")
-    assert np.array_equal(rndnn.normal(np.int64(2), seed=np.int32(3)),
-                          rndnn.normal(2, seed=3))
+    assert np.array_equal(rndnn.normal(size=np.int64(2), seed=np.int32(3)),
+                          rndnn.normal(size=2, seed=3))
 
 
 def test_seeds_offsets_and_streams_out_of_range_are_named():
     # They reached pybind11, whose TypeError named no argument.
     with pytest.raises(rndnn.Error, match=r"seed=18446744073709551616 is "
                        r"outside \[-2\^63, 2\^63\)"):
-        rndnn.normal(2, seed=1 << 64)
+        rndnn.normal(size=2, seed=1 << 64)
     with pytest.raises(rndnn.Error, match=r"stream=-1 is outside \[0, 2\^64\)"):
         rndnn.bits(2, stream=-1)
     with pytest.raises(rndnn.Error, match="offset=9223372036854775808 is outside"):
         rndnn.dropout_backward(np.ones(2, np.float32), 0.5, seed=0,
                                offset=1 << 63)
-    rndnn.normal(2, seed=-(1 << 63), stream=(1 << 64) - 1)  # the extremes
+    rndnn.normal(size=2, seed=-(1 << 63), stream=(1 << 64) - 1)  # the extremes
 
 
 def test_a_read_only_out_is_refused_by_name():
@@ -216,7 +214,7 @@ def test_a_read_only_out_is_refused_by_name():
     ro = np.zeros(8, np.float32)
     ro.setflags(write=False)
     with pytest.raises(rndnn.Error, match="out is read-only"):
-        rndnn.normal(8, out=ro)
+        rndnn.normal(size=8, out=ro)
     with pytest.raises(rndnn.Error, match="out is read-only"):
         rndnn.dropout(np.ones(8, np.float32), 0.5, out=ro)
     with pytest.raises(rndnn.Error, match="out is read-only"):
@@ -254,6 +252,6 @@ def test_bernoulli_onednn_method_writes_onednns_mask():
     assert np.array_equal(got, want)
     # The names come from the library's table, which lists them all.
     with pytest.raises(rndnn.Error, match="onednn or bytewise"):
-        rndnn.bernoulli(8, method="bogus")
+        rndnn.bernoulli(size=8, method="bogus")
     with pytest.raises(rndnn.Error, match="only bitsliced takes"):
-        rndnn.bernoulli(8, method="threshold32:3")
+        rndnn.bernoulli(size=8, method="threshold32:3")

@@ -192,7 +192,7 @@ def test_errors_arrive_as_exceptions_with_the_message():
 
 
 @pytest.mark.parametrize("write", [
-    lambda out: rndnn.normal(tuple(out.shape), out=out),
+    lambda out: rndnn.normal(size=tuple(out.shape), out=out),
     lambda out: rndnn.dropout(torch.ones(out.shape), 0.5, out=out)])
 def test_out_that_requires_grad_raises_as_torch_in_place(write):
     # Written silently, the leaf's next backward used the new values.
@@ -219,7 +219,7 @@ def test_out_moves_the_version_on():
     t = torch.ones(4)
     (w * t).sum().backward()  # MulBackward saves t
     z = (w * t).sum()
-    rndnn.normal(4, out=t)
+    rndnn.normal(size=4, out=t)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.backward()
 
