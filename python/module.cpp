@@ -387,7 +387,8 @@ PYBIND11_MODULE(_rndnn, m) {
             "and moves the offset past them; save() and Generator.load() "
             "give and take its 16 bytes (seed, then offset, little-endian "
             "s64). It pickles and copies as those bytes; generators compare "
-            "with ==.\n\n"
+            "with ==. fold_in(key) and spawn(n) derive new generators "
+            "(docs/semantics.md, \"Derived generators\").\n\n"
             "seed: an integer in [-2^63, 2^63); offset: in [0, 2^63). A "
             "float or a string raises TypeError, a value outside its range "
             "rndnn.OutOfRangeError (an OverflowError and an rndnn.Error).",
@@ -425,6 +426,56 @@ PYBIND11_MODULE(_rndnn, m) {
                     "Reserves the elements [offset, offset + count): returns "
                     "the first and moves the offset past them (rndnn.Error "
                     "if it would pass 2^63 - 1).")
+            .def(
+                    "fold_in",
+                    [](const rndnn::generator &g, const py::object &key) {
+                        if (py::isinstance<py::str>(key)) {
+                            const std::string utf8 = key.cast<std::string>();
+                            return g.fold_in(std::string_view(utf8));
+                        }
+                        // An integer in [0, 2^64) as to_integer takes one:
+                        // TypeError for the rest (bytes, 1.5), else
+                        // OutOfRangeError naming the value.
+                        PyObject *index = PyNumber_Index(key.ptr());
+                        if (!index) {
+                            PyErr_Clear();
+                            throw py::type_error(
+                                    "key must be an integer or a str, not "
+                                    + std::string(py::str(py::type::of(key)
+                                                    .attr("__name__")))
+                                    + " " + std::string(py::repr(key)));
+                        }
+                        const py::object i
+                                = py::reinterpret_steal<py::object>(index);
+                        const unsigned long long v
+                                = PyLong_AsUnsignedLongLong(i.ptr());
+                        if (v == static_cast<unsigned long long>(-1)
+                                && PyErr_Occurred()) {
+                            PyErr_Clear();
+                            PyErr_SetString(out_of_range_error,
+                                    ("key=" + std::string(py::str(i))
+                                            + " is outside [0, 2^64)")
+                                            .c_str());
+                            throw py::error_already_set();
+                        }
+                        return g.fold_in(static_cast<std::uint64_t>(v));
+                    },
+                    py::arg("key"),
+                    "The sub-stream named key, a new Generator at offset 0 "
+                    "whose seed depends on this seed and key only (not on "
+                    "the offset; docs/semantics.md, \"Derived generators\"). "
+                    "key: an integer in [0, 2^64), or a str (its UTF-8 "
+                    "bytes). This generator does not move.")
+            .def(
+                    "spawn",
+                    [](rndnn::generator &g, const py::object &n) {
+                        return g.spawn(to_count(n, "n"));
+                    },
+                    py::arg("n"),
+                    "A list of n new Generators at offset 0: child i's seed "
+                    "is keyed by element first + i, first = reserve(n), so "
+                    "the offset moves on by n and spawning again gives new "
+                    "children (docs/semantics.md, \"Derived generators\").")
             .def("save", save,
                     "The 16 bytes of the state: seed, then offset, "
                     "little-endian s64.")

@@ -1,6 +1,6 @@
 # Stubs of rndnn._rndnn, the pybind11 core (python/module.cpp). The
 # package's functions wrap generate() and dropout(); use those.
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -21,6 +21,11 @@ class Generator:
     @property
     def offset(self) -> int: ...
     def reserve(self, count: int) -> int: ...
+    # A new generator at offset 0 keyed by (seed, key), not by the offset:
+    # key an int in [0, 2^64) or a str (its UTF-8 bytes).
+    def fold_in(self, key: Union[int, str]) -> "Generator": ...
+    # n children at offset 0; the offset moves on by n.
+    def spawn(self, n: int) -> List["Generator"]: ...
     def save(self) -> bytes: ...
     @staticmethod
     def load(state: bytes) -> "Generator": ...
