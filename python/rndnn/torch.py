@@ -9,9 +9,14 @@ an empty state_dict) that keep a 1-bit mask for the backward pass, or none
 as the mask's seed: torch.manual_seed (or reseeding the generator given)
 replays the masks, as it does torch's own dropout's.
 
-replace_dropout(model) swaps torch's dropout modules for these. The
-modules script and trace (torch.jit) through the operator
-torch.ops.rndnn.dropout, registered here.
+MultiheadAttention is torch.nn.MultiheadAttention whose dropout of the
+attention probabilities is rndnn's fused softmax-dropout
+(softmax_dropout, SoftmaxDropoutFunction).
+
+replace_dropout(model) swaps torch's dropout modules and
+MultiheadAttention for these. The modules script and trace (torch.jit)
+through the operators torch.ops.rndnn.dropout and softmax_dropout,
+registered here.
 """
 import math
 import numbers
@@ -28,7 +33,8 @@ from ._rndnn import Error, Generator
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
-           "dropout3d", "replace_dropout"]
+           "dropout3d", "replace_dropout", "MultiheadAttention",
+           "SoftmaxDropoutFunction", "softmax_dropout"]
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -912,12 +918,14 @@ _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
 
 
 def replace_dropout(model, *, mask="bit", generator=None):
-    """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d in
-    @model (recursively; exactly those types, not subclasses) for
-    rndnn.torch's, and returns the model (the new module when @model is
+    """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d, Dropout3d and
+    MultiheadAttention in @model (recursively; exactly those types, not
+    subclasses) for rndnn.torch's, so that nn.Transformer and its layers
+    draw all their dropout from rndnn, and returns the model (the new module when @model is
     itself one of those). Each new module takes over all that the one it
-    replaces held: p, inplace, the training mode, its hooks (whose
-    handles still remove them), buffers, parameters and any other
+    replaces held: p (MultiheadAttention's dropout), inplace, the training
+    mode, its hooks (whose handles still remove them), buffers, parameters
+    (the same Parameter objects) and any other
     attribute but rndnn's own (mask, generator). A module found at several
     places is replaced by one module."""
     _check_mask(mask)
