@@ -256,9 +256,9 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
     return {drawn_seed, drawn_offset};
 }
 
-// Softmax-dropout along the last dim (rndnn::softmax_dropout): forward
-// (the scores src -> dst, the stats written, and in training the mask too
-// if given; without training the softmax alone) or backward (dy as src, the
+// Softmax-dropout along the last dim (rndnn::softmax_dropout): forward in
+// training (the scores src -> dst, the stats written, the mask too if
+// given) or backward (dy as src, the
 // scores and the stats -> dx as dst, which may be dy; the mask read if
 // given, else recomputed). global_shape/origin: the window (empty: none).
 // The GIL is released while the primitive runs. Returns the (seed, offset)
@@ -267,7 +267,7 @@ std::pair<std::int64_t, std::int64_t> softmax_dropout(py::array src,
         py::array dst, py::array stats, std::optional<py::array> scores,
         std::optional<py::array> mask, const std::vector<std::int64_t> &shape,
         const std::string &dtype, const std::string &mask_dtype,
-        bool backward, bool train, double rate, bool causal,
+        bool backward, double rate, bool causal,
         const std::string &method, int bits, const std::string &alg,
         const std::string &name, std::uint64_t stream, std::int64_t seed,
         std::int64_t offset, rndnn::generator *generator,
@@ -275,8 +275,7 @@ std::pair<std::int64_t, std::int64_t> softmax_dropout(py::array src,
         const std::vector<std::int64_t> &origin) {
     rndnn::softmax_dropout::desc d;
     d.prop = backward ? rndnn::prop_kind::backward
-            : train   ? rndnn::prop_kind::forward_training
-                      : rndnn::prop_kind::forward_inference;
+                      : rndnn::prop_kind::forward_training;
     d.src = d.dst = dense(shape, dtype);
     d.stats = true;
     d.causal = causal;
@@ -306,8 +305,8 @@ std::pair<std::int64_t, std::int64_t> softmax_dropout(py::array src,
     rndnn::dim_t elements = 1;
     for (const std::int64_t n : global_shape.empty() ? shape : global_shape)
         elements *= n;
-    // A backward with its mask, and inference, draw nothing.
-    const auto [drawn_seed, drawn_offset] = train && !(backward && m)
+    // A backward with its mask draws nothing.
+    const auto [drawn_seed, drawn_offset] = !(backward && m)
             ? draw(seed, offset, generator, elements)
             : std::make_pair(seed, offset);
     std::unordered_map<int, rndnn::memory> args {
@@ -541,14 +540,13 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("nbytes"));
 
     // softmax_dropout(src, dst, stats, scores, mask, shape, dtype,
-    // mask_dtype, backward, train, rate, causal, method, bits, alg, name, stream, seed,
+    // mask_dtype, backward, rate, causal, method, bits, alg, name, stream, seed,
     // offset, generator, global_shape, origin): returns the (seed, offset)
     // used; the generator as generate's.
     m.def("softmax_dropout", &softmax_dropout, py::arg("src"), py::arg("dst"),
             py::arg("stats"), py::arg("scores").none(true),
             py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
-            py::arg("mask_dtype"), py::arg("backward"), py::arg("train"),
-            py::arg("rate"),
+            py::arg("mask_dtype"), py::arg("backward"), py::arg("rate"),
             py::arg("causal"), py::arg("method"), py::arg("bits"),
             py::arg("alg"), py::arg("name"), py::arg("stream"),
             py::arg("seed"), py::arg("offset"),

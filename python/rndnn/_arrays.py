@@ -597,7 +597,7 @@ def _window(global_shape, origin, shape):
     return list(g), o
 
 
-def _softmax_dropout(src, p, backward, train, scores, stats, mask, mask_dtype,
+def _softmax_dropout(src, p, backward, scores, stats, mask, mask_dtype,
                      source, *, causal, stream, global_shape, origin, alg,
                      method, name, out):
     """(out, (seed, offset) used) of softmax_dropout's forward or backward;
@@ -640,7 +640,7 @@ def _softmax_dropout(src, p, backward, train, scores, stats, mask, mask_dtype,
         raise Error("softmax_dropout has no method 'onednn'; its methods are "
                     "'auto', 'threshold32', 'bytewise' and 'bitsliced:B'")
     drawn = _rndnn.softmax_dropout(
-        s, d, st, x, m, shape, dtype, mask_dtype, backward, train, p,
+        s, d, st, x, m, shape, dtype, mask_dtype, backward, p,
         bool(causal), kind, bits, _string(alg, "alg"),
         "" if name is None else _string(name, "name"),
         _integer(stream, "stream"), *source, *window)
@@ -648,23 +648,18 @@ def _softmax_dropout(src, p, backward, train, scores, stats, mask, mask_dtype,
 
 
 def _softmax_dropout_forward(x, p, source, mask, causal, stream,
-                             global_shape, origin, alg, method, name, out,
-                             train=True):
+                             global_shape, origin, alg, method, name, out):
     """(y, stats, mask, (seed, offset) used) of softmax_dropout's forward,
-    without autograd; @source: _source()'s. Without @train, the softmax
-    alone (no mask; nothing drawn)."""
+    without autograd; @source: _source()'s."""
     _array(x, "x")
     if mask not in ("bit", "u8", None):
         raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
-    if mask is not None and not train:
-        raise Error("softmax_dropout without training draws no mask: mask "
-                    "must be None")
     torch_like = _is_tensor(x)
     stats = _new(torch_like, tuple(x.shape[:-1]) + (2,), "f32")
     m = (_new(torch_like, _mask_shape(tuple(x.shape), mask), "u8")
          if mask else None)
     y, drawn = _softmax_dropout(
-        x, p, False, train, None, stats, m, mask or "", source,
+        x, p, False, None, stats, m, mask or "", source,
         causal=causal, stream=stream, global_shape=global_shape,
         origin=origin, alg=alg, method=method, name=name, out=out)
     return y, stats, m, drawn
@@ -695,7 +690,7 @@ def _softmax_dropout_backward(dy, x, stats, p, mask, seed, offset, causal,
         raise TypeError("softmax_dropout_backward() needs the forward's mask= "
                         "or its seed= (and offset=) to recompute the mask")
     return _softmax_dropout(
-        dy, p, True, True, x, stats, mask, mask_dtype,
+        dy, p, True, x, stats, mask, mask_dtype,
         _source(seed, offset, None), causal=causal, stream=stream,
         global_shape=global_shape, origin=origin, alg=alg, method=method,
         name=name, out=out)[0]

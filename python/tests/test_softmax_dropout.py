@@ -181,6 +181,17 @@ def test_torch_function_replays_and_backpropagates():
     torch.testing.assert_close(scores.grad, ref.grad, rtol=1e-4, atol=1e-5)
 
 
+def test_a_tensor_that_requires_grad_backpropagates():
+    scores = torch.randn(2, 3, 6, requires_grad=True)
+    y, stats, m = rndnn.softmax_dropout(scores, 0.5, seed=2, mask="u8")
+    assert stats.shape == (2, 3, 2) and m.shape == (2, 3, 6)
+    y.sum().backward()
+    p = torch.softmax(scores.detach(), -1)
+    dp = m / 0.5
+    want = p * (dp - (p * dp).sum(-1, keepdim=True))
+    torch.testing.assert_close(scores.grad, want, rtol=1e-4, atol=1e-5)
+
+
 def test_torch_function_eval_and_generators():
     scores = torch.randn(3, 5, 5)
     assert torch.equal(rt.softmax_dropout(scores, 0.5, training=False),
