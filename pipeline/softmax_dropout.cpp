@@ -166,6 +166,10 @@ void check(const softmax_dropout_desc_t &d) {
         fail(status::invalid_arguments,
                 cat("softmax_dropout: causal needs 2 dims or more, got ",
                         d.src.str()));
+    if (d.causal_row0 < 0)
+        fail(status::invalid_arguments,
+                cat("softmax_dropout: causal_row0=", d.causal_row0,
+                        " is negative"));
 }
 
 } // namespace
@@ -271,6 +275,7 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
     rng_run_t run;
     run.seed = a.seed;
     run.offset = a.offset;
+    run.stream = a.stream;
     run.p = s.drop.keep.p;
     run.nthr = 1;
     if (s.mask_rng) { // forward with a stored mask: the whole mask first
@@ -309,7 +314,9 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
         call.n = n;
         call.scale = scale;
         for (dim_t r = r0; r < r1; ++r) {
-            call.len = d.causal ? std::min(r % s.mat_rows + 1, n) : n;
+            call.len = d.causal
+                    ? std::min(d.causal_row0 + r % s.mat_rows + 1, n)
+                    : n;
             call.stats = a.stats ? a.stats + 2 * r : nullptr;
             call.shift = 0;
             call.bits = bits;

@@ -101,8 +101,12 @@ std::unique_ptr<sd_row_kernel_t> create_jit_sd_row(
 struct softmax_dropout_desc_t {
     bool backward = false;
     // Row i of each matrix (i: the index along the dim before the last)
-    // has len = min(i + 1, n): the future positions get probability 0.
+    // has len = min(causal_row0 + i + 1, n): the future positions get
+    // probability 0.
     bool causal = false;
+    // causal: the global index of each matrix's first row, where the
+    // tensor is a window's block of a larger one (its origin there).
+    dim_t causal_row0 = 0;
     // Forward: src the scores, dst y. Backward: src dy, dst dx (may be the
     // same memory with the same desc). Same dims, f32 or bf16, any layout.
     memory::desc src, dst;
@@ -126,6 +130,7 @@ struct softmax_dropout_args_t {
     void *mask = nullptr;
     uint64_t seed = 0; // the dropout's, as its RNDNN_ARG_SEED
     int64_t offset = 0; // the dropout's, as its RNDNN_ARG_OFFSET
+    uint64_t stream = 0; // the dropout's, as its RNDNN_ARG_STREAM
     int nthr = 1;
 };
 

@@ -288,6 +288,79 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
     return {drawn_seed, drawn_offset};
 }
 
+// Softmax-dropout along the last dim (rndnn::softmax_dropout): forward in
+// training (the scores src -> dst, the stats written, the mask too if
+// given) or backward (dy as src, the
+// scores and the stats -> dx as dst, which may be dy; the mask read if
+// given, else recomputed). global_shape/origin: the window (empty: none).
+// The GIL is released while the primitive runs. Returns the (seed, offset)
+// used.
+std::pair<std::int64_t, std::int64_t> softmax_dropout(py::array src,
+        py::array dst, py::array stats, std::optional<py::array> scores,
+        std::optional<py::array> mask, const std::vector<std::int64_t> &shape,
+        const std::string &dtype, const std::string &mask_dtype,
+        bool backward, double rate, bool causal,
+        const std::string &method, int bits, const std::string &alg,
+        const std::string &name, std::uint64_t stream, std::int64_t seed,
+        std::int64_t offset, rndnn::generator *generator,
+        const std::vector<std::int64_t> &global_shape,
+        const std::vector<std::int64_t> &origin) {
+    rndnn::softmax_dropout::desc d;
+    d.prop = backward ? rndnn::prop_kind::backward
+                      : rndnn::prop_kind::forward_training;
+    d.src = d.dst = dense(shape, dtype);
+    d.stats = true;
+    d.causal = causal;
+    if (mask) d.mask = dense(shape, mask_dtype);
+    d.rate = rate;
+    d.alg = rndnn::str2alg(alg);
+    d.method = to_method(method);
+    d.bits = bits;
+    d.name = name;
+    d.with_offset = true;
+    d.global_dims = rndnn::dims(global_shape.begin(), global_shape.end());
+    d.origin = rndnn::dims(origin.begin(), origin.end());
+    static recent_primitives_t<rndnn::softmax_dropout::desc,
+            rndnn::softmax_dropout>
+            recent;
+    const auto prim = recent.get(d, [&] {
+        return rndnn::softmax_dropout(rndnn::softmax_dropout::primitive_desc(d));
+    });
+    const rndnn::memory::desc stats_md
+            = rndnn::softmax_dropout::stats_desc(d.src.get_dims());
+    std::uint8_t *s = dense_data(src, d.src, backward ? "dy" : "x", false);
+    std::uint8_t *t = dense_data(dst, d.dst, "out", true);
+    std::uint8_t *st = dense_data(stats, stats_md, "stats", !backward);
+    std::uint8_t *x = scores ? dense_data(*scores, d.src, "x", false) : nullptr;
+    std::uint8_t *m = mask ? dense_data(*mask, d.mask, "mask", !backward)
+                           : nullptr;
+    rndnn::dim_t elements = 1;
+    for (const std::int64_t n : global_shape.empty() ? shape : global_shape)
+        elements *= n;
+    // A backward with its mask draws nothing.
+    const auto [drawn_seed, drawn_offset] = !(backward && m)
+            ? draw(seed, offset, generator, elements)
+            : std::make_pair(seed, offset);
+    std::unordered_map<int, rndnn::memory> args {
+            {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
+                    rndnn::memory(d.src, s)},
+            {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
+                    rndnn::memory(d.dst, t)},
+            {RNDNN_ARG_STATS, rndnn::memory(stats_md, st)},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(drawn_offset)},
+            {RNDNN_ARG_STREAM,
+                    rndnn::memory::scalar(static_cast<std::int64_t>(stream))}};
+    if (x) args.emplace(RNDNN_ARG_SRC, rndnn::memory(d.src, x));
+    if (m) args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, m));
+    {
+        py::gil_scoped_release unlocked;
+        prim->execute(kernel_stream(), args);
+    }
+    if (m && !backward) clear_unused_bits(m, d.mask);
+    return {drawn_seed, drawn_offset};
+}
+
 // The exception of an integer argument outside its range: rndnn.Error
 // (so a ValueError) and OverflowError both, as Python's own conversions
 // raise OverflowError. Made in PYBIND11_MODULE.
@@ -554,4 +627,18 @@ PYBIND11_MODULE(_rndnn, m) {
     // (advise_huge_pages above); returns the bytes advised.
     m.def("advise_huge_pages", &advise_huge_pages, py::arg("address"),
             py::arg("nbytes"));
+
+    // softmax_dropout(src, dst, stats, scores, mask, shape, dtype,
+    // mask_dtype, backward, rate, causal, method, bits, alg, name, stream, seed,
+    // offset, generator, global_shape, origin): returns the (seed, offset)
+    // used; the generator as generate's.
+    m.def("softmax_dropout", &softmax_dropout, py::arg("src"), py::arg("dst"),
+            py::arg("stats"), py::arg("scores").none(true),
+            py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
+            py::arg("mask_dtype"), py::arg("backward"), py::arg("rate"),
+            py::arg("causal"), py::arg("method"), py::arg("bits"),
+            py::arg("alg"), py::arg("name"), py::arg("stream"),
+            py::arg("seed"), py::arg("offset"),
+            py::arg("generator").none(true), py::arg("global_shape"),
+            py::arg("origin"));
 }

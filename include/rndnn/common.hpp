@@ -132,6 +132,9 @@ inline constexpr int RNDNN_ARG_DIFF_DST = 18;
 inline constexpr int RNDNN_ARG_DIFF_SRC = 19;
 /// Dropout's keep mask (bit or u8), written forward, read backward.
 inline constexpr int RNDNN_ARG_MASK = 20;
+/// Softmax-dropout's row stats (f32 {rows, 2}), written forward, read
+/// backward.
+inline constexpr int RNDNN_ARG_STATS = 21;
 /// Seed: s32 or s64 (chosen at creation), a host scalar or a one-element
 /// memory (chosen at creation).
 inline constexpr int RNDNN_ARG_SEED = 33;

@@ -13,6 +13,7 @@
 #include "rndnn/memory.hpp"
 #include "rndnn/npy.hpp"
 #include "rndnn/rng.hpp"
+#include "rndnn/softmax_dropout.hpp"
 #include "rndnn/verify.hpp"
 #include "rndnn/version.hpp"
 

@@ -90,4 +90,26 @@ def dropout_backward(dy: Array, p: Optional[float] = ..., *,
                      rate: Optional[float] = ...) -> Any: ...
 
 
+def softmax_dropout(x: Array, p: float = ..., *, seed: Optional[int] = ...,
+                    offset: Optional[int] = ..., stream: int = ...,
+                    generator: Optional[Generator] = ..., causal: bool = ...,
+                    mask: Optional[Literal["bit", "u8"]] = ...,
+                    global_shape: Optional[Size] = ...,
+                    origin: Optional[Size] = ..., alg: str = ...,
+                    method: Method = ..., name: Optional[str] = ...,
+                    out: Optional[Array] = ...
+                    ) -> Tuple[Any, Any, Optional[Any]]: ...
+
+
+def softmax_dropout_backward(dy: Array, x: Array, stats: Array,
+                             p: float = ..., *, mask: Optional[Array] = ...,
+                             seed: Optional[int] = ...,
+                             offset: Optional[int] = ..., stream: int = ...,
+                             causal: bool = ...,
+                             global_shape: Optional[Size] = ...,
+                             origin: Optional[Size] = ..., alg: str = ...,
+                             method: Method = ..., name: Optional[str] = ...,
+                             out: Optional[Array] = ...) -> Any: ...
+
+
 def unpackbits(packed: Array, shape: Size) -> np.ndarray: ...

@@ -653,3 +653,180 @@ def unpackbits(packed, shape):
                     f"({(n + 7) // 8} bytes)")
     return np.unpackbits(packed.view(np.uint8).reshape(-1), count=n,
                          bitorder="little").reshape(shape)
+
+
+def _window(global_shape, origin, shape):
+    """(global dims, origin) lists of a window, [] for none: @origin goes
+    with @global_shape (the library checks that the block fits)."""
+    if global_shape is None:
+        if origin is not None:
+            raise TypeError("origin= goes with global_shape=: the origin of "
+                            "the block in the global tensor")
+        return [], []
+    g = _shape(global_shape, "global_shape")
+    o = [] if origin is None else list(_shape(origin, "origin"))
+    if len(g) != len(shape):
+        raise Error(f"global_shape {g} has {len(g)} dims, the block "
+                    f"{tuple(shape)} has {len(shape)}")
+    return list(g), o
+
+
+def _softmax_dropout(src, p, backward, scores, stats, mask, mask_dtype,
+                     source, *, causal, stream, global_shape, origin, alg,
+                     method, name, out):
+    """(out, (seed, offset) used) of softmax_dropout's forward or backward;
+    @stats: the array to write (forward) or read; @source: _source()'s."""
+    x_name = "dy" if backward else "x"
+    s, dtype = _view(src, x_name)
+    if dtype not in ("f32", "bf16"):
+        raise Error(f"softmax_dropout takes f32 or bf16 data, not "
+                    f"{src.dtype}")
+    shape = list(src.shape)
+    if not shape:
+        raise Error(f"softmax_dropout needs {x_name} of 1 dim or more (the "
+                    "softmax runs along the last), not a scalar")
+    window = _window(global_shape, origin, shape)
+    if out is None:
+        out = _new(_is_tensor(src), tuple(shape), dtype)
+    d, out_dtype = _view(out, "out", written=True)
+    if out_dtype != dtype:
+        raise Error(f"out is {out.dtype}, the data is {src.dtype}")
+    _overlap(d, s, "out", x_name, same=True)
+    st, st_dtype = _view(stats, "stats", written=not backward)
+    if st_dtype != "f32" or tuple(st.shape) != tuple(shape[:-1]) + (2,):
+        raise Error(f"stats is {stats.dtype} of shape {tuple(st.shape)}, "
+                    f"not float32 of shape {tuple(shape[:-1]) + (2,)} (the "
+                    "forward's)")
+    x = None
+    if scores is not None:
+        x, x_dtype = _view(scores, "x")
+        if x_dtype != dtype or list(x.shape) != shape:
+            raise Error(f"x is {scores.dtype} of shape {tuple(x.shape)}, dy "
+                        f"{src.dtype} of shape {tuple(shape)}: x must be "
+                        "the forward's scores")
+        _overlap(d, x, "out", "x")
+    m = None
+    if mask is not None:
+        m, _ = _view(mask, "mask", written=not backward)
+        _overlap(d, m, "out", "mask")
+    kind, bits = _method(method)
+    if kind == "onednn":
+        raise Error("softmax_dropout has no method 'onednn'; its methods are "
+                    "'auto', 'threshold32', 'bytewise' and 'bitsliced:B'")
+    drawn = _rndnn.softmax_dropout(
+        s, d, st, x, m, shape, dtype, mask_dtype, backward, p,
+        bool(causal), kind, bits, _string(alg, "alg"),
+        "" if name is None else _string(name, "name"),
+        _integer(stream, "stream"), *source, *window)
+    return out, drawn
+
+
+def _softmax_dropout_forward(x, p, source, mask, causal, stream,
+                             global_shape, origin, alg, method, name, out):
+    """(y, stats, mask, (seed, offset) used) of softmax_dropout's forward,
+    without autograd; @source: _source()'s."""
+    _array(x, "x")
+    if mask not in ("bit", "u8", None):
+        raise Error(f"unknown mask '{mask}': \"bit\", \"u8\" or None")
+    torch_like = _is_tensor(x)
+    stats = _new(torch_like, tuple(x.shape[:-1]) + (2,), "f32")
+    m = (_new(torch_like, _mask_shape(tuple(x.shape), mask), "u8")
+         if mask else None)
+    y, drawn = _softmax_dropout(
+        x, p, False, None, stats, m, mask or "", source,
+        causal=causal, stream=stream, global_shape=global_shape,
+        origin=origin, alg=alg, method=method, name=name, out=out)
+    return y, stats, m, drawn
+
+
+def _softmax_dropout_backward(dy, x, stats, p, mask, seed, offset, causal,
+                              stream, global_shape, origin, alg, method, name,
+                              out):
+    """softmax_dropout_backward's dx, without autograd; @p checked."""
+    _array(dy, "dy")
+    mask_dtype = ""
+    if mask is not None:
+        # A u8 mask has dy's shape, a bit mask is 1-D (packed).
+        shape = tuple(dy.shape)
+        packed = _mask_shape(shape, "bit")
+        m, _ = _view(mask, "mask")
+        if m.shape == shape:
+            mask_dtype = "u8"
+        elif m.shape == packed:
+            mask_dtype = "bit"
+        else:
+            raise Error(f"mask is {mask.dtype} of shape {m.shape}; for dy of "
+                        f"shape {shape}, a mask is u8 of that shape or "
+                        f"packed bits of shape {packed}")
+        if seed is None:
+            seed = 0  # not read: the mask is given
+    elif seed is None:
+        raise TypeError("softmax_dropout_backward() needs the forward's mask= "
+                        "or its seed= (and offset=) to recompute the mask")
+    return _softmax_dropout(
+        dy, p, True, x, stats, mask, mask_dtype,
+        _source(seed, offset, None), causal=causal, stream=stream,
+        global_shape=global_shape, origin=origin, alg=alg, method=method,
+        name=name, out=out)[0]
+
+
+def softmax_dropout(x, p=0.5, *, seed=None, offset=None, stream=0,
+                    generator=None, causal=False, mask=None, global_shape=None,
+                    origin=None, alg=_ALG, method="auto", name=None, out=None):
+    """Attention's softmax and dropout, fused: y = dropout(softmax(x)) along
+    the last dim, in training (docs/python.md, "Attention dropout").
+
+    x: a C-contiguous f32 or bf16 (uint16 in NumPy) array or torch CPU
+    tensor of scores, 1 dim or more. p: the probability of dropping an
+    element, in [0, 1]. The keep mask is rndnn.dropout's of the same shape,
+    p, seed, offset, stream, alg and method, bit for bit: without seed=,
+    drawn from generator= or rndnn.default_generator, which moves on by
+    the mask's elements (the global tensor's with a window). causal: row i
+    of each matrix (i: the index along the dim before the last) keeps only
+    its first i + 1 elements. mask: None (the default: backward recomputes
+    it from the seed), "bit" (packed uint8 of ceil(n/8)) or "u8" (0/1 of
+    x's shape). global_shape, origin: x is the block at origin (zeros by
+    default) of a tensor of global_shape, of whole rows (the last dim is
+    x's): its mask is that block of the global tensor's, and causal rows
+    count from the global row, so shards of heads or batches draw the
+    unsharded tensor's dropout. out: where y goes (may be x).
+
+    Returns (y, stats, mask): stats, float32 of shape x.shape[:-1] + (2,),
+    holds each row's max and 1 / sum, which softmax_dropout_backward
+    takes with x to rebuild the probabilities; mask None when not kept. A
+    torch x that requires grad gives a y that backpropagates.
+    """
+    p = _probability(p, None, "softmax_dropout")
+    _array(x, "x")
+    source = _source(seed, offset, generator)
+    if _wants_grad(x):
+        if out is not None:
+            raise RuntimeError("x requires grad and out= is given: autograd "
+                               "does not record writes into out")
+        from . import torch as rt
+        return rt._softmax_dropout_with_grad(x, p, source, mask, causal,
+                                             stream, global_shape, origin,
+                                             alg, method, name)
+    y, stats, m, _ = _softmax_dropout_forward(
+        x, p, source, mask, causal, stream, global_shape, origin, alg,
+        method, name, out)
+    return y, stats, m
+
+
+def softmax_dropout_backward(dy, x, stats, p=0.5, *, mask=None, seed=None,
+                             offset=None, stream=0, causal=False,
+                             global_shape=None, origin=None, alg=_ALG,
+                             method="auto", name=None, out=None):
+    """The gradient of softmax_dropout's y with respect to x: dx = P * (dp
+    - sum(P * dp)) along the last dim, dp = keep ? dy / (1 - p) : 0, P the
+    softmax rebuilt from the scores x and the forward's stats.
+
+    mask: the mask softmax_dropout returned ("bit" or "u8"), or None to
+    recompute it from the forward's seed (required then), offset, stream,
+    alg, method and window (global_shape, origin); causal as the forward's.
+    out: where dx goes (may be dy). No autograd: the result is detached.
+    """
+    p = _probability(p, None, "softmax_dropout_backward")
+    return _softmax_dropout_backward(dy, x, stats, p, mask, seed, offset,
+                                     causal, stream, global_shape, origin,
+                                     alg, method, name, out)

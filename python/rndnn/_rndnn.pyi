@@ -50,4 +50,15 @@ def dropout(src: np.ndarray, dst: np.ndarray, mask: Optional[np.ndarray],
             offset: int, generator: Optional[Generator]) -> Tuple[int, int]: ...
 
 
+# Returns the (seed, offset) used; global_shape and origin empty: no window.
+def softmax_dropout(src: np.ndarray, dst: np.ndarray, stats: np.ndarray,
+                    scores: Optional[np.ndarray], mask: Optional[np.ndarray],
+                    shape: Sequence[int], dtype: str, mask_dtype: str,
+                    backward: bool, rate: float, causal: bool,
+                    method: str, bits: int, alg: str, name: str, stream: int,
+                    seed: int, offset: int, generator: Optional[Generator],
+                    global_shape: Sequence[int],
+                    origin: Sequence[int]) -> Tuple[int, int]: ...
+
+
 def advise_huge_pages(address: int, nbytes: int) -> int: ...

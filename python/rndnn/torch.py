@@ -9,23 +9,32 @@ an empty state_dict) that keep a 1-bit mask for the backward pass, or none
 as the mask's seed: torch.manual_seed (or reseeding the generator given)
 replays the masks, as it does torch's own dropout's.
 
-replace_dropout(model) swaps torch's dropout modules for these. The
-modules script and trace (torch.jit) through the operator
-torch.ops.rndnn.dropout, registered here.
+MultiheadAttention is torch.nn.MultiheadAttention whose dropout of the
+attention probabilities is rndnn's fused softmax-dropout
+(softmax_dropout, SoftmaxDropoutFunction).
+
+replace_dropout(model) swaps torch's dropout modules and
+MultiheadAttention for these. The modules script and trace (torch.jit)
+through the operators torch.ops.rndnn.dropout and softmax_dropout,
+registered here.
 """
+import math
 import numbers
 import secrets
 import warnings
+from typing import Optional, Tuple
 
 import torch
 import torch.fx
+import torch.nn.functional as F
 
 from . import _arrays
 from ._rndnn import Error, Generator
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
-           "dropout3d", "replace_dropout"]
+           "dropout3d", "replace_dropout", "MultiheadAttention",
+           "SoftmaxDropoutFunction", "softmax_dropout"]
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -519,17 +528,407 @@ class Dropout3d(_Mixin, torch.nn.Dropout3d):
         self._setup(mask, generator)
 
 
+# --- attention's dropout -----------------------------------------------------
+
+
+def _check_shard(shard):
+    """(global_shape, origin) of shard=, or (None, None) without one."""
+    if shard is None:
+        return None, None
+    if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+        raise TypeError("shard must be a pair (global_shape, origin), not "
+                        f"{type(shard).__name__} {shard!r}")
+    return tuple(shard[0]), tuple(shard[1])
+
+
+def _softmax(scores, causal, row0):
+    """torch's softmax along the last dim; @causal: row i of each matrix
+    keeps its first row0 + i + 1 elements."""
+    if causal:
+        rows, n = scores.shape[-2], scores.shape[-1]
+        future = torch.ones(rows, n, dtype=torch.bool).triu(1 + row0)
+        scores = scores.masked_fill(future, float("-inf"))
+    return torch.softmax(scores, -1)
+
+
+class SoftmaxDropoutFunction(torch.autograd.Function):
+    """y = dropout(softmax(x)) along the last dim, fused (rndnn.
+    softmax_dropout); saves the scores and the row stats (2 floats a row),
+    not the probabilities, and the mask as bits (mask "bit") or nothing
+    (None: recomputed).
+
+    SoftmaxDropoutFunction.apply(x, p, seed, offset, causal=False,
+    mask="bit", global_shape=None, origin=None, stream=0,
+    alg="philox4x32_10", method="auto", name=None, generator=None): the
+    arguments of rndnn.softmax_dropout; generator (an rndnn.Generator)
+    gives the seed and offset instead, which are then None. Once
+    differentiable: f32 and bf16 only, so gradcheck's double does not
+    apply.
+    """
+
+    @staticmethod
+    def forward(ctx, x, p, seed, offset, causal=False, mask="bit",
+                global_shape=None, origin=None, stream=0,
+                alg="philox4x32_10", method="auto", name=None,
+                generator=None, sink=None):
+        x = x.contiguous()
+        y, stats, m, (seed, offset) = _arrays._softmax_dropout_forward(
+            x, p, _arrays._source(seed, offset, generator), mask, causal,
+            stream, global_shape, origin, alg, method, name, None)
+        ctx.save_for_backward(x, stats)
+        ctx.args = (p, m, seed, offset, causal, stream, global_shape, origin,
+                    alg, method, name)
+        if sink is not None:
+            sink.append((stats, m))  # rndnn.softmax_dropout's
+        return y
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dy):
+        x, stats = ctx.saved_tensors
+        p, m, seed, offset, causal, stream, global_shape, origin, alg, \
+            method, name = ctx.args
+        dx = _arrays._softmax_dropout_backward(
+            dy.contiguous(), x, stats, p, m, seed, offset, causal, stream,
+            global_shape, origin, alg, method, name, None)
+        return (dx,) + (None,) * 13
+
+
+def _softmax_dropout_with_grad(x, p, source, mask, causal, stream,
+                               global_shape, origin, alg, method, name):
+    """rndnn.softmax_dropout's (y, stats, mask) of a tensor that requires
+    grad; @source: rndnn._source()'s."""
+    seed, offset, generator = source
+    if generator is not None:
+        seed = offset = None
+    sink = []
+    y = SoftmaxDropoutFunction.apply(x, p, seed, offset, causal, mask,
+                                     global_shape, origin, stream, alg,
+                                     method, name, generator, sink)
+    return (y,) + sink[0]
+
+
+def softmax_dropout(scores, p=0.5, training=True, *, causal=False,
+                    generator=None, shard=None, mask="bit"):
+    """dropout(softmax(scores, -1), p, training), fused, with rndnn's
+    mask: attention's probabilities and their dropout in one pass, and a
+    backward that keeps the scores and two floats a row (the row's max and
+    1 / sum) instead of the probabilities.
+
+    Each training call draws its seed as rndnn.torch.dropout does: from
+    @generator (a torch.Generator, or an rndnn.Generator whose offset
+    moves on by the mask's elements), torch's default generator without
+    one, so torch.manual_seed replays it. scores: f32 or bf16 on the CPU.
+    causal: row i of each matrix keeps only its first i + 1 scores.
+    shard: (global_shape, origin): scores is that block of whole rows of a
+    tensor of global_shape (tensor-parallel heads), whose mask is the
+    global tensor's block. mask: "bit" keeps the mask for the backward
+    pass (n/8 bytes), None recomputes it. In eval mode or at p = 0, torch's
+    softmax (causal as above).
+    """
+    _check_p(p)
+    _check_generator(generator)
+    _check_mask(mask)
+    if not isinstance(scores, torch.Tensor):
+        raise TypeError("softmax_dropout(): argument 'scores' must be Tensor, "
+                        f"not {type(scores).__name__}")
+    global_shape, origin = _check_shard(shard)
+    if not training or p == 0.0:
+        row0 = origin[-2] if causal and origin and len(origin) >= 2 else 0
+        return _softmax(scores, causal, row0)
+    if scores.dtype not in (torch.float32, torch.bfloat16):
+        raise Error(f"softmax_dropout takes f32 or bf16 scores, not "
+                    f"{scores.dtype}")
+    if scores.device.type != "cpu":
+        raise Error(f"scores is on {scores.device}, rndnn runs on the CPU")
+    seed, offset, g = _draw(generator)
+    if scores.requires_grad and torch.is_grad_enabled():
+        return SoftmaxDropoutFunction.apply(
+            scores, p, seed, offset, causal, mask, global_shape, origin, 0,
+            _arrays._ALG, "auto", None, g)
+    y, _, _, _ = _arrays._softmax_dropout_forward(
+        scores.contiguous(), p, _arrays._source(seed, offset, g), None,
+        causal, 0, global_shape, origin, _arrays._ALG, "auto", None, None)
+    return y
+
+
+# torch.ops.rndnn.softmax_dropout: MultiheadAttention's dropout under
+# torch.jit.script and trace, as torch.ops.rndnn.dropout is the dropout
+# modules'.
+_library.define("softmax_dropout(Tensor scores, float p, bool keep_mask, "
+                "int generator) -> Tensor", alias_analysis="CONSERVATIVE")
+
+
+def _softmax_dropout_op(scores, p, keep_mask, generator):
+    return softmax_dropout(scores, p, True, generator=_generator(generator),
+                           mask="bit" if keep_mask else None)
+
+
+_library.impl("softmax_dropout", _softmax_dropout_op, "CPU")
+
+
+@torch.jit.script
+def _scripted_softmax_dropout(scores: torch.Tensor, p: float,
+                              keep_mask: bool,
+                              generator: int) -> torch.Tensor:
+    """MultiheadAttention's dropout of the attention probabilities, in
+    training at p > 0 (eager, scripted and traced alike); an unknown
+    generator key is raised here, as _scripted_dropout does."""
+    error = torch.ops.rndnn.unknown_generator(generator)
+    if error != "":
+        raise RuntimeError(error)
+    return torch.ops.rndnn.softmax_dropout(scores, p, keep_mask, generator)
+
+
+def _attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+               num_heads: int, in_proj_weight: Optional[torch.Tensor],
+               in_proj_bias: Optional[torch.Tensor],
+               bias_k: Optional[torch.Tensor], bias_v: Optional[torch.Tensor],
+               add_zero_attn: bool, dropout_p: float,
+               out_proj_weight: torch.Tensor,
+               out_proj_bias: Optional[torch.Tensor], training: bool,
+               key_padding_mask: Optional[torch.Tensor], need_weights: bool,
+               attn_mask: Optional[torch.Tensor],
+               use_separate_proj_weight: bool,
+               q_proj_weight: Optional[torch.Tensor],
+               k_proj_weight: Optional[torch.Tensor],
+               v_proj_weight: Optional[torch.Tensor],
+               average_attn_weights: bool, keep_mask: bool,
+               generator: int) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+    """torch 1.13's F.multi_head_attention_forward (without static_k/v),
+    its steps and checks in its order, with rndnn's fused softmax-dropout
+    of the attention probabilities in training at dropout_p > 0."""
+    is_batched = F._mha_shape_check(query, key, value, key_padding_mask,
+                                    attn_mask, num_heads)
+    if not is_batched:
+        query = query.unsqueeze(1)
+        key = key.unsqueeze(1)
+        value = value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len, _, _ = key.shape
+    if key_padding_mask is not None:
+        if (key_padding_mask.dtype != torch.bool
+                and not torch.is_floating_point(key_padding_mask)):
+            raise AssertionError("only bool and floating types of "
+                                 "key_padding_mask are supported")
+    head_dim = embed_dim // num_heads
+    assert head_dim * num_heads == embed_dim, \
+        f"embed_dim {embed_dim} not divisible by num_heads {num_heads}"
+    if use_separate_proj_weight:
+        assert key.shape[:2] == value.shape[:2], \
+            f"key's sequence and batch dims {key.shape[:2]} do not match " \
+            f"value's {value.shape[:2]}"
+        assert q_proj_weight is not None, \
+            "use_separate_proj_weight is True but q_proj_weight is None"
+        assert k_proj_weight is not None, \
+            "use_separate_proj_weight is True but k_proj_weight is None"
+        assert v_proj_weight is not None, \
+            "use_separate_proj_weight is True but v_proj_weight is None"
+        if in_proj_bias is None:
+            b_q = b_k = b_v = None
+        else:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+        q, k, v = F._in_projection(query, key, value, q_proj_weight,
+                                   k_proj_weight, v_proj_weight, b_q, b_k,
+                                   b_v)
+    else:
+        assert key.shape == value.shape, \
+            f"key shape {key.shape} does not match value shape {value.shape}"
+        assert in_proj_weight is not None, \
+            "use_separate_proj_weight is False but in_proj_weight is None"
+        q, k, v = F._in_projection_packed(query, key, value, in_proj_weight,
+                                          in_proj_bias)
+
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.uint8:
+            warnings.warn("Byte tensor for attn_mask in nn.MultiheadAttention "
+                          "is deprecated. Use bool tensor instead.")
+            attn_mask = attn_mask.to(torch.bool)
+        else:
+            assert attn_mask.is_floating_point() \
+                or attn_mask.dtype == torch.bool, \
+                "Only float, byte, and bool types are supported for " \
+                f"attn_mask, not {attn_mask.dtype}"
+        if attn_mask.dim() == 2:
+            correct_2d_size = (tgt_len, src_len)
+            if attn_mask.shape != correct_2d_size:
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, "
+                    f"but should be {correct_2d_size}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            correct_3d_size = (bsz * num_heads, tgt_len, src_len)
+            if attn_mask.shape != correct_3d_size:
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, "
+                    f"but should be {correct_3d_size}.")
+        else:
+            raise RuntimeError(
+                f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        k = torch.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = torch.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    else:
+        assert bias_k is None
+        assert bias_v is None
+
+    q = q.contiguous().view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.contiguous().view(k.shape[0], bsz * num_heads,
+                            head_dim).transpose(0, 1)
+    v = v.contiguous().view(v.shape[0], bsz * num_heads,
+                            head_dim).transpose(0, 1)
+    if add_zero_attn:
+        zero_attn_shape = (bsz * num_heads, 1, head_dim)
+        k = torch.cat([k, torch.zeros(zero_attn_shape, dtype=k.dtype,
+                                      device=k.device)], dim=1)
+        v = torch.cat([v, torch.zeros(zero_attn_shape, dtype=v.dtype,
+                                      device=v.device)], dim=1)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    src_len = k.size(1)
+
+    if key_padding_mask is not None:
+        kpm_size = (bsz, src_len)
+        assert key_padding_mask.shape == kpm_size, \
+            f"expecting key_padding_mask shape of {kpm_size}, but " \
+            f"got {key_padding_mask.shape}"
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        if attn_mask is None:
+            attn_mask = key_padding_mask
+        elif attn_mask.dtype == torch.bool:
+            attn_mask = attn_mask.logical_or(key_padding_mask)
+        else:
+            attn_mask = attn_mask.masked_fill(key_padding_mask, float("-inf"))
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        new_attn_mask = torch.zeros_like(attn_mask, dtype=q.dtype)
+        new_attn_mask.masked_fill_(attn_mask, float("-inf"))
+        attn_mask = new_attn_mask
+
+    # The scores (bsz * num_heads, tgt_len, src_len): the mask's element
+    # index is that of (bsz, num_heads, tgt_len, src_len).
+    q_scaled = q / math.sqrt(float(head_dim))
+    if attn_mask is not None:
+        weights = torch.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+    else:
+        weights = torch.bmm(q_scaled, k.transpose(-2, -1))
+    if training and dropout_p > 0.0:
+        weights = _scripted_softmax_dropout(weights, dropout_p, keep_mask,
+                                            generator)
+    else:
+        weights = torch.softmax(weights, dim=-1)
+
+    attn_output = torch.bmm(weights, v)
+    attn_output = attn_output.transpose(0, 1).contiguous().view(
+        tgt_len * bsz, embed_dim)
+    attn_output = F.linear(attn_output, out_proj_weight, out_proj_bias)
+    attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
+    if need_weights:
+        # torch returns the weights after the dropout.
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.sum(dim=1) / num_heads
+        if not is_batched:
+            attn_output = attn_output.squeeze(1)
+            weights = weights.squeeze(0)
+        return attn_output, weights
+    if not is_batched:
+        attn_output = attn_output.squeeze(1)
+    return attn_output, None
+
+
+class MultiheadAttention(_Mixin, torch.nn.MultiheadAttention):
+    """torch.nn.MultiheadAttention(embed_dim, num_heads, dropout=0.0,
+    bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None,
+    vdim=None, batch_first=False, device=None, dtype=None), its parameters
+    and state_dict, whose dropout of the attention probabilities in
+    training is rndnn's fused softmax-dropout (rndnn.torch.softmax_dropout),
+    its seed drawn from torch's default generator or generator= (see
+    rndnn.torch). In eval mode or at dropout 0, torch's forward (its fast
+    path included). mask: "bit" (the default) keeps the probabilities'
+    mask as bits for the backward pass, None recomputes it.
+    """
+
+    def __init__(self, *args, mask="bit", generator=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._setup(mask, generator)
+
+    def _setup(self, mask, generator):
+        _check_mask(mask)
+        self.mask = mask
+        self._keep_mask = mask is not None
+        self.generator = generator
+
+    def forward(self, query: torch.Tensor, key: torch.Tensor,
+                value: torch.Tensor,
+                key_padding_mask: Optional[torch.Tensor] = None,
+                need_weights: bool = True,
+                attn_mask: Optional[torch.Tensor] = None,
+                average_attn_weights: bool = True
+                ) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        if not (torch.jit.is_scripting() or torch.jit.is_tracing()):
+            if not self.training or self.dropout == 0.0:
+                # torch's own (not _Mixin's, the dropouts').
+                return torch.nn.MultiheadAttention.forward(
+                    self, query, key, value, key_padding_mask=key_padding_mask,
+                    need_weights=need_weights, attn_mask=attn_mask,
+                    average_attn_weights=average_attn_weights)
+        is_batched = query.dim() == 3
+        if self.batch_first and is_batched:
+            # As torch: "is" kept, so that self-attention projects once.
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (query.transpose(1, 0),
+                                     key.transpose(1, 0),
+                                     value.transpose(1, 0))
+        attn_output, weights = _attention(
+            query, key, value, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn,
+            self.dropout, self.out_proj.weight, self.out_proj.bias,
+            self.training, key_padding_mask, need_weights, attn_mask,
+            not self._qkv_same_embed_dim, self.q_proj_weight,
+            self.k_proj_weight, self.v_proj_weight, average_attn_weights,
+            self._keep_mask, self._generator_key)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), weights
+        return attn_output, weights
+
+    def extra_repr(self):
+        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, "
+                f"dropout={self.dropout}"
+                + ("" if self.mask == "bit" else f", mask={self.mask!r}")
+                + ("" if self._generator is None else
+                   f", generator={self._generator!r}"))
+
+
 _REPLACEMENTS = {torch.nn.Dropout: Dropout, torch.nn.Dropout1d: Dropout1d,
-                 torch.nn.Dropout2d: Dropout2d, torch.nn.Dropout3d: Dropout3d}
+                 torch.nn.Dropout2d: Dropout2d, torch.nn.Dropout3d: Dropout3d,
+                 torch.nn.MultiheadAttention: MultiheadAttention}
 
 
 def replace_dropout(model, *, mask="bit", generator=None):
-    """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d in
-    @model (recursively; exactly those types, not subclasses) for
-    rndnn.torch's, and returns the model (the new module when @model is
+    """Swaps every torch.nn.Dropout, Dropout1d, Dropout2d, Dropout3d and
+    MultiheadAttention in @model (recursively; exactly those types, not
+    subclasses) for rndnn.torch's, so that nn.Transformer and its layers
+    draw all their dropout from rndnn, and returns the model (the new module when @model is
     itself one of those). Each new module takes over all that the one it
-    replaces held: p, inplace, the training mode, its hooks (whose
-    handles still remove them), buffers, parameters and any other
+    replaces held: p (MultiheadAttention's dropout), inplace, the training
+    mode, its hooks (whose handles still remove them), buffers, parameters
+    (the same Parameter objects) and any other
     attribute but rndnn's own (mask, generator). A module found at several
     places is replaced by one module."""
     _check_mask(mask)

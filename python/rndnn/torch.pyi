@@ -1,5 +1,5 @@
 # Stubs of rndnn.torch (docs/python.md).
-from typing import Literal, Optional, TypeVar, Union
+from typing import Literal, Optional, Sequence, Tuple, TypeVar, Union
 
 import torch
 
@@ -53,6 +53,27 @@ class Dropout3d(torch.nn.Dropout3d):
     generator: AnyGenerator
     def __init__(self, p: float = ..., inplace: bool = ..., *,
                  mask: Mask = ..., generator: AnyGenerator = ...) -> None: ...
+
+
+class SoftmaxDropoutFunction(torch.autograd.Function): ...
+
+
+def softmax_dropout(scores: torch.Tensor, p: float = ..., training: bool = ...,
+                    *, causal: bool = ..., generator: AnyGenerator = ...,
+                    shard: Optional[Tuple[Sequence[int], Sequence[int]]] = ...,
+                    mask: Mask = ...) -> torch.Tensor: ...
+
+
+class MultiheadAttention(torch.nn.MultiheadAttention):
+    mask: Mask
+    generator: AnyGenerator
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = ...,
+                 bias: bool = ..., add_bias_kv: bool = ...,
+                 add_zero_attn: bool = ..., kdim: Optional[int] = ...,
+                 vdim: Optional[int] = ..., batch_first: bool = ...,
+                 device: Optional[torch.device] = ...,
+                 dtype: Optional[torch.dtype] = ..., *, mask: Mask = ...,
+                 generator: AnyGenerator = ...) -> None: ...
 
 
 def replace_dropout(model: M, *, mask: Mask = ...,
