@@ -655,22 +655,6 @@ def unpackbits(packed, shape):
                          bitorder="little").reshape(shape)
 
 
-def _window(global_shape, origin, shape):
-    """(global dims, origin) lists of a window, [] for none: @origin goes
-    with @global_shape (the library checks that the block fits)."""
-    if global_shape is None:
-        if origin is not None:
-            raise TypeError("origin= goes with global_shape=: the origin of "
-                            "the block in the global tensor")
-        return [], []
-    g = _shape(global_shape, "global_shape")
-    o = [] if origin is None else list(_shape(origin, "origin"))
-    if len(g) != len(shape):
-        raise Error(f"global_shape {g} has {len(g)} dims, the block "
-                    f"{tuple(shape)} has {len(shape)}")
-    return list(g), o
-
-
 def _softmax_dropout(src, p, backward, scores, stats, mask, mask_dtype,
                      source, *, causal, stream, global_shape, origin, alg,
                      method, name, out):
