@@ -9,12 +9,18 @@ an empty state_dict) that keep a 1-bit mask for the backward pass, or none
 as the mask's seed: torch.manual_seed (or reseeding the generator given)
 replays the masks, as it does torch's own dropout's.
 
+shard=(global_shape, origin) makes the input the block at origin of a
+global tensor, and the mask that block of the whole tensor's: ranks
+that draw the same seed hold the blocks of one mask. rndnn.torch.init
+holds torch.nn.init's initialisers, with shard= as well.
+
 replace_dropout(model) swaps torch's dropout modules for these. The
 modules script and trace (torch.jit) through the operator
 torch.ops.rndnn.dropout, registered here.
 """
 import numbers
 import secrets
+import sys
 import warnings
 from typing import List
 
@@ -22,11 +28,16 @@ import torch
 import torch.fx
 
 from . import _arrays
+from . import torch_init as init
 from ._rndnn import Error, Generator
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
-           "dropout3d", "replace_dropout"]
+           "dropout3d", "replace_dropout", "init"]
+
+# rndnn.torch.init, as torch.nn.init is imported: `import rndnn.torch.init`
+# finds it here (this module is no package).
+sys.modules[__name__ + ".init"] = init
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)

@@ -4,6 +4,7 @@ from typing import Literal, Optional, Sequence, Tuple, TypeVar, Union
 import torch
 
 import rndnn
+from . import torch_init as init
 
 Mask = Optional[Literal["bit"]]
 AnyGenerator = Optional[Union[torch.Generator, rndnn.Generator]]
