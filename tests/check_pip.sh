@@ -79,7 +79,8 @@ dyn = subprocess.run(["readelf", "-d", ext[0]], capture_output=True,
 assert "librndnn" not in dyn and "RPATH" not in dyn and "RUNPATH" not in dyn, dyn
 if wheel:
     names = zipfile.ZipFile(wheel).namelist()
-    for f in ("rndnn/__init__.py", "rndnn/_arrays.py", "rndnn/torch.py"):
+    for f in ("rndnn/__init__.py", "rndnn/_arrays.py", "rndnn/torch.py",
+              "rndnn/torch_init.py", "rndnn/torch_init.pyi"):
         assert f in names, names
     assert [n for n in names if n.startswith("rndnn/_rndnn.") and n.endswith(".so")], names
     assert "-cp%d%d-" % sys.version_info[:2] in os.path.basename(wheel), wheel
@@ -91,6 +92,8 @@ y = r[0] if isinstance(r, tuple) else r
 assert 4500 < int((y == 0).sum()) < 5500, y
 out = rndnn.torch.Dropout(0.5)(torch.ones(10000))
 assert 4500 < int((out == 0).sum()) < 5500, out
+import rndnn.torch.init
+assert rndnn.torch.init.normal_(torch.zeros(100)).abs().sum() > 0
 print("rndnn", rndnn.__version__, "from", rndnn.__file__)
 PY
 "$tmp/v/bin/python3" -m pip uninstall -y rndnn > /dev/null

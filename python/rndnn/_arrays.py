@@ -374,6 +374,49 @@ def _window(global_shape, origin, shape):
     return list(dims), list(at)
 
 
+def _shard_spec(shard):
+    """shard= of rndnn.torch (its modules, functions and init): None, or
+    (global_shape, origin) checked as ints and returned as two tuples of
+    one length; its fit to a tensor is _shard's to check."""
+    if shard is None:
+        return None
+    try:
+        global_shape, origin = shard
+    except (TypeError, ValueError):
+        raise TypeError("shard must be (global_shape, origin), two sequences "
+                        f"of ints, or None, not {shard!r}") from None
+    dims = _shape(global_shape, "shard's global_shape")
+    at = _shape(origin, "shard's origin")
+    if len(at) != len(dims):
+        raise Error(f"shard's origin {at} has {len(at)} dims and its "
+                    f"global_shape {dims} {len(dims)}")
+    return dims, at
+
+
+def _shard(shard, shape):
+    """(global_shape, origin) of a block of @shape at shard= (None: (None,
+    None)), checked to lie inside, naming the dim that does not: before
+    anything is drawn, so a generator never moves on for a bad block."""
+    spec = _shard_spec(shard)
+    if spec is None:
+        return None, None
+    dims, at = spec
+    shape = tuple(shape)
+    if len(dims) != len(shape):
+        raise Error(f"shard's global_shape {dims} has {len(dims)} dims and "
+                    f"the tensor {shape} {len(shape)}: a block has the "
+                    "global tensor's rank")
+    for k, (g, o, n) in enumerate(zip(dims, at, shape)):
+        if o > g:
+            raise Error(f"shard's origin {at} lies outside global_shape "
+                        f"{dims}: dim {k} starts at {o} > {g}")
+        if o + n > g:
+            raise Error(f"the tensor {shape} at shard's origin {at} does not "
+                        f"fit in global_shape {dims}: dim {k} ends at "
+                        f"{o} + {n} = {o + n} > {g}")
+    return dims, at
+
+
 def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               method="auto", alg, seed, offset, stream, generator, name,
               out, global_shape, origin):

@@ -9,6 +9,11 @@ an empty state_dict) that keep a 1-bit mask for the backward pass, or none
 as the mask's seed: torch.manual_seed (or reseeding the generator given)
 replays the masks, as it does torch's own dropout's.
 
+shard=(global_shape, origin) makes the input the block at origin of a
+global tensor, and the mask that block of the whole tensor's: ranks
+that draw the same seed hold the blocks of one mask. rndnn.torch.init
+holds torch.nn.init's initialisers, with shard= as well.
+
 MultiheadAttention is torch.nn.MultiheadAttention whose dropout of the
 attention probabilities is rndnn's fused softmax-dropout
 (softmax_dropout, SoftmaxDropoutFunction).
@@ -21,20 +26,26 @@ registered here.
 import math
 import numbers
 import secrets
+import sys
 import warnings
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 import torch.fx
 import torch.nn.functional as F
 
 from . import _arrays
+from . import torch_init as init
 from ._rndnn import Error, Generator
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
            "dropout3d", "replace_dropout", "MultiheadAttention",
-           "SoftmaxDropoutFunction", "softmax_dropout"]
+           "SoftmaxDropoutFunction", "softmax_dropout", "init"]
+
+# rndnn.torch.init, as torch.nn.init is imported: `import rndnn.torch.init`
+# finds it here (this module is no package).
+sys.modules[__name__ + ".init"] = init
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -162,11 +173,12 @@ def _dropout_with_grad(x, p, source, mask, inplace, noise_shape, stream,
 _NAMES = {0: "dropout", 1: "dropout1d", 2: "dropout2d", 3: "dropout3d"}
 
 
-def _noise_shape(x, kind):
+def _noise_shape(shape, kind):
     """The mask's shape for dropout @kind (0: elementwise, else the
-    dropout@kind d of channels), or None for x's; torch's errors and
-    warnings on the number of dims."""
-    d = x.dim()
+    dropout@kind d of channels) of data of @shape (a shard's global
+    shape: the channels are the global tensor's), or None for the data's;
+    torch's errors and warnings on the number of dims."""
+    d = len(shape)
     if kind == 0:
         return None
     if kind == 1:
@@ -209,7 +221,7 @@ def _noise_shape(x, kind):
                 "dimensions, a channel dimension, and an optional batch "
                 "dimension (i.e. 4D or 5D inputs).")
         batched = d == 5
-    shape = tuple(x.shape)
+    shape = tuple(shape)
     if not batched:
         shape = (1,) + shape
     if len(shape) < 2:
@@ -219,14 +231,17 @@ def _noise_shape(x, kind):
     return noise if batched else noise[1:]
 
 
-def _forward(x, p, training, inplace, kind, mask, generator):
+def _forward(x, p, training, inplace, kind, mask, generator, shard=None):
     """The dropout of every module and function here: x itself in eval
-    mode or at p = 0, else the dropout of a seed drawn from @generator."""
+    mode or at p = 0, else the dropout of a seed drawn from @generator;
+    @shard: (global_shape, origin) of x in a global tensor, checked in
+    every mode, or None."""
     _check_p(p)
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{_NAMES[kind]}(): argument 'input' must be Tensor, "
                         f"not {type(x).__name__}")
-    noise = _noise_shape(x, kind)
+    global_shape, origin = _arrays._shard(shard, x.shape)
+    noise = _noise_shape(x.shape if shard is None else global_shape, kind)
     if not training or p == 0.0:
         return x
     _check_mask(mask)
@@ -246,53 +261,67 @@ def _forward(x, p, training, inplace, kind, mask, generator):
         # the mask's elements from an rndnn.Generator).
         _arrays._dropout_forward(x.detach(), p, _arrays._source(seed, offset, g),
                                  None, noise, 0, _arrays._ALG, "auto", None,
-                                 None)
+                                 None, global_shape, origin)
         return x
     if x.requires_grad and torch.is_grad_enabled():
         return DropoutFunction.apply(x, p, seed, offset, mask, inplace,
                                      noise, 0, "philox4x32_10", "auto", None,
-                                     g)
+                                     g, None, global_shape, origin)
     # No backward: no mask kept, and, in place, x itself returned, as torch
     # returns it (the autograd function's output is an alias of it).
     y, _, _ = _arrays._dropout_forward(
         x if inplace else x.contiguous(), p, _arrays._source(seed, offset, g),
-        None, noise, 0, _arrays._ALG, "auto", None, x if inplace else None)
+        None, noise, 0, _arrays._ALG, "auto", None, x if inplace else None,
+        global_shape, origin)
     return y
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, generator=None,
-            mask="bit"):
+            mask="bit", shard=None):
     """torch.nn.functional.dropout's signature and results, rndnn's masks:
     each call draws its seed from @generator (a torch.Generator, or an
     rndnn.Generator whose offset moves on by input.numel()), torch's
-    default generator without one."""
+    default generator without one.
+
+    shard=(global_shape, origin): input is the block at origin of a
+    tensor of global_shape (a rank's share of it), and the result that
+    block of the whole tensor's dropout drawn from the same seed; an
+    rndnn.Generator moves on by the global count, so ranks drawing their
+    blocks from equal generators (or torch.manual_seed) keep them
+    equal."""
     _check_generator(generator)
-    return _forward(input, p, training, inplace, 0, mask, generator)
+    return _forward(input, p, training, inplace, 0, mask, generator, shard)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *,
-              generator=None, mask="bit"):
+              generator=None, mask="bit", shard=None):
     """torch.nn.functional.dropout1d: whole channels of (N, C, L) or
-    (C, L) inputs, with rndnn's masks (see dropout)."""
+    (C, L) inputs, with rndnn's masks and shard= (see dropout: the
+    channels are the global tensor's)."""
     _check_generator(generator)
-    return _forward(input, p, training, inplace, 1, mask, generator)
+    return _forward(input, p, training, inplace, 1, mask, generator,
+                    shard)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False, *,
-              generator=None, mask="bit"):
+              generator=None, mask="bit", shard=None):
     """torch.nn.functional.dropout2d: whole channels of (N, C, H, W)
     inputs (a 3-D input is (N, C, L), as torch has it, with its warning),
-    with rndnn's masks (see dropout)."""
+    with rndnn's masks and shard= (see dropout: the channels are the
+    global tensor's)."""
     _check_generator(generator)
-    return _forward(input, p, training, inplace, 2, mask, generator)
+    return _forward(input, p, training, inplace, 2, mask, generator,
+                    shard)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False, *,
-              generator=None, mask="bit"):
+              generator=None, mask="bit", shard=None):
     """torch.nn.functional.dropout3d: whole channels of (N, C, D, H, W) or
-    (C, D, H, W) inputs, with rndnn's masks (see dropout)."""
+    (C, D, H, W) inputs, with rndnn's masks and shard= (see dropout: the
+    channels are the global tensor's)."""
     _check_generator(generator)
-    return _forward(input, p, training, inplace, 3, mask, generator)
+    return _forward(input, p, training, inplace, 3, mask, generator,
+                    shard)
 
 
 # The generators of modules, by a key that TorchScript can hold (it has
@@ -361,57 +390,105 @@ def _generator(key):
 # torch.ops.rndnn.dropout: the modules' forward under torch.jit.script
 # and torch.jit.trace, which call it instead of Python. CONSERVATIVE: it
 # may write its input (inplace) and draws from a generator, so the JIT
-# neither merges two calls nor moves one.
+# neither merges two calls nor moves one. global_shape and origin are
+# shard='s, empty for none; their defaults let modules scripted before
+# they existed load and run.
 _library = torch.library.Library("rndnn", "DEF")
 _library.define("dropout(Tensor input, float p, bool train, bool inplace, "
-                "int kind, bool keep_mask, int generator) -> Tensor",
+                "int kind, bool keep_mask, int generator, "
+                "int[] global_shape=[], int[] origin=[]) -> Tensor",
                 alias_analysis="CONSERVATIVE")
 # torch.ops.rndnn.unknown_generator(key): _unknown_key's message.
 _library.define("unknown_generator(int key) -> str")
+# torch.ops.rndnn.shard_error(shape, global_shape, origin): _shard_error's.
+_library.define("shard_error(int[] shape, int[] global_shape, int[] origin) "
+                "-> str")
 
 
-def _dropout_op(input, p, train, inplace, kind, keep_mask, generator):
+def _shard_error(shape, global_shape, origin):
+    """The error of a block of @shape that does not fit at @origin in
+    @global_shape, or "" for one that does."""
+    try:
+        _arrays._shard((global_shape, origin), shape)
+    except Error as e:
+        return str(e)
+    return ""
+
+
+def _dropout_op(input, p, train, inplace, kind, keep_mask, generator,
+                global_shape=(), origin=()):
     # The generator is looked up only to draw: in eval mode, a key unknown
     # here (a module saved elsewhere) is no error.
     return _forward(input, p, train, inplace, kind,
                     "bit" if keep_mask else None,
-                    _generator(generator) if train and p != 0.0 else None)
+                    _generator(generator) if train and p != 0.0 else None,
+                    (global_shape, origin) if global_shape else None)
 
 
 _library.impl("dropout", _dropout_op, "CPU")
 _library.impl("unknown_generator", _unknown_key, "CompositeExplicitAutograd")
+_library.impl("shard_error", _shard_error, "CompositeExplicitAutograd")
 
 
 @torch.jit.script
 def _scripted_dropout(input: torch.Tensor, p: float, train: bool,
                       inplace: bool, kind: int, keep_mask: bool,
-                      generator: int) -> torch.Tensor:
+                      generator: int, global_shape: List[int],
+                      origin: List[int]) -> torch.Tensor:
     """The modules' forward under torch.jit.script and torch.jit.trace
     (which records this call, so a traced module checks its key too). An
-    unknown generator key is raised here, by TorchScript: torch 1.13's
-    interpreter drops the message of an error that the operator's Python
-    raises."""
+    unknown generator key and a block that does not fit are raised here,
+    by TorchScript: torch 1.13's interpreter drops the message of an error
+    that the operator's Python raises."""
+    if len(global_shape) != 0:
+        error = torch.ops.rndnn.shard_error(input.shape, global_shape,
+                                            origin)
+        if error != "":
+            raise RuntimeError(error)
     if train and p != 0.0:
         error = torch.ops.rndnn.unknown_generator(generator)
         if error != "":
             raise RuntimeError(error)
     return torch.ops.rndnn.dropout(input, p, train, inplace, kind, keep_mask,
-                                   generator)
+                                   generator, global_shape, origin)
 
 
 class _Mixin:
-    """What the four modules add to torch's: mask=, generator= and
-    forward."""
-    # TorchScript compiles forward alone: the generator property and the
-    # Python branch of forward are never compiled.
-    __jit_unused_properties__ = ["generator"]
+    """What the four modules add to torch's: mask=, generator=, shard=
+    and forward."""
+    # TorchScript compiles forward alone: the generator and shard
+    # properties and the Python branch of forward are never compiled.
+    __jit_unused_properties__ = ["generator", "shard"]
+    # shard as TorchScript reads it (its type said: an empty list would
+    # be taken for a list of tensors), empty for none.
+    _shard_global: List[int]
+    _shard_origin: List[int]
 
-    def _setup(self, mask, generator):
+    def _setup(self, mask, generator, shard=None):
         _check_mask(mask)
         self.mask = mask
         self._kind = self._KIND
         self._keep_mask = mask is not None
         self.generator = generator
+        self.shard = shard
+
+    @property
+    def shard(self):
+        """(global_shape, origin) of the input in a global tensor (tuples),
+        or None: configuration, not state (state_dict holds nothing of
+        it); a parallel layer may set it."""
+        if not self._shard_global:
+            return None
+        return tuple(self._shard_global), tuple(self._shard_origin)
+
+    @shard.setter
+    def shard(self, shard):
+        spec = _arrays._shard_spec(shard)
+        if spec is not None and not spec[0]:
+            raise Error("shard's global_shape is (): a 0-d tensor has no "
+                        "blocks")
+        self._shard_global = list(spec[0]) if spec else []
+        self._shard_origin = list(spec[1]) if spec else []
 
     @property
     def generator(self):
@@ -429,7 +506,8 @@ class _Mixin:
         if torch.jit.is_scripting() or torch.jit.is_tracing():
             return _scripted_dropout(
                 input, self.p, self.training, self.inplace, self._kind,
-                self._keep_mask, self._generator_key)
+                self._keep_mask, self._generator_key, self._shard_global,
+                self._shard_origin)
         if isinstance(input, torch.fx.Proxy):
             # torch.fx.symbolic_trace: a leaf, as torch.nn's dropouts are
             # (its default tracer traces through modules outside torch.nn),
@@ -439,13 +517,14 @@ class _Mixin:
             return tracer.create_proxy(
                 "call_module", tracer.path_of_module(self), (input,), {})
         return _forward(input, self.p, self.training, self.inplace,
-                        self._kind, self.mask, self._generator)
+                        self._kind, self.mask, self._generator, self.shard)
 
     def extra_repr(self):
         return super().extra_repr() + (
             "" if self.mask == "bit" else f", mask={self.mask!r}") + (
             "" if self._generator is None else
-            f", generator={self._generator!r}")
+            f", generator={self._generator!r}") + (
+            "" if self.shard is None else f", shard={self.shard!r}")
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
         # Older rndnn.torch.Dropouts saved their rndnn.Generator as
@@ -466,6 +545,9 @@ class _Mixin:
         return state
 
     def __setstate__(self, state):
+        # Modules pickled before shard= existed have none.
+        state.setdefault("_shard_global", [])
+        state.setdefault("_shard_origin", [])
         super().__setstate__(state)
         g = self.__dict__.get("_generator")
         if isinstance(g, _Pickled):  # copy.copy: the same generator
@@ -483,62 +565,60 @@ class Dropout(_Mixin, torch.nn.Dropout):
     recomputes the mask from the seed and offset. generator: a
     torch.Generator or an rndnn.Generator; torch's default one without.
     Each training forward draws its seed from it (see rndnn.torch).
+    shard: (global_shape, origin) of the input in a global tensor, or
+    None (see rndnn.torch.dropout); a settable attribute too.
     """
 
     _KIND = 0  # _forward's kind
 
-    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None,
+                 shard=None):
         super().__init__(p, inplace)
-        self._setup(mask, generator)
+        self._setup(mask, generator, shard)
 
 
 class Dropout1d(_Mixin, torch.nn.Dropout1d):
     """torch.nn.Dropout1d(p=0.5, inplace=False): whole channels of (N, C,
-    L) or (C, L) inputs, with rndnn's masks (mask=, generator= as
-    Dropout's)."""
+    L) or (C, L) inputs, with rndnn's masks (mask=, generator=, shard= as
+    Dropout's; the channels are the global tensor's)."""
 
     _KIND = 1  # _forward's kind
 
-    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None,
+                 shard=None):
         super().__init__(p, inplace)
-        self._setup(mask, generator)
+        self._setup(mask, generator, shard)
 
 
 class Dropout2d(_Mixin, torch.nn.Dropout2d):
     """torch.nn.Dropout2d(p=0.5, inplace=False): whole channels of (N, C,
     H, W) inputs (a 3-D input is (N, C, L), with torch's warning), with
-    rndnn's masks (mask=, generator= as Dropout's)."""
+    rndnn's masks (mask=, generator=, shard= as Dropout's; the channels
+    are the global tensor's)."""
 
     _KIND = 2  # _forward's kind
 
-    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None,
+                 shard=None):
         super().__init__(p, inplace)
-        self._setup(mask, generator)
+        self._setup(mask, generator, shard)
 
 
 class Dropout3d(_Mixin, torch.nn.Dropout3d):
     """torch.nn.Dropout3d(p=0.5, inplace=False): whole channels of (N, C,
     D, H, W) or (C, D, H, W) inputs, with rndnn's masks (mask=,
-    generator= as Dropout's)."""
+    generator=, shard= as Dropout's; the channels are the global
+    tensor's)."""
 
     _KIND = 3  # _forward's kind
 
-    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None):
+    def __init__(self, p=0.5, inplace=False, *, mask="bit", generator=None,
+                 shard=None):
         super().__init__(p, inplace)
-        self._setup(mask, generator)
+        self._setup(mask, generator, shard)
 
 
 # --- attention's dropout -----------------------------------------------------
-
-
-def _check_shard(shard):
-    """(global_shape, origin) of shard=, or (None, None) without one."""
-    if shard is None:
-        return None, None
-    if not isinstance(shard, (tuple, list)) or len(shard) != 2:
-        raise TypeError("shard must be a pair (global_shape, origin), not "
-                        f"{type(shard).__name__} {shard!r}")
-    return tuple(shard[0]), tuple(shard[1])
 
 
 def _softmax(scores, causal, row0):
@@ -632,7 +712,7 @@ def softmax_dropout(scores, p=0.5, training=True, *, causal=False,
     if not isinstance(scores, torch.Tensor):
         raise TypeError("softmax_dropout(): argument 'scores' must be Tensor, "
                         f"not {type(scores).__name__}")
-    global_shape, origin = _check_shard(shard)
+    global_shape, origin = _arrays._shard(shard, scores.shape)
     if not training or p == 0.0:
         row0 = origin[-2] if causal and origin and len(origin) >= 2 else 0
         return _softmax(scores, causal, row0)
@@ -928,9 +1008,9 @@ def replace_dropout(model, *, mask="bit", generator=None):
     itself one of those). Each new module takes over all that the one it
     replaces held: p (MultiheadAttention's dropout), inplace, the training
     mode, its hooks (whose handles still remove them), buffers, parameters
-    (the same Parameter objects) and any other
-    attribute but rndnn's own (mask, generator). A module found at several
-    places is replaced by one module."""
+    (the same Parameter objects) and any other attribute but rndnn's own
+    (mask, generator, shard: none). A module found at several places is
+    replaced by one module."""
     _check_mask(mask)
     _check_generator(generator)
     done = {}
