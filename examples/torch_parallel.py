@@ -10,7 +10,8 @@ tensor-parallel ranks (--tp) in each of D data-parallel groups (--dp, by
 default K / T). Rank r is tensor rank r % T of data group r // T.
 
 The model, pre-LN: x + drop(attn(ln1(x))), then + drop(mlp(ln2(x))),
-attention with dropout on its probabilities, the loss mean((y - target)^2)
+attention with dropout on its probabilities (softmax and dropout fused:
+rndnn.torch.softmax_dropout), the loss mean((y - target)^2)
 over the global batch, trained by plain SGD. Megatron's layout: the QKV
 and MLP-up linears are column-parallel (a tensor rank holds a block of the
 heads and of the hidden units), attention-out and MLP-down row-parallel
@@ -142,6 +143,21 @@ class ReduceFromTP(torch.autograd.Function):
         return dy, None
 
 
+class SoftmaxDropout(torch.nn.Module):
+    """dropout(softmax(scores)) along the last dim, fused
+    (rndnn.torch.softmax_dropout): the rank's block of whole rows of the
+    global [batch, heads, seq, seq] probabilities, its mask that block of
+    the global mask (rndnn.dropout's of the same shape and draw)."""
+
+    def __init__(self, p, generator, shard):
+        super().__init__()
+        self.p, self.generator, self.shard = p, generator, shard
+
+    def forward(self, scores):
+        return rt.softmax_dropout(scores, self.p, self.training,
+                                  generator=self.generator, shard=self.shard)
+
+
 class Block(torch.nn.Module):
     """A pre-LN transformer block holding this rank's shards. shards:
     {parameter name: (global shape, origin)}."""
@@ -195,7 +211,7 @@ class Block(torch.nn.Module):
         param("b2", (H,), (H,), (0,), bias(FF))
 
         # The dropouts: each the rank's block of its global tensor.
-        self.attn_drop = rt.Dropout(args.p, generator=rng, shard=(
+        self.attn_drop = SoftmaxDropout(args.p, generator=rng, shard=(
             (B, nh, S, S), (d * bl, t * self.nh, 0, 0)))
         residual = ((B, S, H), (d * bl, 0, 0))
         self.drop1 = rt.Dropout(args.p, generator=rng, shard=residual)
@@ -208,9 +224,8 @@ class Block(torch.nn.Module):
         q, k, v = (F.linear(h, getattr(self, f"w{n}"), getattr(self, f"b{n}"))
                    .view(b, s, self.nh, self.dh).transpose(1, 2)
                    for n in "qkv")
-        probs = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.dh),
-                              dim=-1)
-        ctx = (self.attn_drop(probs) @ v).transpose(1, 2).reshape(b, s, -1)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.dh)
+        ctx = (self.attn_drop(scores) @ v).transpose(1, 2).reshape(b, s, -1)
         a = ReduceFromTP.apply(F.linear(ctx, self.wo), tp) + self.bo
         x = x + self.drop1(a)
         h = CopyToTP.apply(F.layer_norm(x, (H,), self.ln2_w, self.ln2_b), tp)
