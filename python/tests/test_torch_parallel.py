@@ -6,6 +6,7 @@ checkpoint of 1 process resumed on 4 continues its masks exactly."""
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import sys
 
@@ -27,13 +28,23 @@ RTOL_WEIGHTS = 1e-5
 RTOL_LOSS = 1e-5
 
 
+def free_port():
+    """A TCP port of localhost that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
 def launcher():
-    """torch.distributed.run's command line. torch 1.13's launcher under
-    Python 3.11 reads its default --redirects and --tee ("0") as None
-    (enum.Flag no longer lists the 0 member) and fails: a mapping naming
-    no local rank of ours means "none" as well."""
+    """torch.distributed.run's command line: one node, its rendezvous on a
+    free port (--standalone's is always 29400, so two runs at once, as two
+    test suites on one machine, collide: "Address already in use"). torch
+    1.13's launcher under Python 3.11 reads its default --redirects and
+    --tee ("0") as None (enum.Flag no longer lists the 0 member) and fails:
+    a mapping naming no local rank of ours means "none" as well."""
     from torch.distributed.elastic.multiprocessing.api import Std
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes=1",
+           "--rdzv_backend=c10d", f"--rdzv_endpoint=localhost:{free_port()}",
            "--monitor_interval", "0.2"]
     if Std.from_str("0") is None:
         cmd += ["--redirects", "9:1", "--tee", "9:1"]
