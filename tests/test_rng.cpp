@@ -792,13 +792,19 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
     const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
             data_type::s8, data_type::u8, data_type::s32, data_type::u32,
             data_type::s64, data_type::bit};
+    post_ops a, b;
     for (const distribution_info &d : distributions()) {
         SCOPED_TRACE(d.name);
         std::vector<double> values;
+        std::vector<int64_t> integers;
         for (const auto &p : d.params)
-            values.push_back(p.default_value);
+            if (p.integer)
+                integers.push_back(static_cast<int64_t>(p.default_value));
+            else
+                values.push_back(p.default_value);
         post_ops po;
-        po.append_distribution(d.name, values);
+        po.append_distribution(
+                d.name, values, bernoulli_method::automatic, 1, integers);
         EXPECT_EQ(po.len(), std::string(d.name) == "bits" ? 0 : 1);
         primitive_attr attr;
         attr.set_post_ops(po);
@@ -818,9 +824,25 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
             EXPECT_EQ(made, listed) << dt2str(t);
         }
         values.push_back(1.0);
-        EXPECT_THROW(po.append_distribution(d.name, values), error);
+        EXPECT_THROW(po.append_distribution(d.name, values,
+                             bernoulli_method::automatic, 1, integers),
+                error);
+        values.pop_back();
+        integers.push_back(1);
+        EXPECT_THROW(po.append_distribution(d.name, values,
+                             bernoulli_method::automatic, 1, integers),
+                error);
     }
-    post_ops a, b;
+    // Integer parameters stay exact (no double between them and the
+    // post-op).
+    a.append_distribution("integers", {}, bernoulli_method::automatic, 1,
+            {INT64_MIN, INT64_MAX});
+    b.append_integers(INT64_MIN, INT64_MAX);
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(a.get(0).high, INT64_MAX);
+    EXPECT_THROW(a.append_distribution("integers", {0.0, 2.0}), error);
+    a = post_ops();
+    b = post_ops();
     a.append_distribution("normal", {1.0, 2.0});
     b.append_normal(1.f, 2.f);
     EXPECT_TRUE(a == b);
@@ -834,7 +856,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
         ADD_FAILURE() << "no throw";
     } catch (const error &e) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
-                                             "bernoulli, uniform or normal)"),
+                                             "bernoulli, uniform, normal or "
+                                             "integers)"),
                 std::string::npos)
                 << e.what();
     }

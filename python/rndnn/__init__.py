@@ -19,10 +19,12 @@ from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       _dropout_forward, _probability, _source, _wants_grad,
                       bernoulli, bits, default_generator, manual_seed, normal,
                       unpackbits, uniform)
+from ._arrays import integers
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
            "dropout", "dropout_backward", "unpackbits", "__version__"]
+__all__ += ["integers"]
 
 def __getattr__(name):
     # rndnn.torch without `import rndnn.torch`, and without importing

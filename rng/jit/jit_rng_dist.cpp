@@ -53,6 +53,9 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
             }
             return true;
         case dist_t::normal: return f16_ok();
+        case dist_t::integers:
+            why = "integers has no JIT kernel";
+            return false;
     }
     why = "unknown distribution";
     return false;
@@ -87,6 +90,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
             return make_jit_threshold(h, f, conf);
         case dist_t::uniform: return make_jit_uniform(h, f, conf);
         case dist_t::normal: return make_jit_normal(h, f, conf);
+        case dist_t::integers: return nullptr;
     }
     return nullptr;
 }
