@@ -583,9 +583,9 @@ PYBIND11_MODULE(_rndnn, m) {
     py::delattr(generator_class, "_setstate");
 
     // generate(out, shape, dtype, dist, params, method, bits, alg, name,
-    // stream, global_shape, origin, seed, offset, generator): the one
-    // entry point of
-    // bits/bernoulli/uniform/normal. With a generator (not None), seed and
+    // stream, global_shape, origin, seed, offset, generator, int_params):
+    // the one entry point of bits/bernoulli/uniform/normal/integers
+    // (params: the real parameters, int_params the exact s64 ones). With a generator (not None), seed and
     // offset are not read: the generator gives them (draw()).
     m.def(
             "generate",
@@ -598,9 +598,11 @@ PYBIND11_MODULE(_rndnn, m) {
                     const std::vector<std::int64_t> &global_shape,
                     const std::vector<std::int64_t> &origin,
                     std::int64_t seed, std::int64_t offset,
-                    rndnn::generator *generator) {
+                    rndnn::generator *generator,
+                    const std::vector<std::int64_t> &int_params) {
                 rndnn::post_ops po;
-                po.append_distribution(dist, params, to_method(method), bits);
+                po.append_distribution(
+                        dist, params, to_method(method), bits, int_params);
                 generate(std::move(out), shape, dtype, po, alg, name, stream,
                         global_shape, origin, seed, offset, generator);
             },
@@ -609,7 +611,8 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("bits"), py::arg("alg"), py::arg("name"),
             py::arg("stream"), py::arg("global_shape"), py::arg("origin"),
             py::arg("seed"), py::arg("offset"),
-            py::arg("generator").none(true));
+            py::arg("generator").none(true),
+            py::arg("int_params") = std::vector<std::int64_t>());
 
     // dropout(src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
     // backward, method, bits, alg, name, stream, global_shape, origin,

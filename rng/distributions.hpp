@@ -255,6 +255,39 @@ inline void normal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
     *v1 = mean + stddev * (r * sn);
 }
 
+// --- Integers -------------------------------------------------------------
+// low + floor(X * r / 2^m), r = high - low in [1, 2^64), from m = 64 random
+// bits (2 words, r <= 2^32) or m = 128 (4 words, r > 2^32): element g takes
+// the words W(k g) to W(k g + k - 1), k = m / 32, the first the most
+// significant of X. Every value has probability floor(2^m / r) / 2^m or
+// ceil(2^m / r) / 2^m: its relative bias is below r / 2^m <= 2^-32.
+
+// The words an element (k) for the range r.
+inline int integers_words(uint64_t r) { return r <= (uint64_t(1) << 32) ? 2 : 4; }
+
+// floor(X * r / 2^64), X = w0 2^32 + w1 (r <= 2^32).
+inline uint64_t integers_offset2(uint32_t w0, uint32_t w1, uint64_t r) {
+    const uint64_t x = (uint64_t(w0) << 32) | w1;
+    return static_cast<uint64_t>((static_cast<uint128_t>(x) * r) >> 64);
+}
+
+// floor(X * r / 2^128), X = w[0] 2^96 + w[1] 2^64 + w[2] 2^32 + w[3]: with
+// X = xh 2^64 + xl, it is floor((xh r + floor(xl r / 2^64)) / 2^64), whose
+// sum is below 2^128.
+inline uint64_t integers_offset4(const uint32_t *w, uint64_t r) {
+    const uint64_t xh = (uint64_t(w[0]) << 32) | w[1];
+    const uint64_t xl = (uint64_t(w[2]) << 32) | w[3];
+    const uint128_t t = static_cast<uint128_t>(xh) * r
+            + ((static_cast<uint128_t>(xl) * r) >> 64);
+    return static_cast<uint64_t>(t >> 64);
+}
+
+// The value: low + v, v in [0, r), computed mod 2^64 (it lies in [low,
+// high), so it is exact as an s64).
+inline int64_t integers_value(int64_t low, uint64_t v) {
+    return static_cast<int64_t>(static_cast<uint64_t>(low) + v);
+}
+
 } // namespace impl
 } // namespace rndnn
 

@@ -1,6 +1,7 @@
 // The public RNG primitive: validates problems, walks the implementation
 // list, and runs the chosen kernel on the arguments rng/rng_args.cpp reads.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "rng/distributions.hpp"
@@ -41,6 +42,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::bernoulli: return "bernoulli";
         case impl::dist_t::uniform: return "uniform";
         case impl::dist_t::normal: return "normal";
+        case impl::dist_t::integers: return "integers";
     }
     return "unknown";
 }
@@ -76,6 +78,33 @@ void check_fits(const std::string &what, float lo, float hi,
                 cat(what, " gives values up to ", v, " in magnitude, which ",
                         dt2str(t), " cannot hold (they would be infinite)"));
     }
+}
+
+// Refuses integers [low, high) whose values dst's type cannot hold exactly
+// (u8: [0, 255]; s32: 32-bit; f32: magnitude at most 2^24); s64 holds
+// them all, and types integers does not write are refused by
+// check_dst_type.
+void check_integers_fit(int64_t low, int64_t high, data_type t) {
+    int64_t lo = 0, hi = 0;
+    const char *what = "";
+    switch (t) {
+        case data_type::u8: lo = 0, hi = 255, what = "[0, 255]"; break;
+        case data_type::s32:
+            lo = std::numeric_limits<int32_t>::min(),
+            hi = std::numeric_limits<int32_t>::max(), what = "[-2^31, 2^31 - 1]";
+            break;
+        case data_type::f32:
+            lo = -(int64_t(1) << 24), hi = int64_t(1) << 24,
+            what = "[-2^24, 2^24], where every integer is exact";
+            break;
+        default: return;
+    }
+    const int64_t last = high - 1; // high > low, so no overflow
+    if (low < lo || last > hi)
+        fail(status::invalid_arguments,
+                cat("integers [", low, ", ", high, ") has values ",
+                        low < lo ? cat("down to ", low) : cat("up to ", last),
+                        ", outside ", dt2str(t), "'s ", what));
 }
 
 } // namespace
@@ -208,10 +237,26 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                             e.mean + e.stddev * r_max, c.dst);
                 }
                 break;
+            case post_ops::kind::integers:
+                c.dist = impl::dist_t::integers;
+                if (e.high <= e.low)
+                    fail(status::invalid_arguments,
+                            cat("integers [", e.low, ", ", e.high,
+                                    ") is empty: high must exceed low"));
+                c.low = e.low;
+                c.range = static_cast<uint64_t>(e.high)
+                        - static_cast<uint64_t>(e.low);
+                if (impl::engine_traits(c.alg).word_bits != 32)
+                    fail(status::invalid_arguments,
+                            cat("integers needs 32-bit words; ",
+                                    alg2str(c.alg), " has ",
+                                    impl::engine_traits(c.alg).word_bits));
+                check_integers_fit(e.low, e.high, d.dst.get_data_type());
+                break;
             case post_ops::kind::linear:
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
-                        "uniform, normal), not linear");
+                        "uniform, normal, integers), not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -239,6 +284,9 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
                 : cat(":", bernoulli_method2str(c.method));
     if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
     if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
+    if (c.dist == dist_t::integers)
+        dist += cat(":", c.low, ":",
+                integers_value(c.low, c.range)); // high, mod 2^64
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
 }
 
@@ -345,6 +393,15 @@ void rng::execute(const stream &strm,
         run.dst = dst.get_data_handle();
         run.nthr = strm.get_nthreads();
         int64_t *next = a.next_offset;
+        // 4 words an element: word 4 g must stay below 2^64.
+        if (c.dist == impl::dist_t::integers
+                && impl::integers_words(c.range) == 4
+                && static_cast<uint64_t>(run.offset + spec.nelems)
+                        > (uint64_t(1) << 62))
+            fail(status::invalid_arguments,
+                    cat("offset=", run.offset, " plus ", spec.nelems,
+                            " elements passes 2^62, the elements of integers "
+                            "with high - low > 2^32 (4 words an element)"));
 
         impl_->kernel->execute(run);
         if (next) *next = run.offset + spec.nelems;

@@ -18,7 +18,7 @@
 namespace rndnn {
 namespace impl {
 
-enum class dist_t { bits, bernoulli, uniform, normal };
+enum class dist_t { bits, bernoulli, uniform, normal, integers };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
 enum class bitsliced_eval_t {
@@ -52,6 +52,9 @@ struct rng_conf_t {
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
+    int64_t low = 0;
+    uint64_t range = 2;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -1,4 +1,5 @@
-// The attributes' implementation: post_ops (primitive_attr is inline).
+// The attributes' implementation: post_ops, primitive_attr::set_post_ops
+// (the rest of primitive_attr is inline).
 #include "rndnn/attr.hpp"
 #include "src/utils.hpp"
 
@@ -10,7 +11,8 @@ using impl::fail;
 bool post_ops::entry::operator==(const entry &o) const {
     return k == o.k && p == o.p && method == o.method && bits == o.bits
             && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
-            && alpha == o.alpha && beta == o.beta;
+            && alpha == o.alpha && beta == o.beta && low == o.low
+            && high == o.high;
 }
 
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
@@ -32,6 +34,13 @@ void post_ops::append_normal(float mean, float stddev) {
     entry e {kind::normal};
     e.mean = mean;
     e.stddev = stddev;
+    entries_.push_back(e);
+}
+
+void post_ops::append_integers(int64_t low, int64_t high) {
+    entry e {kind::integers};
+    e.low = low;
+    e.high = high;
     entries_.push_back(e);
 }
 
@@ -61,7 +70,14 @@ const std::vector<distribution_info> &distributions() {
                     {{"mean", 0.0, "mean", "finite"},
                             {"stddev", 1.0, "standard deviation", ">= 0"}},
                     {data_type::f32, data_type::bf16, data_type::f16},
-                    "1 an element (2 a pair of Box-Muller)"}};
+                    "1 an element (2 a pair of Box-Muller)"},
+            {"integers",
+                    {{"low", 0, "lowest value (included)", "an s64", true},
+                            {"high", 2, "end (excluded)",
+                                    "an s64, > low", true}},
+                    {data_type::s64, data_type::s32, data_type::u8,
+                            data_type::f32},
+                    "2 an element (high - low <= 2^32), else 4"}};
     return table;
 }
 
@@ -79,12 +95,18 @@ const distribution_info &find_distribution(const std::string &name) {
 }
 
 void post_ops::append_distribution(const std::string &name,
-        const std::vector<double> &values, bernoulli_method method, int bits) {
+        const std::vector<double> &values, bernoulli_method method, int bits,
+        const std::vector<int64_t> &integers) {
     const distribution_info &d = find_distribution(name);
-    if (values.size() != d.params.size())
+    size_t n_int = 0;
+    for (const auto &p : d.params)
+        n_int += p.integer;
+    const size_t n_real = d.params.size() - n_int;
+    if (values.size() != n_real || integers.size() != n_int)
         fail(status::invalid_arguments,
-                cat("distribution ", d.name, " takes ", d.params.size(),
-                        " parameters, got ", values.size()));
+                cat("distribution ", d.name, " takes ", n_real,
+                        " real and ", n_int, " integer parameters, got ",
+                        values.size(), " and ", integers.size()));
     const std::string n = d.name;
     if (n == "bernoulli") append_bernoulli(values[0], method, bits);
     else if (n == "uniform")
@@ -93,7 +115,10 @@ void post_ops::append_distribution(const std::string &name,
     else if (n == "normal")
         append_normal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]));
+    else if (n == "integers") append_integers(integers[0], integers[1]);
 }
+
+void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }
 
 const post_ops::entry &post_ops::get(int index) const {
     if (index < 0 || index >= len())

@@ -163,6 +163,30 @@ std::vector<gen_case_t> gen_cases() {
                     "1000", "--offset", "1"},
             p);
 
+    // integers: exact s64 bounds (never through a double), 2 and 4 words
+    // an element, every dst type.
+    p = {};
+    p.shape = {3, 101};
+    p.dt = data_type::s64;
+    p.offset = 1;
+    p.ops.append_integers(INT64_MIN + 1, INT64_MAX);
+    add("integers s64",
+            {"--dist", "integers", "--low", "-9223372036854775807", "--high",
+                    "9223372036854775807", "--shape", "3x101", "--offset",
+                    "1"},
+            p);
+    for (const char *dt : {"s32", "u8", "f32"}) {
+        p = {};
+        p.shape = {257};
+        p.dt = rndnn::str2dt(dt);
+        p.seed = 8;
+        p.ops.append_integers(3, 250);
+        add("integers", {"--dist", "integers", "--low", "3", "--high", "250",
+                                "--shape", "257", "--dtype", dt, "--seed",
+                                "8"},
+                p);
+    }
+
     p = {};
     p.alg = rndnn::rng_alg::multfly;
     p.name = "encoder.layer3.dropout";
@@ -225,6 +249,29 @@ TEST_F(Cli, GenOnednnMethodWritesOnednnsMask) {
     expect_failure(run(mcg), 2, "onednn bernoulli needs 32-bit words");
 }
 
+// --low and --high are read as exact s64s and checked, naming the value.
+TEST_F(Cli, GenIntegersBoundsAreCheckedIntegers) {
+    const args_t base = {"gen", "--dist", "integers", "--shape", "8",
+            "--out", "-"};
+    const auto with = [&](std::initializer_list<const char *> more) {
+        args_t a = base;
+        a.insert(a.end(), more.begin(), more.end());
+        return run(a);
+    };
+    expect_failure(with({"--low", "1.5"}), 2, "--low '1.5' is not an integer");
+    expect_failure(with({"--high", "9223372036854775808"}), 2,
+            "--high '9223372036854775808' is out of range");
+    expect_failure(with({"--low", "7", "--high", "7"}), 2, "[7, 7) is empty");
+    expect_failure(with({"--high", "300", "--dtype", "u8"}), 2,
+            "up to 299, outside u8");
+    expect_failure(with({"--dtype", "f16"}), 2, "cannot write dst type f16");
+    expect_failure(with({"--alg", "mcg31m1"}), 2,
+            "integers needs 32-bit words; mcg31m1 has 31");
+    expect_failure(run({"gen", "--dist", "uniform", "--low", "1", "--shape",
+                           "8", "--out", "-"}),
+            2, "--low is only used with --dist integers");
+}
+
 // gen writes in pieces of --chunk-bytes: any size gives the one-shot bytes
 // (pieces that cut normal pairs, bitsliced words and mask bytes), to a
 // file or to stdout, and so does a window (whose pieces are boxes of the
@@ -242,7 +289,8 @@ TEST_F(Cli, GenInPiecesEqualsOneShot) {
             EXPECT_TRUE(r.out == want);
         }
     }
-    for (const char *dist : {"--dist=normal", "--dist=bernoulli"}) {
+    for (const char *dist :
+            {"--dist=normal", "--dist=bernoulli", "--dist=integers"}) {
         SCOPED_TRACE(dist);
         const args_t block = {"gen", dist, "--shape", "3x5x7",
                 "--global-shape", "9x6x20", "--origin", "2x1x5", "--out", "-"};

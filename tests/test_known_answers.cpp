@@ -1,7 +1,9 @@
 // Every known answer of tests/data/known-answers.md, tests/data/multfly.md
-// (the Multfly answers of docs/multfly.md) and tests/data/bytewise.md (the
-// bytewise Bernoulli method's, from scripts/bytewise_known_answers.py),
+// (the Multfly answers of docs/multfly.md), tests/data/bytewise.md (the
+// bytewise Bernoulli method's, from scripts/bytewise_known_answers.py) and
+// tests/data/integers.md (from scripts/integers_known_answers.py),
 // parsed from the text itself, plus the library's built-in `verify` checks.
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -156,6 +158,77 @@ TEST(KnownAnswers, BytewiseFromTheSpec) {
     }
     EXPECT_EQ(checked, 5);
     EXPECT_GT(ties, 20); // the tie words are reached
+}
+
+// The values of the post-ops @p po (integers) into d's dst under ISA cap
+// @p cap, as s64.
+static std::vector<int64_t> integers_values(const rng::desc &d,
+        const post_ops &po, cpu_isa cap, const test::run_args_t &r) {
+    primitive_attr attr;
+    attr.set_post_ops(po);
+    attr.set_max_cpu_isa(cap);
+    std::vector<unsigned char> buf(d.dst.get_size());
+    test::generate(d, attr, buf.data(), r);
+    const data_type dt = d.dst.get_data_type();
+    const dim_t n = d.dst.nelems();
+    std::vector<int64_t> got(n);
+    for (dim_t i = 0; i < n; ++i) {
+        const unsigned char *at = buf.data() + i * dt_bits(dt) / 8;
+        int32_t v32 = 0;
+        float f = 0;
+        switch (dt) {
+            case data_type::s64: std::memcpy(&got[i], at, 8); break;
+            case data_type::s32:
+                std::memcpy(&v32, at, 4);
+                got[i] = v32;
+                break;
+            case data_type::u8: got[i] = *at; break;
+            default:
+                std::memcpy(&f, at, 4);
+                got[i] = static_cast<int64_t>(f);
+        }
+    }
+    return got;
+}
+
+// tests/data/integers.md, from scripts/integers_known_answers.py (the
+// definition over a Philox and exact integers of its own): the values of
+// each line at every tier this process may use and in the reference, on 1
+// and 3 threads.
+TEST(KnownAnswers, IntegersFromTheSpec) {
+    const std::string text = read_text("integers.md");
+    const std::regex line(R"(integers (\w+) seed (\d+) stream (\d+) )"
+                          R"(offset (\d+) low (-?\d+) high (-?\d+) (\w+) )"
+                          R"(n (\d+)\s*->\s*([-0-9 ]+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        test::run_args_t r;
+        r.seed = static_cast<int64_t>(std::stoull(m[2]));
+        r.stream = static_cast<int64_t>(std::stoull(m[3]));
+        r.offset = static_cast<int64_t>(std::stoll(m[4]));
+        const int64_t low = std::stoll(m[5].str()),
+                      high = std::stoll(m[6].str());
+        const auto n = static_cast<dim_t>(std::stoll(m[8]));
+        const rng::desc d(str2alg(m[1]), memory::desc({n}, str2dt(m[7])));
+        std::vector<int64_t> want;
+        std::istringstream is(m[9].str());
+        for (int64_t v; is >> v;)
+            want.push_back(v);
+        ASSERT_EQ(static_cast<dim_t>(want.size()), n) << m[0];
+        post_ops po;
+        po.append_integers(low, high);
+        for (cpu_isa cap : test::test_tiers())
+            for (int nthr : {1, 3}) {
+                r.nthr = nthr;
+                EXPECT_EQ(integers_values(d, po, cap, r), want)
+                        << m[0] << " cap " << isa2str(cap) << " nthr "
+                        << nthr;
+            }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 10);
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

@@ -51,6 +51,10 @@ primitive_attr normal_attr(float mean, float stddev) {
     return attr_with([&](post_ops &po) { po.append_normal(mean, stddev); });
 }
 
+primitive_attr integers_attr(int64_t low, int64_t high) {
+    return attr_with([&](post_ops &po) { po.append_integers(low, high); });
+}
+
 std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,
         const run_args_t &r = {}) {
     std::vector<uint8_t> buf(d.dst.get_size());
@@ -282,6 +286,62 @@ TEST(RngSemantics, NormalPairsAndAccuracy) {
     }
 }
 
+// floor(X * r / 2^(32 k)) for X the k words w (the first most
+// significant), by schoolbook multiplication in 32-bit limbs: the test's
+// own arithmetic, not rng/distributions.hpp's.
+uint64_t integers_by_limbs(const uint32_t *w, int k, uint64_t r) {
+    uint32_t prod[6] = {}; // little-endian limbs of X * r
+    const uint32_t rl[2] = {static_cast<uint32_t>(r),
+            static_cast<uint32_t>(r >> 32)};
+    for (int i = 0; i < k; ++i) { // limb i of X (little-endian) is w[k-1-i]
+        uint64_t carry = 0;
+        for (int j = 0; j < 2; ++j) {
+            const uint64_t t = uint64_t(w[k - 1 - i]) * rl[j] + prod[i + j]
+                    + carry;
+            prod[i + j] = static_cast<uint32_t>(t);
+            carry = t >> 32;
+        }
+        for (int j = i + 2; carry && j < 6; ++j) {
+            const uint64_t t = uint64_t(prod[j]) + carry;
+            prod[j] = static_cast<uint32_t>(t);
+            carry = t >> 32;
+        }
+    }
+    return uint64_t(prod[k]) | uint64_t(prod[k + 1]) << 32;
+}
+
+TEST(RngSemantics, IntegersFromTheWords) {
+    const uint64_t two32 = uint64_t(1) << 32;
+    const std::pair<int64_t, uint64_t> cases[] = {{0, 1}, {-5, 2}, {7, 3},
+            {-1000, (uint64_t(1) << 31) + 1}, {0, two32}, {-3, two32 + 1},
+            {INT64_MIN, uint64_t(1) << 63}, {INT64_MIN, ~uint64_t(0)},
+            {-(int64_t(1) << 40), 12345678901234567ull}};
+    for (rng_alg alg : rng_algs()) {
+        if (alg == rng_alg::mcg31m1) continue; // refused (RngErrors)
+        for (const auto &c : cases) {
+            const int64_t low = c.first;
+            const uint64_t r = c.second;
+            const auto high = static_cast<int64_t>(uint64_t(low) + r);
+            const int k = r <= two32 ? 2 : 4;
+            const dim_t n = 1001, off = 3;
+            rng::desc d = make_desc(alg, {n}, dt::s64);
+            d.name = alg == rng_alg::multfly ? "ints" : "";
+            const auto out = run(d, integers_attr(low, high), {9, off, 4, 2});
+            const auto w = engine_words(
+                    alg, 9, 4, k * off, static_cast<size_t>(k * n), d.name);
+            for (dim_t i = 0; i < n; ++i) {
+                const int64_t got
+                        = reinterpret_cast<const int64_t *>(out.data())[i];
+                const uint64_t v = integers_by_limbs(&w[k * i], k, r);
+                ASSERT_LT(v, r);
+                ASSERT_EQ(got, static_cast<int64_t>(uint64_t(low) + v))
+                        << alg2str(alg) << " [" << low << ", " << high
+                        << ") element " << i;
+            }
+        }
+    }
+}
+
 TEST(RngSemantics, LnApproxWithinTwoUlps) {
     // Every input the normal sampler can produce: k * 2^-24, k in [1, 2^24].
     for (uint32_t k = 1; k <= (1u << 24); ++k) {
@@ -354,6 +414,10 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     if (alg != rng_alg::mcg31m1)
         c.push_back({"bitsliced",
                 bernoulli_attr(0.3, bernoulli_method::bitsliced, 5), dt::bit});
+    if (alg != rng_alg::mcg31m1) {
+        c.push_back({"integers", integers_attr(-7, 1000), dt::s32});
+        c.push_back({"integers:4", integers_attr(INT64_MIN, 5), dt::s64});
+    }
     return c;
 }
 } // namespace
@@ -468,6 +532,15 @@ TEST(RngDeterminism, OffsetsNearTheEndOfTheRange) {
     EXPECT_ERROR_NAMES(run(make_desc(rng_alg::philox4x32_10, {n}, dt::u32),
                                {}, {1, last + 1, 0, 1}),
             std::to_string(last + 1));
+    // integers with 2 words an element reach the end too; with 4, word
+    // 4 g stays below 2^64: elements up to 2^62, then a clear error.
+    const auto ints = make_desc(rng_alg::philox4x32_10, {n}, dt::s64);
+    run(ints, integers_attr(0, int64_t(1) << 32), {1, last, 0, 2});
+    const int64_t end4 = int64_t(1) << 62;
+    run(ints, integers_attr(0, (int64_t(1) << 32) + 1), {1, end4 - n, 0, 2});
+    EXPECT_ERROR_NAMES(run(ints, integers_attr(0, (int64_t(1) << 32) + 1),
+                               {1, end4 - n + 1, 0, 2}),
+            "passes 2^62");
 }
 
 // A tensor without elements: every engine and distribution accepts it,
@@ -711,6 +784,43 @@ TEST(RngErrors, CreationNamesTheBadValue) {
             EXPECT_TRUE(std::isfinite(v)) << v;
         }
     }
+    // integers: a non-empty range whose values the dst type holds
+    // exactly, from 32-bit words.
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::s64),
+                               integers_attr(5, 5)),
+            "[5, 5) is empty");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::s64),
+                               integers_attr(INT64_MAX, INT64_MIN)),
+            "high must exceed low");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::u8),
+                               integers_attr(0, 257)),
+            "up to 256, outside u8");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::u8),
+                               integers_attr(-1, 3)),
+            "down to -1, outside u8");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::s32),
+                               integers_attr(0, (int64_t(1) << 31) + 1)),
+            "up to 2147483648, outside s32");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               integers_attr(-(int64_t(1) << 24) - 1, 0)),
+            "down to -16777217, outside f32");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f16),
+                               integers_attr(0, 2)),
+            "cannot write dst type f16");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(make_desc(rng_alg::mcg31m1, {4}, dt::s64),
+                    integers_attr(0, 2)),
+            "integers needs 32-bit words; mcg31m1 has 31");
+    for (const auto &ok :
+            {std::make_pair(desc_of(dt::u8), integers_attr(0, 256)),
+                    std::make_pair(desc_of(dt::s32),
+                            integers_attr(INT32_MIN, int64_t(INT32_MAX) + 1)),
+                    std::make_pair(desc_of(dt::f32),
+                            integers_attr(-(int64_t(1) << 24),
+                                    (int64_t(1) << 24) + 1)),
+                    std::make_pair(desc_of(dt::s64),
+                            integers_attr(INT64_MIN, INT64_MAX))})
+        rng::primitive_desc(ok.first, ok.second);
     post_ops two;
     two.append_uniform(0, 1);
     two.append_normal(0, 1);
@@ -792,13 +902,19 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
     const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
             data_type::s8, data_type::u8, data_type::s32, data_type::u32,
             data_type::s64, data_type::bit};
+    post_ops a, b;
     for (const distribution_info &d : distributions()) {
         SCOPED_TRACE(d.name);
         std::vector<double> values;
+        std::vector<int64_t> integers;
         for (const auto &p : d.params)
-            values.push_back(p.default_value);
+            if (p.integer)
+                integers.push_back(static_cast<int64_t>(p.default_value));
+            else
+                values.push_back(p.default_value);
         post_ops po;
-        po.append_distribution(d.name, values);
+        po.append_distribution(
+                d.name, values, bernoulli_method::automatic, 1, integers);
         EXPECT_EQ(po.len(), std::string(d.name) == "bits" ? 0 : 1);
         primitive_attr attr;
         attr.set_post_ops(po);
@@ -818,9 +934,25 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
             EXPECT_EQ(made, listed) << dt2str(t);
         }
         values.push_back(1.0);
-        EXPECT_THROW(po.append_distribution(d.name, values), error);
+        EXPECT_THROW(po.append_distribution(d.name, values,
+                             bernoulli_method::automatic, 1, integers),
+                error);
+        values.pop_back();
+        integers.push_back(1);
+        EXPECT_THROW(po.append_distribution(d.name, values,
+                             bernoulli_method::automatic, 1, integers),
+                error);
     }
-    post_ops a, b;
+    // Integer parameters stay exact (no double between them and the
+    // post-op).
+    a.append_distribution("integers", {}, bernoulli_method::automatic, 1,
+            {INT64_MIN, INT64_MAX});
+    b.append_integers(INT64_MIN, INT64_MAX);
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(a.get(0).high, INT64_MAX);
+    EXPECT_THROW(a.append_distribution("integers", {0.0, 2.0}), error);
+    a = post_ops();
+    b = post_ops();
     a.append_distribution("normal", {1.0, 2.0});
     b.append_normal(1.f, 2.f);
     EXPECT_TRUE(a == b);
@@ -834,7 +966,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
         ADD_FAILURE() << "no throw";
     } catch (const error &e) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
-                                             "bernoulli, uniform or normal)"),
+                                             "bernoulli, uniform, normal or "
+                                             "integers)"),
                 std::string::npos)
                 << e.what();
     }

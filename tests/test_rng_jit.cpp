@@ -1099,3 +1099,100 @@ TEST(RngJit, BytewiseTieChunksEqualReference) {
 #endif
 
 } // namespace
+
+// --- JitIntegers: integers against the reference ---------------------------
+
+// At every tier of tier_params(): integers over ranges that stress the
+// carries of the multiply-shift (r = 1, 2, 3, 2^31 + 1, 2^32 - 1, 2^32; the
+// 4-word ranges 2^32 + 1, 2^63, 2^64 - 1 stay on the reference), negative
+// lows, every dst type, every engine of 32-bit words by counter, odd
+// offsets and lengths, 1 and 3 threads, dense and strided dsts and a
+// window, all equal to the reference (cap none); avx2 and avx512 serve
+// the 2-word ranges.
+class JitIntegers : public tier_suite_t {};
+
+TEST_P(JitIntegers, EqualsTheReference) {
+    const cpu_isa tier = GetParam();
+    const uint64_t two32 = uint64_t(1) << 32;
+    const std::pair<int64_t, uint64_t> ranges[] = {{0, 1}, {-1, 2}, {5, 3},
+            {-7, 200}, {-(int64_t(1) << 31), (uint64_t(1) << 31) + 1},
+            {s64_min, two32 - 1}, {s64_max - int64_t(two32), two32},
+            {-3, two32 + 1}, {s64_min, uint64_t(1) << 63},
+            {s64_min, ~uint64_t(0)}};
+    int jit_served = 0;
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly})
+        for (const auto &lr : ranges)
+            for (data_type t : {data_type::s64, data_type::s32, data_type::u8,
+                         data_type::f32}) {
+                const int64_t low = lr.first;
+                const auto high = static_cast<int64_t>(uint64_t(low) + lr.second);
+                // Bounds the type holds; else the values' bits mod 2^8 (u8)
+                // or a range moved to fit.
+                int64_t lo = low, hi = high;
+                if (t != data_type::s64) {
+                    const uint64_t cap = t == data_type::u8 ? 256
+                            : t == data_type::f32        ? (uint64_t(1) << 24)
+                                                         : two32;
+                    if (lr.second > cap) continue;
+                    lo = t == data_type::u8 ? 0
+                            : t == data_type::f32
+                            ? -static_cast<int64_t>(lr.second / 2)
+                            : s32_min + 9;
+                    if (t == data_type::s32 && lr.second > two32 - 9)
+                        lo = s32_min;
+                    hi = static_cast<int64_t>(uint64_t(lo) + lr.second);
+                }
+                post_ops po;
+                po.append_integers(lo, hi);
+                primitive_attr attr, ref;
+                attr.set_post_ops(po);
+                ref.set_post_ops(po);
+                attr.set_max_cpu_isa(tier);
+                ref.set_max_cpu_isa(cpu_isa::none);
+                const memory::desc mds[] = {memory::desc({3, 1111}, t),
+                        memory::desc({5, 77}, t, {1, 5}, 3)};
+                for (const memory::desc &md : mds)
+                    for (int nthr : {1, 3}) {
+                        rng::desc d(alg, md);
+                        if (alg == rng_alg::multfly) d.name = "ints";
+                        SCOPED_TRACE(impl::cat(alg2str(alg), " [", lo, ", ",
+                                hi, ") ", md.str(), " nthr ", nthr));
+                        run_args_t r;
+                        r.seed = -77;
+                        r.offset = 12345;
+                        r.stream = 3;
+                        r.nthr = nthr;
+                        std::vector<uint8_t> a(md.get_size()),
+                                b(md.get_size());
+                        generate(d, attr, a.data(), r);
+                        generate(d, ref, b.data(), r);
+                        ASSERT_TRUE(a == b);
+                        // A window: a block alone equals its part of the
+                        // whole.
+                        rng::desc w = d;
+                        const dim_t cols = md.get_dims()[1];
+                        w.dst = memory::desc({2, cols - 3}, t);
+                        w.global_dims = md.get_dims();
+                        w.origin = {1, 3};
+                        std::vector<uint8_t> c(w.dst.get_size()),
+                                e(w.dst.get_size());
+                        generate(w, attr, c.data(), r);
+                        generate(w, ref, e.data(), r);
+                        ASSERT_TRUE(c == e);
+                    }
+                const std::string impl
+                        = rng::primitive_desc(rng::desc(alg, mds[0]), attr)
+                                  .impl_name();
+                const bool want_jit = lr.second <= two32
+                        && tier >= cpu_isa::avx2;
+                EXPECT_EQ(impl, want_jit ? jit_name(tier) : "ref:any");
+                jit_served += want_jit;
+            }
+    if (tier >= cpu_isa::avx2) {
+        EXPECT_GT(jit_served, 40);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, JitIntegers,
+        ::testing::ValuesIn(tier_params()), tier_param_name);

@@ -58,6 +58,19 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     nrm.append_normal(1.f, 2.f);
     v.push_back({"normal f32", data_type::f32, nrm});
     v.push_back({"normal f16", data_type::f16, nrm});
+    if (alg != rng_alg::mcg31m1) { // integers needs 32-bit words
+        // 2 words an element, and 4.
+        post_ops i2;
+        i2.append_integers(-3, 1000);
+        v.push_back({"integers s32", data_type::s32, i2});
+        post_ops i8;
+        i8.append_integers(0, 256);
+        v.push_back({"integers u8", data_type::u8, i8});
+        v.push_back({"integers f32", data_type::f32, i8});
+        post_ops i4;
+        i4.append_integers(INT64_MIN, INT64_MAX);
+        v.push_back({"integers:4 s64", data_type::s64, i4});
+    }
     return v;
 }
 

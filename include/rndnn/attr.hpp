@@ -5,6 +5,7 @@
 #ifndef RNDNN_ATTR_HPP
 #define RNDNN_ATTR_HPP
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,12 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal): it writes raw u32 words unless its attributes hold exactly one.
+/// normal, integers): it writes raw u32 words unless its attributes hold
+/// exactly one.
 /// The binary primitive takes linear post-ops.
 class RNDNN_API post_ops {
 public:
-    enum class kind { bernoulli, uniform, normal, linear };
+    enum class kind { bernoulli, uniform, normal, linear, integers };
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
@@ -27,6 +29,9 @@ public:
         float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
         float mean = 0.f, stddev = 1.f; ///< normal
         float alpha = 1.f, beta = 0.f; ///< linear
+        /// integers: [low, high), exact 64-bit bounds (never through a
+        /// double).
+        std::int64_t low = 0, high = 2;
         bool operator==(const entry &o) const;
     };
 
@@ -44,16 +49,23 @@ public:
     /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|) finite in
     /// f32 and in the dst type.
     void append_normal(float mean, float stddev);
+    /// Integers uniform on [low, high) by multiply-shift of 64 or 128
+    /// random bits (docs/semantics.md: the bias bound, the words an
+    /// element). Checked at creation: low < high, and both ends of the
+    /// values in the dst type (u8: [0, 255]; s32: 32-bit; f32: magnitude
+    /// at most 2^24, so that every value is exact).
+    void append_integers(std::int64_t low, std::int64_t high);
     /// The post-op of the distribution named @p name (distributions()):
-    /// @p values are its parameters in the row's order; @p method and @p
-    /// bits are bernoulli's; "bits" appends nothing. The one way the CLI
-    /// and the Python module build a distribution's post-op.
+    /// @p values are its real parameters and @p integers its integer ones
+    /// (distribution_info::param::integer), each in the row's order; @p
+    /// method and @p bits are bernoulli's; "bits" appends nothing. The one
+    /// way the CLI and the Python module build a distribution's post-op.
     /// @throws error (invalid_arguments) naming an unknown distribution or
-    ///     a count of values other than the row's.
+    ///     a count of values or integers other than the row's.
     void append_distribution(const std::string &name,
             const std::vector<double> &values,
             bernoulli_method method = bernoulli_method::automatic,
-            int bits = 1);
+            int bits = 1, const std::vector<std::int64_t> &integers = {});
     /// Linear: x = fma(alpha, x, beta) in f32 (oneDNN's eltwise_linear,
     /// rounded once). Checked at creation: alpha and beta finite.
     void append_linear(float alpha, float beta);
@@ -72,15 +84,17 @@ private:
 /// Python module and the docs' tables take them.
 struct RNDNN_API distribution_info {
     /// A parameter: its name (the CLI's option, e.g. "p" for --p), its
-    /// default, what it is and the values it takes, in words.
+    /// default, what it is and the values it takes, in words; integer:
+    /// an exact s64 (integers' low and high), parsed and passed as one.
     struct param {
         const char *name;
         double default_value;
         const char *what;
         const char *range;
+        bool integer = false;
     };
-    const char *name; ///< "bits", "bernoulli", "uniform", "normal"
-    /// The real parameters, in the post-op's order (bernoulli's method and
+    const char *name; ///< "bits", "bernoulli", "uniform", "normal", ...
+    /// The parameters, in the post-op's order (bernoulli's method and
     /// bits are apart).
     std::vector<param> params;
     /// The dst types it writes; the first is the default.
@@ -94,13 +108,15 @@ struct RNDNN_API distribution_info {
 RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
-///     bits, bernoulli, uniform or normal)".
+///     bits, bernoulli, uniform, normal or integers)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.
 class RNDNN_API primitive_attr {
 public:
-    void set_post_ops(const post_ops &po) { post_ops_ = po; }
+    // Out of line: GCC 12 warns (-Wnonnull) in an out-of-line copy of
+    // the entries' vector that an inline one may instantiate.
+    void set_post_ops(const post_ops &po);
     const post_ops &get_post_ops() const { return post_ops_; }
     /// Caps the ISA tier of this primitive's implementation below
     /// get_max_cpu_isa() (which still applies): cpu_isa::none selects the

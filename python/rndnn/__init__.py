@@ -18,13 +18,14 @@ from ._rndnn import Error, Generator, OutOfRangeError, __version__
 from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       _dropout_forward, _probability, _source, _wants_grad,
                       bernoulli, bits, default_generator, manual_seed, normal,
-                      softmax_dropout, softmax_dropout_backward, unpackbits,
-                      uniform)
+                      integers, softmax_dropout, softmax_dropout_backward,
+                      unpackbits, uniform)
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
-           "dropout", "dropout_backward", "softmax_dropout",
+           "integers", "dropout", "dropout_backward", "softmax_dropout",
            "softmax_dropout_backward", "unpackbits", "__version__"]
+
 
 def __getattr__(name):
     # rndnn.torch without `import rndnn.torch`, and without importing

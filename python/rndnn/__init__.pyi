@@ -68,6 +68,16 @@ def normal(loc: float = ..., scale: float = ...,
            out: Optional[Array] = ...) -> Any: ...
 
 
+def integers(low: int, high: Optional[int] = ...,
+             size: Optional[Size] = ..., *, dtype: DType = ...,
+             endpoint: bool = ...,
+             seed: Optional[int] = ..., offset: Optional[int] = ...,
+             stream: int = ..., generator: Optional[AnyGenerator] = ...,
+             alg: str = ..., name: Optional[str] = ...,
+             global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
+             out: Optional[Array] = ...) -> Any: ...
+
+
 def dropout(x: Array, p: Optional[float] = ..., *,
             seed: Optional[int] = ..., offset: Optional[int] = ...,
             stream: int = ..., generator: Optional[AnyGenerator] = ...,

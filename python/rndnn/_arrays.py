@@ -31,10 +31,12 @@ def manual_seed(seed):
 _NUMPY = {"u32": np.uint32, "s32": np.int32, "u8": np.uint8, "bit": np.uint8,
           "bool": np.bool_, "f32": np.float32, "f16": np.float16,
           "bf16": np.uint16}
+_NUMPY["s64"] = np.int64  # integers' values
 _FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items() if k != "bit"}
 _TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
           "bool": "bool", "f32": "float32", "f16": "float16",
           "bf16": "bfloat16"}
+_TORCH["s64"] = "int64"
 _FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
                if k not in ("u32", "bit")}
 _WRITTEN = {"bool": "u8"}
@@ -43,10 +45,12 @@ _NAMES = {"u32": "u32", "uint32": "u32", "s32": "s32", "int32": "s32",
           "u8": "u8", "uint8": "u8", "bit": "bit", "bool": "bool",
           "f32": "f32", "float32": "f32", "f16": "f16", "float16": "f16",
           "half": "f16", "bf16": "bf16", "bfloat16": "bf16"}
+_NAMES.update({"s64": "s64", "int64": "s64"})
 # dtype= as a NumPy type (uint16 is no dtype to ask for: bf16 is).
 _FROM_NUMPY_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
                      np.dtype(np.uint8): "u8", np.dtype(np.int32): "s32",
                      np.dtype(np.uint32): "u32", np.dtype(np.bool_): "bool"}
+_FROM_NUMPY_DTYPE[np.dtype(np.int64)] = "s64"
 
 
 def _torch():
@@ -69,8 +73,8 @@ def _dtype(dtype):
         name = _FROM_TORCH.get(str(dtype))
         if name is None:
             raise Error(f"dtype {dtype} is not one rndnn writes: "
-                        "torch.float32, float16, bfloat16, uint8, int32 or "
-                        "bool")
+                        "torch.float32, float16, bfloat16, uint8, int32, "
+                        "int64 or bool")
         return name, True
     if isinstance(dtype, str):
         if dtype not in _NAMES:
@@ -83,7 +87,8 @@ def _dtype(dtype):
                         f"dtype, not {type(dtype).__name__} {dtype!r}") from None
     if d not in _FROM_NUMPY_DTYPE:
         raise Error(f"dtype {d} is not one rndnn writes: float32, float16, "
-                    "uint8, int32, uint32, bool (or 'bfloat16', 'bit')")
+                    "uint8, int32, uint32, int64, bool (or 'bfloat16', "
+                    "'bit')")
     return _FROM_NUMPY_DTYPE[d], False
 
 
@@ -419,7 +424,9 @@ def _shard(shard, shape):
 
 def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               method="auto", alg, seed, offset, stream, generator, name,
-              out, global_shape, origin):
+              out, global_shape, origin, int_params=()):
+    """@params: (name, value) of the real parameters; @int_params: the
+    exact s64 ones, checked (integers')."""
     dtype, as_torch = _dtype(dtype)
     if packed:
         if dtype not in (None, "bit"):
@@ -473,7 +480,8 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
     written = "u32" if dist == "bits" else _WRITTEN.get(dtype, dtype)
     _rndnn.generate(array, list(shape), written, dist, params, kind, bits,
                     alg, name, stream, *window,
-                    *_source(seed, offset, generator))
+                    *_source(seed, offset, generator),
+                    int_params=list(int_params))
     return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
@@ -569,6 +577,58 @@ def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
 for _f in (bits, bernoulli, uniform, normal):
     _f.__doc__ += _COMMON
 del _f
+
+
+def _s64(value, name):
+    """@value, an integer in [-2^63, 2^63) (integers' bounds): TypeError
+    for what is no integer (1.5 would be truncated), OutOfRangeError
+    outside."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not "
+                        f"{type(value).__name__} {value!r} (the positional "
+                        "arguments are NumPy's: low, high, size)") from None
+    if not -(1 << 63) <= v < 1 << 63:
+        raise OutOfRangeError(f"{name}={v} is outside [-2^63, 2^63)")
+    return v
+
+
+def integers(low, high=None, size=None, *, dtype=None, endpoint=False,
+             seed=None, offset=None, stream=0, generator=None, alg=_ALG,
+             name=None, global_shape=None, origin=None, out=None):
+    """Integers uniform on [low, high) as NumPy's Generator.integers:
+    high=None draws from [0, low); endpoint=True includes high. dtype
+    int64 (the default), int32, uint8 or float32 (for index math; values
+    of magnitude up to 2^24). Multiply-shift of 64 random bits (2 words
+    an element) where high - low <= 2^32, else of 128 (4 words): every
+    value's probability is within 2^-32 of 1 / (high - low), relatively
+    (docs/semantics.md). The bounds must be s64: with endpoint=True,
+    high + 1 too.
+    """
+    lo = _s64(low, "low")
+    if high is None:
+        lo, hi = 0, lo
+        what = "low"
+    else:
+        hi = _s64(high, "high")
+        what = "high"
+    if not isinstance(endpoint, (bool, np.bool_)):
+        raise TypeError(f"endpoint must be a bool, not "
+                        f"{type(endpoint).__name__} {endpoint!r}")
+    if endpoint:
+        hi += 1
+        if hi >= 1 << 63:
+            raise OutOfRangeError(f"{what}={hi - 1} with endpoint=True "
+                                  "ends at 2^63, past the s64 bounds")
+    return _generate("integers", "integers", [], size, dtype, "s64",
+                     int_params=(lo, hi), alg=alg, seed=seed,
+                     offset=offset, stream=stream, generator=generator,
+                     name=name, out=out, global_shape=global_shape,
+                     origin=origin)
+
+
+integers.__doc__ += _COMMON
 
 
 def _wants_grad(a):

@@ -39,7 +39,8 @@ class Generator:
 def generate(out: np.ndarray, shape: Sequence[int], dtype: str, dist: str,
              params: Sequence[float], method: str, bits: int, alg: str,
              name: str, stream: int, seed: int, offset: int,
-             generator: Optional[Generator]) -> None: ...
+             generator: Optional[Generator],
+             int_params: Sequence[int] = ...) -> None: ...
 
 
 # Returns the (seed, offset) used.

@@ -91,6 +91,9 @@ struct jit_rng_consts_t {
     // compares), 0x80, and t_lo (jit_rng_dist.cpp).
     jit_vec_t tie_byte, tie_byte_biased, byte_bias;
     uint32_t tie_lo;
+    // integers: r (high - low <= 2^32) mod 2^32 in dword lanes, low in
+    // qword lanes.
+    jit_vec_t int_range, int_low;
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

@@ -53,6 +53,19 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
             }
             return true;
         case dist_t::normal: return f16_ok();
+        case dist_t::integers:
+            // The 4-word elements (r > 2^32) are the reference's; avx2
+            // and avx512 pack the narrow types (sse41 declines).
+            if (integers_words(conf.range) != 2) {
+                why = "integers with high - low > 2^32 (4 words an "
+                      "element) has no JIT kernel";
+                return false;
+            }
+            if (isa < cpu_isa::avx2) {
+                why = "integers needs the avx2 tier and up";
+                return false;
+            }
+            return true;
     }
     why = "unknown distribution";
     return false;
@@ -87,6 +100,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
             return make_jit_threshold(h, f, conf);
         case dist_t::uniform: return make_jit_uniform(h, f, conf);
         case dist_t::normal: return make_jit_normal(h, f, conf);
+        case dist_t::integers: return make_jit_integers(h, f, conf);
     }
     return nullptr;
 }

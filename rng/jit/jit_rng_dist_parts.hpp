@@ -167,6 +167,8 @@ std::unique_ptr<jit_dist_t> make_jit_uniform(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
+std::unique_ptr<jit_dist_t> make_jit_integers(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 
 } // namespace impl
 } // namespace rndnn

@@ -102,9 +102,13 @@ public:
     explicit jit_rng_driver_t(const jit_rng_generator_t &gen);
 
     int unit_elems() const { return unit_elems_; }
-    // Units that fill jit_rng_scratch_elems elements (at least one).
+    // Units that fill jit_rng_scratch_elems elements and at most
+    // jit_rng_scratch_elems * 4 bytes, the scratch's (integers' s64 values
+    // take 8 bytes an element; at least one unit).
     int scratch_units() const {
-        return std::max(1, jit_rng_scratch_elems / unit_elems_);
+        return std::max(1,
+                std::min(jit_rng_scratch_elems / unit_elems_,
+                        jit_rng_scratch_elems * 4 / unit_bytes_));
     }
 
     // Fills the engine's and the distribution's fields of an execution's
@@ -172,7 +176,7 @@ private:
     const rng_conf_t &conf_;
     layout_t layout_;
     int dst_bits_;
-    int unit_elems_, unit_words_;
+    int unit_elems_, unit_words_, unit_bytes_;
 };
 
 } // namespace impl

@@ -1,4 +1,4 @@
-// Uniform and normal values to f32, bf16 or f16: JIT code.
+// Uniform and normal values to f32, bf16 or f16, and integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -260,6 +260,107 @@ private:
     }
 };
 
+// --- Integers with 2 words an element (r <= 2^32), to s64, s32, u8, f32 --
+// An element's words W(2g), W(2g + 1) are the dwords of a qword lane, low
+// and high: X = w0 2^32 + w1, and floor(X r / 2^64) = (w0 r + (w1 r >>
+// 32)) >> 32 (no carry out: rng/distributions.hpp), two vpmuludq; r = 2^32
+// takes w0 itself. value = low + v in qword lanes; the narrower types keep
+// the low dword (values that fit, checked at creation) and pack.
+class jit_integers_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_elems() const override { return jit_unit_words / 2; }
+    int unit_bytes() const override { return unit_elems() * out_size(); }
+
+    void emit_unit() override {
+        const int per_vec = h_.vlen() / 8; // elements (qwords) a vector
+        const Xmm r = h_.vmm(15), low = h_.vmm(14);
+        h_.uni_load(r, C(int_range));
+        h_.uni_load(low, C(int_low));
+        for (int i = 0; i < unit_elems() / per_vec; i += 2) {
+            const Xmm a = h_.vmm(0), b = h_.vmm(1);
+            emit_values(a, i, r, low, h_.vmm(2));
+            emit_values(b, i + 1, r, low, h_.vmm(3));
+            emit_store(a, b, i * per_vec);
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        c.int_range.fill(static_cast<uint32_t>(conf_.range));
+        for (int lane = 0; lane < 8; ++lane)
+            c.int_low.set_q(lane, static_cast<uint64_t>(conf_.low));
+    }
+
+private:
+    int out_size() const {
+        return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
+    }
+
+    // v = the values of vector i of the unit's words, in qword lanes; t is
+    // clobbered.
+    void emit_values(const Xmm &v, int i, const Xmm &r, const Xmm &low,
+            const Xmm &t) {
+        h_.uni_load(v, h_.ptr[h_.rsp + f_.words_off + i * h_.vlen()]);
+        if (conf_.range == (uint64_t(1) << 32)) { // v = w0
+            h_.uni_vpsllq(v, v, 32);
+            h_.uni_vpsrlq(v, v, 32);
+        } else {
+            h_.uni_vpsrlq(t, v, 32); // w1
+            h_.uni_vpmuludq(t, t, r);
+            h_.uni_vpsrlq(t, t, 32);
+            h_.uni_vpmuludq(v, v, r); // w0 r
+            h_.uni_vpaddq(v, v, t);
+            h_.uni_vpsrlq(v, v, 32);
+        }
+        h_.uni_vpaddq(v, v, low);
+    }
+
+    // The values a, b (elements first .. first + 2 L - 1, L a vector) to
+    // dst in its type; a and b are clobbered.
+    void emit_store(const Xmm &a, const Xmm &b, int first) {
+        auto &h = h_;
+        const int per_vec = h.vlen() / 8, size = out_size();
+        const data_type t = dst_type(conf_);
+        if (t == data_type::s64) {
+            h.uni_store_out(h.ptr[f_.dst + first * size], a);
+            h.uni_store_out(h.ptr[f_.dst + (first + per_vec) * size], b);
+            return;
+        }
+        if (h.is_avx512()) {
+            for (int k = 0; k < 2; ++k) {
+                const Zmm z((k == 0 ? a : b).getIdx());
+                const Address at = h.ptr[f_.dst + (first + k * per_vec) * size];
+                if (t == data_type::u8) {
+                    h.vpmovqb(at, z);
+                    continue;
+                }
+                const Ymm y(z.getIdx());
+                h.vpmovqd(y, z);
+                if (t == data_type::f32) h.vcvtdq2ps(y, y);
+                h.uni_store_out(at, y);
+            }
+            return;
+        }
+        // avx2: the low dwords of a's and b's qwords, in order.
+        const Ymm ya(a.getIdx()), yb(b.getIdx());
+        const Address at = h.ptr[f_.dst + first * size];
+        h.vshufps(ya, ya, yb, 0x88);
+        h.vpermq(ya, ya, 0xD8);
+        if (t == data_type::u8) {
+            const Xmm xa(a.getIdx()), hi(b.getIdx());
+            h.vextracti128(hi, ya, 1);
+            h.vpackusdw(xa, xa, hi);
+            h.vpackuswb(xa, xa, xa);
+            h.vmovq(at, xa);
+            return;
+        }
+        if (t == data_type::f32) h.vcvtdq2ps(ya, ya);
+        h.uni_store_out(at, ya);
+    }
+};
+
 #undef C
 
 } // namespace
@@ -272,6 +373,11 @@ std::unique_ptr<jit_dist_t> make_jit_uniform(
 std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
     return std::make_unique<jit_normal_t>(h, f, conf);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_integers(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_integers_t>(h, f, conf);
 }
 
 } // namespace impl

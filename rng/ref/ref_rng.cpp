@@ -19,7 +19,8 @@ namespace {
 
 // Thread and block boundaries fall on multiples of this many global
 // indices, so no 4-word counter block, Box-Muller pair or 32-element
-// bitsliced group is split between two blocks.
+// bitsliced group is split between two blocks (integers' elements draw
+// words of their own: any boundary would do).
 // Global indices are u64 so that rounding up near 2^63 cannot overflow.
 constexpr uint64_t align_elems = 64;
 constexpr uint64_t block_elems = 4096; // a multiple of align_elems
@@ -57,6 +58,9 @@ public:
 
 private:
     void run_range(const rng_run_t &run, uint64_t gs, uint64_t ge) const;
+    // integers' values of elements [gb, gn), stored.
+    void integers(word_source_t &source, const rng_run_t &run, uint64_t gb,
+            uint64_t gn) const;
     // bytewise's decisions of elements [gb, gn) into flags: their units
     // decided whole (a tie's word depends on the ties before it).
     void bytewise_flags(word_source_t &source, uint64_t threshold,
@@ -171,8 +175,47 @@ void ref_rng_t::run_range(
                 emit_values(i0, cnt);
                 break;
             }
+            case dist_t::integers: integers(*source, run, gb, gn); break;
         }
         gb = gn;
+    }
+}
+
+void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
+        uint64_t gb, uint64_t gn) const {
+    // Chunks of 1024 elements: their 4096 words (at most) and s64 values.
+    constexpr uint64_t chunk = 1024;
+    alignas(64) uint32_t words[chunk * 4];
+    alignas(64) int64_t values[chunk];
+    alignas(64) unsigned char typed[chunk * 8];
+    const uint64_t r = conf_.range;
+    const int k = integers_words(r);
+    for (uint64_t g0 = gb; g0 < gn; g0 += chunk) {
+        const uint64_t n = std::min(chunk, gn - g0);
+        source.fill(g0 * k, n * k, words);
+        for (uint64_t e = 0; e < n; ++e) {
+            const uint32_t *w = words + e * k;
+            values[e] = integers_value(conf_.low,
+                    k == 2 ? integers_offset2(w[0], w[1], r)
+                           : integers_offset4(w, r));
+        }
+        for (uint64_t e = 0; e < n; ++e) {
+            switch (dst_dt_) {
+                case data_type::s64:
+                    reinterpret_cast<int64_t *>(typed)[e] = values[e];
+                    break;
+                case data_type::s32:
+                    reinterpret_cast<int32_t *>(typed)[e]
+                            = static_cast<int32_t>(values[e]);
+                    break;
+                case data_type::u8: typed[e] = static_cast<uint8_t>(values[e]); break;
+                default: // f32: |value| <= 2^24, exact
+                    reinterpret_cast<float *>(typed)[e]
+                            = static_cast<float>(values[e]);
+            }
+        }
+        layout_.store(run.dst, static_cast<dim_t>(g0 - run.offset),
+                static_cast<dim_t>(n), typed);
     }
 }
 

@@ -200,6 +200,11 @@ rndnn::post_ops normal() {
     po.append_normal(0.f, 1.f);
     return po;
 }
+rndnn::post_ops integers() {
+    rndnn::post_ops po;
+    po.append_integers(0, 1000); // 2 words an element
+    return po;
+}
 
 // Registers one RNG problem as the reference and, if another
 // implementation takes it, at the best ISA; each on 1 and 2 threads.
@@ -278,6 +283,7 @@ void register_all() {
     reg("philox4x32_10/uniform/f32", philox, dt::f32, uniform());
     reg("philox4x32_10/uniform/bf16", philox, dt::bf16, uniform());
     reg("philox4x32_10/normal/f32", philox, dt::f32, normal());
+    reg("philox4x32_10/integers/s64", philox, dt::s64, integers());
 
     rndnn_bench::register_dropout(n, {1, 2});
 }

@@ -239,7 +239,7 @@ std::vector<const char *> dropout_bench_flags() {
 
 const prim_kind_t prim_kinds[] = {
         {"rng", parse_rng, prepare_rng,
-                {"dist", "p", "a", "b", "mean", "stddev"}},
+                {"dist", "p", "a", "b", "mean", "stddev", "low", "high"}},
         {"dropout", parse_dropout, prepare_dropout, dropout_bench_flags()},
         {"softmax_dropout", parse_softmax_dropout, prepare_softmax_dropout,
                 {"backward", "rate", "mask-dtype", "causal"}},

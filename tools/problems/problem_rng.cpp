@@ -1,6 +1,7 @@
 // The RNG problem's options and parser (problem_rng.hpp).
 #include "problem_rng.hpp"
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,18 +99,23 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     auto method = rndnn::bernoulli_method::automatic;
     int bits = 1;
     std::vector<double> values;
+    std::vector<std::int64_t> integers;
     for (const auto &param : dist.params) {
         const string flag = string("--") + param.name;
         const string value = vm[param.name].as<string>();
-        // A probability is checked as one, naming the flag.
-        values.push_back(string(dist.name) == "bernoulli"
-                        ? parse_probability(flag, value)
-                        : parse_float(flag, value));
+        // A probability is checked as one, naming the flag; an integer
+        // parameter is read exactly, as an s64.
+        if (param.integer)
+            integers.push_back(parse_s64(flag, value));
+        else
+            values.push_back(string(dist.name) == "bernoulli"
+                            ? parse_probability(flag, value)
+                            : parse_float(flag, value));
     }
     if (string(dist.name) == "bernoulli")
         parse_method(vm["method"].as<string>(), method, bits);
     rndnn::post_ops ops;
-    ops.append_distribution(dist.name, values, method, bits);
+    ops.append_distribution(dist.name, values, method, bits, integers);
 
     rng_problem_t p;
     p.attr.set_post_ops(ops);
