@@ -18,7 +18,15 @@
 namespace rndnn {
 namespace impl {
 
-enum class dist_t { bits, bernoulli, uniform, normal };
+enum class dist_t {
+    bits,
+    bernoulli,
+    uniform,
+    normal,
+    exponential,
+    gumbel,
+    lognormal,
+};
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
 enum class bitsliced_eval_t {
@@ -52,6 +60,9 @@ struct rng_conf_t {
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
+    // mean and stddev (its exponent is normal(mean, sigma)).
+    float loc = 0.f, scale = 1.f;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -10,7 +10,8 @@ using impl::fail;
 bool post_ops::entry::operator==(const entry &o) const {
     return k == o.k && p == o.p && method == o.method && bits == o.bits
             && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
-            && alpha == o.alpha && beta == o.beta;
+            && alpha == o.alpha && beta == o.beta && loc == o.loc
+            && scale == o.scale;
 }
 
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
@@ -32,6 +33,26 @@ void post_ops::append_normal(float mean, float stddev) {
     entry e {kind::normal};
     e.mean = mean;
     e.stddev = stddev;
+    entries_.push_back(e);
+}
+
+void post_ops::append_exponential(float scale) {
+    entry e {kind::exponential};
+    e.scale = scale;
+    entries_.push_back(e);
+}
+
+void post_ops::append_gumbel(float loc, float scale) {
+    entry e {kind::gumbel};
+    e.loc = loc;
+    e.scale = scale;
+    entries_.push_back(e);
+}
+
+void post_ops::append_lognormal(float mean, float sigma) {
+    entry e {kind::lognormal};
+    e.mean = mean;
+    e.stddev = sigma;
     entries_.push_back(e);
 }
 
@@ -61,7 +82,23 @@ const std::vector<distribution_info> &distributions() {
                     {{"mean", 0.0, "mean", "finite"},
                             {"stddev", 1.0, "standard deviation", ">= 0"}},
                     {data_type::f32, data_type::bf16, data_type::f16},
-                    "1 an element (2 a pair of Box-Muller)"}};
+                    "1 an element (2 a pair of Box-Muller)"},
+            {"exponential", {{"scale", 1.0, "scale (the mean)", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"},
+            {"gumbel",
+                    {{"loc", 0.0, "location (the mode)", "finite"},
+                            {"scale", 1.0, "scale", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"},
+            {"lognormal",
+                    {{"mean", 0.0, "mean of the underlying normal", "finite"},
+                            {"sigma", 1.0,
+                                    "standard deviation of the underlying "
+                                    "normal",
+                                    ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element (2 a pair of Box-Muller, as normal)"}};
     return table;
 }
 
@@ -92,6 +129,14 @@ void post_ops::append_distribution(const std::string &name,
                 static_cast<float>(values[1]));
     else if (n == "normal")
         append_normal(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
+    else if (n == "exponential")
+        append_exponential(static_cast<float>(values[0]));
+    else if (n == "gumbel")
+        append_gumbel(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
+    else if (n == "lognormal")
+        append_lognormal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]));
 }
 

@@ -58,6 +58,18 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     nrm.append_normal(1.f, 2.f);
     v.push_back({"normal f32", data_type::f32, nrm});
     v.push_back({"normal f16", data_type::f16, nrm});
+    post_ops ex;
+    ex.append_exponential(2.f);
+    v.push_back({"exponential f32", data_type::f32, ex});
+    v.push_back({"exponential f16", data_type::f16, ex});
+    post_ops gu;
+    gu.append_gumbel(-1.f, 0.5f);
+    v.push_back({"gumbel f32", data_type::f32, gu});
+    v.push_back({"gumbel bf16", data_type::bf16, gu});
+    post_ops ln;
+    ln.append_lognormal(0.5f, 1.5f);
+    v.push_back({"lognormal f32", data_type::f32, ln});
+    v.push_back({"lognormal f16", data_type::f16, ln});
     return v;
 }
 

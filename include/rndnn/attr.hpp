@@ -14,18 +14,28 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal): it writes raw u32 words unless its attributes hold exactly one.
+/// normal, exponential, gumbel, lognormal): it writes raw u32 words unless
+/// its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
 class RNDNN_API post_ops {
 public:
-    enum class kind { bernoulli, uniform, normal, linear };
+    enum class kind {
+        bernoulli,
+        uniform,
+        normal,
+        linear,
+        exponential,
+        gumbel,
+        lognormal,
+    };
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
         float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
-        float mean = 0.f, stddev = 1.f; ///< normal
+        float mean = 0.f, stddev = 1.f; ///< normal; lognormal: mean, sigma
+        float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
         float alpha = 1.f, beta = 0.f; ///< linear
         bool operator==(const entry &o) const;
     };
@@ -44,6 +54,21 @@ public:
     /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|) finite in
     /// f32 and in the dst type.
     void append_normal(float mean, float stddev);
+    /// Exponential(scale), NumPy's exponential: x = -ln(u) * scale in f32
+    /// (docs/semantics.md), u in (0, 1]; values in [0, 16.64 * scale].
+    /// Checked at creation: scale finite and >= 0, and the largest value
+    /// finite in the dst type (f16: scale up to about 3937).
+    void append_exponential(float scale);
+    /// Gumbel(loc, scale), NumPy's gumbel: x = loc - scale * ln(-ln u) in
+    /// f32, u in (0, 1) open; values in [loc - 2.853 scale, loc + 17.33
+    /// scale]. Checked at creation: finite, scale >= 0, and both ends
+    /// finite in f32 and in the dst type.
+    void append_gumbel(float loc, float scale);
+    /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
+    /// the value normal(mean, sigma) gives the element (the same words,
+    /// the same bits). Checked at creation: finite, sigma >= 0, and the
+    /// largest value exp(mean + 5.768 sigma) finite in the dst type.
+    void append_lognormal(float mean, float sigma);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its parameters in the row's order; @p method and @p
     /// bits are bernoulli's; "bits" appends nothing. The one way the CLI
@@ -79,7 +104,7 @@ struct RNDNN_API distribution_info {
         const char *what;
         const char *range;
     };
-    const char *name; ///< "bits", "bernoulli", "uniform", "normal"
+    const char *name; ///< "bits", "bernoulli", "uniform", "normal", ...
     /// The real parameters, in the post-op's order (bernoulli's method and
     /// bits are apart).
     std::vector<param> params;
@@ -94,7 +119,7 @@ struct RNDNN_API distribution_info {
 RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
-///     bits, bernoulli, uniform or normal)".
+///     bits, bernoulli, uniform, normal, ..., or lognormal)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.
