@@ -57,12 +57,12 @@ public:
     /// Exponential(scale), NumPy's exponential: x = -ln(u) * scale in f32
     /// (docs/semantics.md), u in (0, 1]; values in [0, 16.64 * scale].
     /// Checked at creation: scale finite and >= 0, and the largest value
-    /// finite in the dst type (f16: scale up to about 3937).
+    /// finite in the dst type (f16: scale up to about 3938).
     void append_exponential(float scale);
     /// Gumbel(loc, scale), NumPy's gumbel: x = loc - scale * ln(-ln u) in
-    /// f32, u in (0, 1) open; values in [loc - 2.853 scale, loc + 17.33
-    /// scale]. Checked at creation: finite, scale >= 0, and both ends
-    /// finite in f32 and in the dst type.
+    /// f32, u in (0, 1], -ln u at least 2^-25; values in [loc - 2.81
+    /// scale, loc + 17.33 scale]. Checked at creation: finite, scale >= 0,
+    /// and both ends finite in f32 and in the dst type.
     void append_gumbel(float loc, float scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
