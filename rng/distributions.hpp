@@ -288,6 +288,66 @@ inline int64_t integers_value(int64_t low, uint64_t v) {
     return static_cast<int64_t>(static_cast<uint64_t>(low) + v);
 }
 
+// --- Exponential, Gumbel, log-normal ----------------------------------------
+// One word an element for exponential and Gumbel; log-normal takes
+// normal's pairs. ln is ln_approx (for Gumbel also on values above 1:
+// docs/semantics.md gives its error there), exp is exp_approx below.
+
+// exponential(scale): u = ((W >> shift) + 1) * 2^-24 in (0, 1], ln_approx's
+// domain; x = (0 - ln u) * scale (0 - ln, not -ln: u = 1 gives +0).
+inline float exponential_value(uint32_t w, int shift, float scale) {
+    const float u = static_cast<float>((w >> shift) + 1u) * 0x1p-24f;
+    return (0.f - ln_approx(u)) * scale;
+}
+
+// gumbel(loc, scale): u as exponential's, v = max(0 - ln u, 2^-25) in
+// [2^-25, 16.64]: u = 1 alone, where ln u = 0, takes 2^-25, what -ln u is
+// at the middle of its cell [1 - 2^-24, 1) (an open u as (k + 0.5) 2^-24
+// would need 25 bits above 0.5); x = loc - scale * ln v, a multiply then
+// a subtraction.
+constexpr float gumbel_v_min = 0x1p-25f;
+inline float gumbel_value(uint32_t w, int shift, float loc, float scale) {
+    const float u = static_cast<float>((w >> shift) + 1u) * 0x1p-24f;
+    const float v = std::fmax(0.f - ln_approx(u), gumbel_v_min);
+    return loc - scale * ln_approx(v);
+}
+
+// exp t for any finite f32 t, from +, -, * and exponent bits: t clamped
+// to [exp_t_min, exp_t_max] (beyond them the value is 0 or +inf: exp(-104)
+// rounds to 0, exp(89) overflows); n = round(t / ln 2) by adding and
+// subtracting 1.5 * 2^23 (n also lies in that sum's low bits); r = t - n
+// ln 2 in ln2_hi and ln2_lo (n * ln2_hi is exact); exp r by its Taylor
+// polynomial of degree 8 (|r| <= 0.35); times 2^n as 2^(n >> 1) *
+// 2^(n - (n >> 1)), each factor a normal f32, so that only the second
+// multiply rounds, and only for subnormal or infinite results.
+constexpr float exp_t_min = -104.f, exp_t_max = 89.f;
+constexpr float log2e = 1.44269504089f;
+constexpr float round_magic = 0x1.8p23f; // 1.5 * 2^23
+constexpr float exp_coefs[9] = {1.f / 40320, 1.f / 5040, 1.f / 720,
+        1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
+inline float exp_approx(float t) {
+    t = std::fmin(std::fmax(t, exp_t_min), exp_t_max);
+    const float y = t * log2e + round_magic;
+    const float n_f = y - round_magic;
+    const auto n = static_cast<int32_t>(
+            float_bits(y) - float_bits(round_magic)); // n_f as an integer
+    const float r = (t - n_f * ln2_hi) - n_f * ln2_lo;
+    const float p = horner(r, exp_coefs);
+    const int32_t n1 = n >> 1, n2 = n - n1; // floor(n / 2): n1, n2 >= -75
+    return (p * bits_float(static_cast<uint32_t>(n1 + 127) << 23))
+            * bits_float(static_cast<uint32_t>(n2 + 127) << 23);
+}
+
+// lognormal(mean, sigma) on normal's word pair: exp_approx of the normal
+// values normal_pair(mean, sigma) gives, so log-normal's exponent is
+// exactly normal's value.
+inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
+        float sigma, float *v0, float *v1) {
+    normal_pair(w0, w1, shift, mean, sigma, v0, v1);
+    *v0 = exp_approx(*v0);
+    *v1 = exp_approx(*v1);
+}
+
 } // namespace impl
 } // namespace rndnn
 

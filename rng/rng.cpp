@@ -43,6 +43,9 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::uniform: return "uniform";
         case impl::dist_t::normal: return "normal";
         case impl::dist_t::integers: return "integers";
+        case impl::dist_t::exponential: return "exponential";
+        case impl::dist_t::gumbel: return "gumbel";
+        case impl::dist_t::lognormal: return "lognormal";
     }
     return "unknown";
 }
@@ -59,7 +62,7 @@ void check_dst_type(impl::dist_t dist, data_type t) {
                     " (supported: ", names, ")"));
 }
 
-// Refuses a uniform or normal post-op (`what`: it and its parameters, as
+// Refuses a value post-op (uniform, normal, ...) (`what`: it and its parameters, as
 // messages name them) whose extreme values lo and hi (f32, as the kernels
 // compute them) are not finite, or round to infinity in dst's type.
 void check_fits(const std::string &what, float lo, float hi,
@@ -253,10 +256,61 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     impl::engine_traits(c.alg).word_bits));
                 check_integers_fit(e.low, e.high, d.dst.get_data_type());
                 break;
+            case post_ops::kind::exponential:
+                c.dist = impl::dist_t::exponential;
+                c.scale = e.scale;
+                if (!std::isfinite(e.scale) || e.scale < 0.f)
+                    fail(status::invalid_arguments,
+                            cat("exponential scale=", e.scale,
+                                    " is not finite and >= 0"));
+                // The largest value comes at u = 2^-24 (-ln u = 16.64).
+                check_fits(cat("exponential scale=", e.scale), 0.f,
+                        impl::exponential_value(0, 8, e.scale), c.dst);
+                break;
+            case post_ops::kind::gumbel:
+                c.dist = impl::dist_t::gumbel;
+                c.loc = e.loc;
+                c.scale = e.scale;
+                if (!std::isfinite(e.loc) || !std::isfinite(e.scale)
+                        || e.scale < 0.f)
+                    fail(status::invalid_arguments,
+                            cat("gumbel loc=", e.loc, " scale=", e.scale,
+                                    " is not finite with scale >= 0"));
+                // The extremes come at the ends of u (the largest at u =
+                // 1): every value lies between these two.
+                check_fits(cat("gumbel loc=", e.loc, " scale=", e.scale),
+                        impl::gumbel_value(~0u, 8, e.loc, e.scale),
+                        impl::gumbel_value(0, 8, e.loc, e.scale), c.dst);
+                break;
+            case post_ops::kind::lognormal:
+                c.dist = impl::dist_t::lognormal;
+                c.mean = e.mean;
+                c.stddev = e.stddev;
+                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
+                        || e.stddev < 0.f)
+                    fail(status::invalid_arguments,
+                            cat("lognormal mean=", e.mean, " sigma=",
+                                    e.stddev, " is not finite with sigma >= 0"));
+                {
+                    // The exponent is normal(mean, sigma)'s value, at most
+                    // mean + sigma * r_max (as normal's check); exp_approx
+                    // is not monotonic, but within 1.2 ulp of exp, so no
+                    // value passes exp_approx there times 1 + 2^-21.
+                    const float r_max
+                            = std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
+                    check_fits(cat("lognormal mean=", e.mean, " sigma=",
+                                       e.stddev),
+                            0.f,
+                            impl::exp_approx(e.mean + e.stddev * r_max)
+                                    * (1.f + 0x1p-21f),
+                            c.dst);
+                }
+                break;
             case post_ops::kind::linear:
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
-                        "uniform, normal, integers), not linear");
+                        "uniform, normal, integers, exponential, gumbel, "
+                        "lognormal), not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -287,6 +341,9 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::integers)
         dist += cat(":", c.low, ":",
                 integers_value(c.low, c.range)); // high, mod 2^64
+    if (c.dist == dist_t::exponential) dist += cat(":", c.scale);
+    if (c.dist == dist_t::gumbel) dist += cat(":", c.loc, ":", c.scale);
+    if (c.dist == dist_t::lognormal) dist += cat(":", c.mean, ":", c.stddev);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
 }
 

@@ -18,7 +18,16 @@
 namespace rndnn {
 namespace impl {
 
-enum class dist_t { bits, bernoulli, uniform, normal, integers };
+enum class dist_t {
+    bits,
+    bernoulli,
+    uniform,
+    normal,
+    integers,
+    exponential,
+    gumbel,
+    lognormal,
+};
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
 enum class bitsliced_eval_t {
@@ -55,6 +64,9 @@ struct rng_conf_t {
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;
     uint64_t range = 2;
+    // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
+    // mean and stddev (its exponent is normal(mean, sigma)).
+    float loc = 0.f, scale = 1.f;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -1,12 +1,19 @@
 #!/usr/bin/python3
-"""Goodness of fit of rndnn's distributions against scipy.stats: 2^24
-values a parameter set through the Python package, each with its
-p-value (chi-square over the values for integers). Not run in CI (it
-takes minutes); run it after a change to a distribution's formula.
+"""Goodness of fit of rndnn's distributions against scipy.stats at scale:
+2^24 draws a parameter set through the Python package, each with a
+p-value: Kolmogorov-Smirnov for the continuous distributions, chi-square
+of the counts for the discrete ones (tiny p-values on every seed mean a
+wrong distribution; one in a hundred below 0.01 is chance). Not part of
+the tests (it takes minutes): run it by hand after a change to a
+distribution's formula; docs/semantics.md ("Statistics") has its table.
 
-Usage: PYTHONPATH=build/python /usr/bin/python3 scripts/stats.py
-Other distributions add their own block to CASES.
+Usage: PYTHONPATH=build/python /usr/bin/python3 scripts/stats.py [SEED]
+
+Each distribution adds its block to CASES: (name, test), test(seed)
+giving (the statistic's name, its value, the p-value).
 """
+import sys
+
 import numpy as np
 from scipy import stats
 
@@ -14,31 +21,87 @@ import rndnn
 
 N = 1 << 24
 
-
-def integers_chi2(low, high):
-    """Chi-square of [low, high)'s counts against the uniform (r small), or
-    of the values' 2^16 equal-width bins (r large)."""
-    x = rndnn.integers(low, high, size=N, seed=1)
-    r = high - low
-    if r <= 1 << 16:
-        counts = np.bincount(x - low, minlength=r)
-    else:
-        counts = np.bincount(((x - low).astype(np.float64) / r * 65536)
-                             .astype(np.int64), minlength=65536)
-    return stats.chisquare(counts).pvalue
+CASES = []
 
 
-CASES = [
-    ("integers(0, 10)", lambda: integers_chi2(0, 10)),
-    ("integers(-1000, 1000)", lambda: integers_chi2(-1000, 1000)),
-    ("integers(0, 2^31 + 1)", lambda: integers_chi2(0, 2**31 + 1)),
-    ("integers(-2^62, 2^62)", lambda: integers_chi2(-2**62, 2**62)),
-]
+def ks(draw, dist):
+    """A KS test of @draw(seed) against the scipy distribution @dist. The
+    values of 24-bit u are a discrete distribution, which KS cannot tell
+    from the continuous one at 2^24 draws (its steps are below 2^-24)."""
+    def test(seed):
+        r = stats.kstest(draw(seed).astype(np.float64), dist.cdf)
+        return "KS D", r.statistic, r.pvalue
+    return test
+
+
+def chi2(counts, expected=None):
+    r = stats.chisquare(counts, expected)
+    return "chi2", r.statistic, r.pvalue
+
+
+# uniform, normal
+for low, high in ((0.0, 1.0), (-3.0, 5.0)):
+    CASES.append((f"uniform({low}, {high})",
+                  ks(lambda s, low=low, high=high:
+                     rndnn.uniform(low, high, N, seed=s),
+                     stats.uniform(loc=low, scale=high - low))))
+for loc, scale in ((0.0, 1.0), (2.0, 0.5)):
+    CASES.append((f"normal({loc}, {scale})",
+                  ks(lambda s, loc=loc, scale=scale:
+                     rndnn.normal(loc, scale, N, seed=s),
+                     stats.norm(loc=loc, scale=scale))))
+
+# bernoulli: the count of ones against N p.
+for p in (0.5, 0.1, 0.9999):
+    def bernoulli_test(seed, p=p):
+        ones = int(rndnn.bernoulli(p, N, seed=seed).sum(dtype=np.int64))
+        return chi2([N - ones, ones], [N * (1 - p), N * p])
+    CASES.append((f"bernoulli({p})", bernoulli_test))
+
+
+# integers: the counts of [low, high) against the uniform (r small), or of
+# the values' 2^16 equal-width bins (r large).
+def integers_test(low, high):
+    def test(seed):
+        x = rndnn.integers(low, high, size=N, seed=seed)
+        r = high - low
+        if r <= 1 << 16:
+            counts = np.bincount(x - low, minlength=r)
+        else:
+            counts = np.bincount(((x - low).astype(np.float64) / r * 65536)
+                                 .astype(np.int64), minlength=65536)
+        return chi2(counts)
+    return test
+
+
+for low, high, name in ((0, 10, "0, 10"), (-1000, 1000, "-1000, 1000"),
+                        (0, 2**31 + 1, "0, 2^31 + 1"),
+                        (-2**62, 2**62, "-2^62, 2^62")):
+    CASES.append((f"integers({name})", integers_test(low, high)))
+
+# exponential, gumbel, lognormal
+for scale in (1.0, 0.5, 3.0):
+    CASES.append((f"exponential(scale={scale})",
+                  ks(lambda s, scale=scale: rndnn.exponential(scale, N, seed=s),
+                     stats.expon(scale=scale))))
+for loc, scale in ((0.0, 1.0), (-2.0, 0.5), (3.0, 4.0)):
+    CASES.append((f"gumbel(loc={loc}, scale={scale})",
+                  ks(lambda s, loc=loc, scale=scale:
+                     rndnn.gumbel(loc, scale, N, seed=s),
+                     stats.gumbel_r(loc=loc, scale=scale))))
+for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
+    CASES.append((f"lognormal(mean={mean}, sigma={sigma})",
+                  ks(lambda s, mean=mean, sigma=sigma:
+                     rndnn.lognormal(mean, sigma, N, seed=s),
+                     stats.lognorm(s=sigma, scale=np.exp(mean)))))
 
 
 def main():
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 2024
+    print(f"n = 2^24 a row, seed {seed}")
     for name, test in CASES:
-        print(f"{name:32s} p = {test():.4f}")
+        what, value, p = test(seed)
+        print(f"{name:40s} {what} {value:.3e} p={p:.4f}", flush=True)
 
 
 if __name__ == "__main__":

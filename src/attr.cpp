@@ -12,7 +12,7 @@ bool post_ops::entry::operator==(const entry &o) const {
     return k == o.k && p == o.p && method == o.method && bits == o.bits
             && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
             && alpha == o.alpha && beta == o.beta && low == o.low
-            && high == o.high;
+            && high == o.high && loc == o.loc && scale == o.scale;
 }
 
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
@@ -41,6 +41,26 @@ void post_ops::append_integers(int64_t low, int64_t high) {
     entry e {kind::integers};
     e.low = low;
     e.high = high;
+    entries_.push_back(e);
+}
+
+void post_ops::append_exponential(float scale) {
+    entry e {kind::exponential};
+    e.scale = scale;
+    entries_.push_back(e);
+}
+
+void post_ops::append_gumbel(float loc, float scale) {
+    entry e {kind::gumbel};
+    e.loc = loc;
+    e.scale = scale;
+    entries_.push_back(e);
+}
+
+void post_ops::append_lognormal(float mean, float sigma) {
+    entry e {kind::lognormal};
+    e.mean = mean;
+    e.stddev = sigma;
     entries_.push_back(e);
 }
 
@@ -77,7 +97,23 @@ const std::vector<distribution_info> &distributions() {
                                     "an s64, > low", true}},
                     {data_type::s64, data_type::s32, data_type::u8,
                             data_type::f32},
-                    "2 an element (high - low <= 2^32), else 4"}};
+                    "2 an element (high - low <= 2^32), else 4"},
+            {"exponential", {{"scale", 1.0, "scale (the mean)", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"},
+            {"gumbel",
+                    {{"loc", 0.0, "location (the mode)", "finite"},
+                            {"scale", 1.0, "scale", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"},
+            {"lognormal",
+                    {{"mean", 0.0, "mean of the underlying normal", "finite"},
+                            {"sigma", 1.0,
+                                    "standard deviation of the underlying "
+                                    "normal",
+                                    ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element (2 a pair of Box-Muller, as normal)"}};
     return table;
 }
 
@@ -116,6 +152,14 @@ void post_ops::append_distribution(const std::string &name,
         append_normal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]));
     else if (n == "integers") append_integers(integers[0], integers[1]);
+    else if (n == "exponential")
+        append_exponential(static_cast<float>(values[0]));
+    else if (n == "gumbel")
+        append_gumbel(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
+    else if (n == "lognormal")
+        append_lognormal(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

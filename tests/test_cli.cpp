@@ -188,6 +188,36 @@ std::vector<gen_case_t> gen_cases() {
     }
 
     p = {};
+    p.shape = {3, 100};
+    p.dt = data_type::bf16;
+    p.seed = 4;
+    p.ops.append_exponential(2.5f);
+    add("exponential bf16",
+            {"--dist", "exponential", "--scale", "2.5", "--dtype", "bf16",
+                    "--shape", "3x100", "--seed", "4"},
+            p);
+
+    p = {};
+    p.shape = {333};
+    p.dt = data_type::f32; // the default
+    p.offset = 7;
+    p.ops.append_gumbel(-1.f, 0.5f);
+    add("gumbel",
+            {"--dist", "gumbel", "--loc", "-1", "--scale", "0.5", "--shape",
+                    "333", "--offset", "7"},
+            p);
+
+    p = {};
+    p.shape = {1001};
+    p.dt = data_type::f16;
+    p.offset = 1; // lognormal takes normal's pairs
+    p.ops.append_lognormal(0.5f, 1.5f);
+    add("lognormal f16",
+            {"--dist", "lognormal", "--mean", "0.5", "--sigma", "1.5",
+                    "--dtype", "f16", "--shape", "1001", "--offset", "1"},
+            p);
+
+    p = {};
     p.alg = rndnn::rng_alg::multfly;
     p.name = "encoder.layer3.dropout";
     p.shape = {100};

@@ -3,6 +3,9 @@
 // bytewise Bernoulli method's, from scripts/bytewise_known_answers.py) and
 // tests/data/integers.md (from scripts/integers_known_answers.py),
 // parsed from the text itself, plus the library's built-in `verify` checks.
+// The distribution values of known-answers.md are also computed here from
+// docs/semantics.md's formulas, written out again apart from the library.
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -229,6 +232,160 @@ TEST(KnownAnswers, IntegersFromTheSpec) {
         ++checked;
     }
     EXPECT_EQ(checked, 10);
+}
+
+namespace {
+
+// docs/semantics.md's formulas, step by step (f32, no contraction), on
+// Philox4x32-10 words: W(g) = word g % 4 of Philox4x32-10 at counter
+// {lo32(g / 4), hi32(g / 4), lo32(stream), hi32(stream)}, key {lo32(seed),
+// hi32(seed)}.
+uint32_t ka_word(uint64_t seed, uint64_t strm, uint64_t g) {
+    const uint32_t ctr[4] = {static_cast<uint32_t>(g / 4),
+            static_cast<uint32_t>(g / 4 >> 32), static_cast<uint32_t>(strm),
+            static_cast<uint32_t>(strm >> 32)};
+    const uint32_t key[2]
+            = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+    uint32_t out[4];
+    impl::philox4x32_10(ctr, key, out);
+    return out[g % 4];
+}
+
+uint32_t ka_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+float ka_float(uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+float ka_ln(float x) {
+    int32_t e = static_cast<int32_t>(ka_bits(x) >> 23) - 126;
+    uint32_t mb = (ka_bits(x) & 0x007FFFFFu) | 0x3F000000u;
+    if (mb < 0x3F3504F3u) {
+        mb += 0x00800000u;
+        e -= 1;
+    }
+    const float m = ka_float(mb);
+    const float s = (m - 1) / (m + 1), s2 = s * s;
+    float q = 1.f / 11;
+    for (float c : {1.f / 9, 1.f / 7, 1.f / 5, 1.f / 3})
+        q = q * s2 + c;
+    q = q * s2;
+    const float ln_m = (s + s * q) * 2;
+    const auto fe = static_cast<float>(e);
+    return (fe * -2.12194440e-4f + ln_m) + fe * 0.693359375f;
+}
+
+float ka_normal(uint32_t w0, uint32_t w1, bool odd, float mean, float sd) {
+    const float u1 = static_cast<float>((w0 >> 8) + 1) * 0x1p-24f;
+    const float r = std::sqrt(ka_ln(u1) * -2);
+    const uint32_t j = (w1 >> 8) + (1u << 21), quad = (j >> 22) & 3;
+    const float t = static_cast<float>(static_cast<int32_t>(j & ((1u << 22) - 1))
+                            - (1 << 21))
+            * 0x1p-22f;
+    const float t2 = t * t;
+    float sp = -3.59884323521e-6f, c = -2.52020423731e-5f;
+    for (float k : {0.000160441184758f, -0.00468175413532f,
+                 0.0796926262462f, -0.645964097506f, 1.57079632679f})
+        sp = sp * t2 + k;
+    for (float k : {0.000919260274839f, -0.0208634807634f, 0.253669507901f,
+                 -1.23370055014f, 1.f})
+        c = c * t2 + k;
+    const float sn0 = sp * t;
+    float sn = quad & 1 ? c : sn0, cs = quad & 1 ? sn0 : c;
+    if (quad == 2 || quad == 3) sn = -sn;
+    if (quad == 1 || quad == 2) cs = -cs;
+    return mean + sd * (r * (odd ? sn : cs));
+}
+
+float ka_exp(float t) {
+    t = std::min(std::max(t, -104.f), 89.f);
+    const float y = t * 1.44269504089f + 12582912.f;
+    const float nf = y - 12582912.f;
+    const auto n = static_cast<int32_t>(ka_bits(y) - 0x4B400000u);
+    const float r = (t - nf * 0.693359375f) - nf * -2.12194440e-4f;
+    float p = 1.f / 40320;
+    for (float k : {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f,
+                 1.f, 1.f})
+        p = p * r + k;
+    const int32_t n1 = n >> 1, n2 = n - n1;
+    return p * ka_float(static_cast<uint32_t>(n1 + 127) << 23)
+            * ka_float(static_cast<uint32_t>(n2 + 127) << 23);
+}
+
+// The f32 bits the library writes for those values, under ISA cap @p cap.
+std::vector<uint32_t> library_values(const std::string &dist, float p0,
+        float p1, uint64_t seed, uint64_t strm, uint64_t off, size_t n,
+        cpu_isa cap) {
+    rng::desc d(rng_alg::philox4x32_10,
+            memory::desc({static_cast<dim_t>(n)}, data_type::f32));
+    primitive_attr attr;
+    attr.set_post_ops([&] {
+        post_ops po;
+        po.append_distribution(dist,
+                dist == "exponential" ? std::vector<double> {p0}
+                                      : std::vector<double> {p0, p1});
+        return po;
+    }());
+    attr.set_max_cpu_isa(cap);
+    std::vector<uint32_t> got(n);
+    test::run_args_t r;
+    r.seed = static_cast<int64_t>(seed);
+    r.offset = static_cast<int64_t>(off);
+    r.stream = static_cast<int64_t>(strm);
+    r.nthr = 2;
+    test::generate(d, attr, got.data(), r);
+    return got;
+}
+
+} // namespace
+
+// The distribution values of known-answers.md (f32 bits): from the
+// formulas above, and from the library at every tier.
+TEST(KnownAnswers, DistributionValuesFromTheSpec) {
+    const std::string text = read_text("known-answers.md");
+    const std::regex line(R"((exponential|gumbel|lognormal)\(([-0-9.e]+))"
+                          R"((?:, ([-0-9.e]+))?\) seed (\d+) stream (\d+) )"
+                          R"(offset (\d+)\s*->((?:\s+[0-9a-f]{8})+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        const std::string dist = m[1];
+        const float p0 = std::stof(m[2]);
+        const float p1 = m[3].matched ? std::stof(m[3]) : 0.f;
+        const uint64_t seed = std::stoull(m[4]), strm = std::stoull(m[5]),
+                       off = std::stoull(m[6]);
+        const auto want = hex_words(m[7]);
+        std::vector<uint32_t> mine;
+        for (uint64_t g = off; g < off + want.size(); ++g) {
+            const uint32_t w = ka_word(seed, strm, g);
+            float x;
+            if (dist == "exponential") {
+                x = (0 - ka_ln(static_cast<float>((w >> 8) + 1) * 0x1p-24f)) * p0;
+            } else if (dist == "gumbel") {
+                const float u = static_cast<float>((w >> 8) + 1) * 0x1p-24f;
+                x = p0 - p1 * ka_ln(std::max(0 - ka_ln(u), 0x1p-25f));
+            } else {
+                x = ka_exp(ka_normal(ka_word(seed, strm, g & ~1ull),
+                        ka_word(seed, strm, g | 1), g & 1, p0, p1));
+            }
+            mine.push_back(ka_bits(x));
+        }
+        EXPECT_EQ(mine, want) << m[0];
+        for (cpu_isa cap : test::test_tiers())
+            EXPECT_EQ(library_values(dist, p0, p1, seed, strm, off,
+                              want.size(), cap),
+                    want)
+                    << m[0] << " cap " << isa2str(cap);
+        ++checked;
+    }
+    EXPECT_EQ(checked, 6);
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

@@ -55,6 +55,24 @@ primitive_attr integers_attr(int64_t low, int64_t high) {
     return attr_with([&](post_ops &po) { po.append_integers(low, high); });
 }
 
+primitive_attr exponential_attr(float scale) {
+    return attr_with([&](post_ops &po) { po.append_exponential(scale); });
+}
+
+primitive_attr gumbel_attr(float loc, float scale) {
+    return attr_with([&](post_ops &po) { po.append_gumbel(loc, scale); });
+}
+
+primitive_attr lognormal_attr(float mean, float sigma) {
+    return attr_with([&](post_ops &po) { po.append_lognormal(mean, sigma); });
+}
+
+// The spacing of f32 values at |v| (subnormal spacing below 2^-126).
+double ulp32(double v) {
+    const int e = v == 0 ? -126 : std::max(std::ilogb(v), -126);
+    return std::ldexp(1.0, e - 23);
+}
+
 std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,
         const run_args_t &r = {}) {
     std::vector<uint8_t> buf(d.dst.get_size());
@@ -354,6 +372,133 @@ TEST(RngSemantics, LnApproxWithinTwoUlps) {
     }
 }
 
+// The ulp bounds of docs/semantics.md ("exponential", "gumbel",
+// "lognormal"), measured exhaustively over their domains; here over
+// every input the distributions give and a sample of the rest.
+constexpr double exponential_max_ulp = 1.7;
+constexpr double gumbel_max_ulp = 2; // of max(1, |x|)
+constexpr double ln_general_max_ulp = 2;
+constexpr double exp_max_ulp = 1.2;
+
+TEST(RngSemantics, ExponentialAndGumbelEveryU) {
+    const float e_max = impl::exponential_value(0, 8, 1.f);
+    const float g_lo = impl::gumbel_value(0, 8, 0.f, 1.f);
+    const float g_hi = impl::gumbel_value(~0u, 8, 0.f, 1.f);
+    for (uint32_t k = 0; k < (1u << 24); ++k) {
+        const float e = impl::exponential_value(k << 8, 8, 1.f);
+        const double er = -std::log((k + 1.0) * 0x1p-24);
+        ASSERT_LE(std::fabs(e - er), exponential_max_ulp * ulp32(er)) << k;
+        ASSERT_LE(e, e_max) << k; // creation's check takes the ends
+        ASSERT_FALSE(std::signbit(e)) << k; // u = 1 gives +0
+        // u = 1 alone takes -ln u = 2^-25; every other u, -ln u > 2^-25.
+        const float g = impl::gumbel_value(k << 8, 8, 0.f, 1.f);
+        const double gv = k + 1 == (1u << 24) ? 0x1p-25 : -std::log((k + 1.0) * 0x1p-24);
+        ASSERT_TRUE(k + 1 == (1u << 24) || e > 0x1p-25f) << k;
+        const double gr = -std::log(gv);
+        ASSERT_LE(std::fabs(g - gr),
+                gumbel_max_ulp * ulp32(std::max(1.0, std::fabs(gr))))
+                << k;
+        ASSERT_GE(g, g_lo) << k;
+        ASSERT_LE(g, g_hi) << k;
+    }
+    EXPECT_NEAR(g_hi, 25 * std::log(2.0), 1e-5); // -ln(2^-25)
+    // mcg31m1's 31-bit words give the same u.
+    EXPECT_EQ(impl::exponential_value(1, 7, 1.f), e_max);
+    EXPECT_EQ(impl::gumbel_value(0x7ffffffeu, 7, 0.f, 1.f), g_hi);
+}
+
+TEST(RngSemantics, LnApproxOverEveryPositiveInputGumbelTakes) {
+    // Gumbel's outer ln takes -ln u in [2^-25, 16.64]: every f32 in
+    // [2^-26, 32), a sample of them here.
+    const uint32_t lo = impl::float_bits(0x1p-26f), hi = impl::float_bits(32.f);
+    for (uint32_t b = lo; b < hi; b += 61) {
+        const float x = impl::bits_float(b);
+        const double exact = std::log(static_cast<double>(x));
+        ASSERT_LE(std::fabs(impl::ln_approx(x) - exact),
+                ln_general_max_ulp * ulp32(exact))
+                << std::hexfloat << x;
+    }
+    EXPECT_EQ(impl::ln_approx(1.f), 0.f);
+}
+
+TEST(RngSemantics, ExpApproxAccuracyMonotonyAndClamps) {
+    const auto check = [](float t) {
+        const double exact = std::exp(static_cast<double>(t));
+        const float got = impl::exp_approx(t);
+        if (std::isinf(static_cast<float>(exact)) || std::isinf(got))
+            return got == static_cast<float>(exact); // overflows exactly
+        return std::fabs(got - exact) <= exp_max_ulp * ulp32(exact);
+    };
+    const uint32_t neg = impl::float_bits(-104.f), pos = impl::float_bits(89.f);
+    for (uint32_t b = 0; b <= pos; b += 509)
+        ASSERT_TRUE(check(impl::bits_float(b))) << b;
+    for (uint32_t b = 0x80000000u; b <= neg; b += 509)
+        ASSERT_TRUE(check(impl::bits_float(b))) << b;
+    // Every input near f16's and f32's largest values (ln 65520 = 11.09,
+    // ln FLT_MAX = 88.72), where creation's checks look: exp_approx is
+    // not monotonic, but within 1 + 2^-21 of the value at any larger t.
+    for (const auto &r : {std::make_pair(10.5f, 11.5f),
+                 std::make_pair(88.f, 89.f)})
+        for (uint32_t b = impl::float_bits(r.first);
+                b <= impl::float_bits(r.second); ++b) {
+            const float t = impl::bits_float(b);
+            ASSERT_TRUE(check(t)) << std::hexfloat << t;
+            ASSERT_LE(impl::exp_approx(t),
+                    impl::exp_approx(impl::bits_float(b + 1)) * (1 + 0x1p-21f))
+                    << std::hexfloat << t;
+        }
+    EXPECT_EQ(impl::exp_approx(0.f), 1.f);
+    EXPECT_TRUE(std::isfinite(impl::exp_approx(88.72f))); // FLT_MAX: 88.7228
+    EXPECT_EQ(impl::exp_approx(89.f), INFINITY);
+    EXPECT_EQ(impl::exp_approx(3e38f), INFINITY);
+    EXPECT_EQ(impl::exp_approx(-104.f), 0.f);
+    EXPECT_EQ(impl::exp_approx(-3e38f), 0.f);
+    EXPECT_EQ(impl::exp_approx(-103.f), 0x1p-149f); // exp(-103) = 1.85 2^-149
+}
+
+TEST(RngSemantics, ExponentialAndGumbelFromTheWords) {
+    for (rng_alg alg : rng_algs()) {
+        const dim_t n = 4001, off = 5;
+        const run_args_t r {7, off, 11, 1};
+        const auto ex = run(make_desc(alg, {n}, dt::f32), exponential_attr(2.5f), r);
+        const auto gu = run(make_desc(alg, {n}, dt::f32), gumbel_attr(1.5f, 2.f), r);
+        const auto w = engine_words(alg, r.seed, r.stream, off, n);
+        const int shift = alg == rng_alg::mcg31m1 ? 7 : 8;
+        for (dim_t i = 0; i < n; ++i) {
+            const float e = reinterpret_cast<const float *>(ex.data())[i];
+            const float g = reinterpret_cast<const float *>(gu.data())[i];
+            ASSERT_EQ(e, impl::exponential_value(w[i], shift, 2.5f)) << i;
+            ASSERT_EQ(g, impl::gumbel_value(w[i], shift, 1.5f, 2.f)) << i;
+            const uint32_t k = w[i] >> shift;
+            ASSERT_NEAR(e, -std::log((k + 1.0) * 0x1p-24) * 2.5, 1e-5 * (1 + e));
+            const double v = k + 1 == (1u << 24) ? 0x1p-25 : -std::log((k + 1.0) * 0x1p-24);
+            ASSERT_NEAR(g, 1.5 - 2 * std::log(v), 1e-5 * (1 + std::fabs(g)));
+        }
+    }
+}
+
+// lognormal's exponent is normal's value at the same seed and offset.
+TEST(RngSemantics, LognormalIsExpOfNormal) {
+    for (rng_alg alg : rng_algs())
+        for (const auto &ms : {std::make_pair(0.f, 1.f),
+                     std::make_pair(-1.5f, 2.5f), std::make_pair(-95.f, 4.f)}) {
+            const dim_t n = 4001;
+            const run_args_t r {9, 3, 2, 1}; // starts on an odd element
+            const auto nrm = run(make_desc(alg, {n}, dt::f32),
+                    normal_attr(ms.first, ms.second), r);
+            const auto lgn = run(make_desc(alg, {n}, dt::f32),
+                    lognormal_attr(ms.first, ms.second), r);
+            for (dim_t i = 0; i < n; ++i) {
+                const float t = reinterpret_cast<const float *>(nrm.data())[i];
+                const float x = reinterpret_cast<const float *>(lgn.data())[i];
+                ASSERT_EQ(x, impl::exp_approx(t)) << i;
+                const double exact = std::exp(static_cast<double>(t));
+                ASSERT_LE(std::fabs(x - exact), exp_max_ulp * ulp32(exact))
+                        << alg2str(alg) << " " << i;
+            }
+        }
+}
+
 TEST(RngSemantics, SinCosAccuracyAndQuadrants) {
     for (uint32_t k = 0; k < (1u << 24); k += 97) {
         float s, c;
@@ -411,6 +556,9 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
             {"bernoulli", bernoulli_attr(0.3), dt::bit},
             {"uniform", uniform_attr(-1.f, 1.f), dt::bf16},
             {"normal", normal_attr(0.f, 1.f), dt::f32}};
+    c.push_back({"exponential", exponential_attr(2.f), dt::f32});
+    c.push_back({"gumbel", gumbel_attr(-1.f, 3.f), dt::bf16});
+    c.push_back({"lognormal", lognormal_attr(0.5f, 1.f), dt::f16});
     if (alg != rng_alg::mcg31m1)
         c.push_back({"bitsliced",
                 bernoulli_attr(0.3, bernoulli_method::bitsliced, 5), dt::bit});
@@ -771,9 +919,49 @@ TEST(RngErrors, CreationNamesTheBadValue) {
     EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
                                normal_attr(3e38f, 1e38f)),
             "f32 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), exponential_attr(-1)),
+            "exponential scale=-1 is not finite and >= 0");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), exponential_attr(NAN)),
+            "scale=nan");
+    EXPECT_ERROR_NAMES( // 16.64 * 4000 = 66542
+            rng::primitive_desc(desc_of(dt::f16), exponential_attr(4000)),
+            "exponential scale=4000 gives values up to");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), gumbel_attr(0, -2)),
+            "gumbel loc=0 scale=-2");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), gumbel_attr(INFINITY, 1)),
+            "loc=inf");
+    EXPECT_ERROR_NAMES( // 1e3 + 17.33 * 4000
+            rng::primitive_desc(desc_of(dt::f16), gumbel_attr(1000, 4000)),
+            "f16 cannot hold");
+    EXPECT_ERROR_NAMES( // the smallest value, loc - 2.85 scale
+            rng::primitive_desc(desc_of(dt::f16), gumbel_attr(-60000, 3000)),
+            "f16 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), gumbel_attr(0, 3e37f)),
+            "f32 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), lognormal_attr(0, -1)),
+            "lognormal mean=0 sigma=-1");
+    EXPECT_ERROR_NAMES( // exp(6 + 5.77) = 1.3e5
+            rng::primitive_desc(desc_of(dt::f16), lognormal_attr(6, 1)),
+            "f16 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), lognormal_attr(83, 1)),
+            "f32 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), lognormal_attr(1, 1e38f)),
+            "sigma=1e+38");
     for (const auto &ok : {std::make_pair(desc_of(dt::f16), uniform_attr(0, 65504)),
                  std::make_pair(desc_of(dt::f16), uniform_attr(-65504, 65504)),
                  std::make_pair(desc_of(dt::f16), normal_attr(0, 10000)),
+                 std::make_pair(desc_of(dt::f16), exponential_attr(3900)),
+                 std::make_pair(desc_of(dt::f16), gumbel_attr(-50000, 3000)),
+                 std::make_pair(desc_of(dt::f16), lognormal_attr(5, 1)),
+                 std::make_pair(desc_of(dt::bf16), lognormal_attr(-1e30f, 1)),
                  std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f))}) {
         std::vector<uint16_t> out(8);
         generate(ok.first, ok.second, out.data(), {1, 2, 3, 1});
@@ -966,8 +1154,9 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
         ADD_FAILURE() << "no throw";
     } catch (const error &e) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
-                                             "bernoulli, uniform, normal or "
-                                             "integers)"),
+                                             "bernoulli, uniform, normal, "
+                                             "integers, exponential, gumbel "
+                                             "or lognormal)"),
                 std::string::npos)
                 << e.what();
     }

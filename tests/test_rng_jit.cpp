@@ -79,7 +79,10 @@ enum class dist_kind {
     bitsliced,
     bytewise,
     uniform,
-    normal
+    normal,
+    exponential,
+    gumbel,
+    lognormal
 };
 
 const char *kind2str(dist_kind k) {
@@ -91,6 +94,9 @@ const char *kind2str(dist_kind k) {
         case dist_kind::bitsliced: return "bitsliced";
         case dist_kind::uniform: return "uniform";
         case dist_kind::normal: return "normal";
+        case dist_kind::exponential: return "exponential";
+        case dist_kind::gumbel: return "gumbel";
+        case dist_kind::lognormal: return "lognormal";
     }
     return "?";
 }
@@ -114,7 +120,8 @@ struct combo_t {
 // (distribution, dst type, method) the reference writes: bits -> u32,
 // threshold32, onednn and bitsliced(b) -> bit/u8/s32/f32 (mcg31m1's 31-bit
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
-// up: FMA), normal -> f32/bf16 (and f16 from avx2 on: F16C).
+// up: FMA), normal, exponential, gumbel and lognormal -> f32/bf16 (and
+// f16 from avx2 on: F16C).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -154,6 +161,10 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::uniform, t});
             c.push_back({alg, dist_kind::normal, t});
         }
+        for (data_type t : real_types)
+            for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
+                         dist_kind::lognormal})
+                c.push_back({alg, k, t});
     }
     return c;
 }
@@ -169,6 +180,9 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::uniform, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::normal, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::normal, data_type::f16, 0, false});
+    c.push_back({mt, dist_kind::exponential, data_type::f32, 0, false});
+    c.push_back({mt, dist_kind::gumbel, data_type::bf16, 0, false});
+    c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
     return c;
 }
 
@@ -180,6 +194,7 @@ struct case_t {
     bool runtime_p = false;
     float rt_p = 0.5f;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    float loc = 0.f, scale = 1.f; // exponential, gumbel
     // dst
     memory::desc md;
     std::string layout; // how md was built
@@ -216,8 +231,14 @@ struct case_t {
                 os << std::setprecision(9) << " a=" << a << " b=" << b;
                 break;
             case dist_kind::normal:
+            case dist_kind::lognormal:
                 os << std::setprecision(9) << " mean=" << mean
                    << " stddev=" << stddev;
+                break;
+            case dist_kind::exponential:
+            case dist_kind::gumbel:
+                os << std::setprecision(9) << " loc=" << loc
+                   << " scale=" << scale;
                 break;
         }
         os << " dst=" << md.str() << " (" << layout << ", " << md.nelems()
@@ -252,6 +273,11 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
             break;
         case dist_kind::uniform: po.append_uniform(c.a, c.b); break;
         case dist_kind::normal: po.append_normal(c.mean, c.stddev); break;
+        case dist_kind::exponential: po.append_exponential(c.scale); break;
+        case dist_kind::gumbel: po.append_gumbel(c.loc, c.scale); break;
+        case dist_kind::lognormal:
+            po.append_lognormal(c.mean, c.stddev);
+            break;
     }
     primitive_attr attr;
     attr.set_post_ops(po);
@@ -511,6 +537,32 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             const std::vector<std::pair<float, float>> ms = {{0.f, 1.f},
                     {2.f, 0.5f}, {-1e3f, 7.f}, {0.f, 0.f}, {1e-3f, 1e4f},
                     {3.f, 0.f}, {-0.f, 1e-30f}};
+            const auto r = pick(g, ms);
+            c.mean = r.first;
+            c.stddev = r.second;
+            break;
+        }
+        case dist_kind::exponential:
+        case dist_kind::gumbel: {
+            // Up to the largest scale f16 holds (exponential: 16.64 *
+            // scale below 65520), zero, and subnormal values.
+            const bool f16 = combo.dt == data_type::f16;
+            const std::vector<std::pair<float, float>> ls = {{0.f, 1.f},
+                    {2.f, 0.5f}, {-1e3f, 7.f}, {0.f, 0.f}, {1.f, 3000.f},
+                    {f16 ? 3e4f : 3e37f, f16 ? 1e3f : 1e36f},
+                    {-0.f, 1e-30f}, {5.f, 1e-38f}};
+            const auto r = pick(g, ls);
+            c.loc = r.first;
+            c.scale = r.second;
+            break;
+        }
+        case dist_kind::lognormal: {
+            // Values near f16's largest (exp(11.09) = 65520), underflow to
+            // subnormals and 0, sigma 0 (one value).
+            const bool f16 = combo.dt == data_type::f16;
+            const std::vector<std::pair<float, float>> ms = {{0.f, 1.f},
+                    {2.f, 0.5f}, {-90.f, 3.f}, {0.f, 0.f}, {-1e3f, 1.f},
+                    {f16 ? 5.f : 80.f, 1.f}, {-100.f, 10.f}, {1.f, 1e-30f}};
             const auto r = pick(g, ms);
             c.mean = r.first;
             c.stddev = r.second;
@@ -839,7 +891,8 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     SKIP_WITHOUT_JIT();
     const dist_kind kinds[] = {dist_kind::bits, dist_kind::threshold32,
             dist_kind::onednn, dist_kind::bitsliced, dist_kind::bytewise,
-            dist_kind::uniform, dist_kind::normal};
+            dist_kind::uniform, dist_kind::normal, dist_kind::exponential,
+            dist_kind::gumbel, dist_kind::lognormal};
     int pairs = 0;
     for (rng_alg alg : rng_algs()) {
         // An algorithm with JIT code: its raw words run on a JIT tier.
@@ -871,8 +924,9 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     }
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
-    // uniform and normal; mcg31m1: bits, 4 x threshold32, 3 x 2.
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 6) + (1 + 4 + 6));
+    // uniform, normal, exponential, gumbel and lognormal; mcg31m1: bits,
+    // 4 x threshold32, 3 x 5.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 15) + (1 + 4 + 15));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {

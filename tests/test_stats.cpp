@@ -128,6 +128,47 @@ TEST(Stats, NormalMomentsAndTails) {
     }
 }
 
+namespace {
+
+// Mean and variance within z_bound standard errors: the sample mean's
+// sd / sqrt(n), the sample variance's sqrt((mu4 - sd^4) / n) from the
+// distribution's kurtosis (mu4 / sd^4).
+void expect_moments(const std::vector<float> &v, double mean, double var,
+        double kurtosis, const std::string &what) {
+    double sum = 0, sq = 0;
+    for (float x : v)
+        sum += x;
+    const double m = sum / n;
+    for (float x : v)
+        sq += (x - m) * (x - m);
+    EXPECT_NEAR(m, mean, z_bound * std::sqrt(var / n)) << what;
+    EXPECT_NEAR(sq / n, var, z_bound * var * std::sqrt((kurtosis - 1) / n))
+            << what;
+}
+
+} // namespace
+
+TEST(Stats, ExponentialGumbelLognormalMoments) {
+    const double pi = 3.14159265358979323846, euler = 0.57721566490153286;
+    for (rng_alg alg : rng_algs()) {
+        post_ops ex, gu, ln;
+        ex.append_exponential(2.5f); // kurtosis 9
+        gu.append_gumbel(-1.f, 3.f); // 5.4
+        ln.append_lognormal(0.25f, 0.5f);
+        const auto e = sample<float>(alg, ex, dt::f32, 11);
+        for (float x : e)
+            ASSERT_GE(x, 0.f);
+        expect_moments(e, 2.5, 6.25, 9, std::string(alg2str(alg)) + " exponential");
+        expect_moments(sample<float>(alg, gu, dt::f32, 12), -1 + 3 * euler,
+                pi * pi / 6 * 9, 5.4, std::string(alg2str(alg)) + " gumbel");
+        const double s2 = 0.25, w = std::exp(s2);
+        expect_moments(sample<float>(alg, ln, dt::f32, 13),
+                std::exp(0.25 + s2 / 2), (w - 1) * std::exp(0.5 + s2),
+                w * w * w * w + 2 * w * w * w + 3 * w * w - 3,
+                std::string(alg2str(alg)) + " lognormal");
+    }
+}
+
 TEST(Stats, RawWordBytesChiSquare) {
     for (rng_alg alg : rng_algs()) {
         const auto w = sample<uint32_t>(alg, post_ops(), dt::u32, 31337);

@@ -71,6 +71,18 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
         i4.append_integers(INT64_MIN, INT64_MAX);
         v.push_back({"integers:4 s64", data_type::s64, i4});
     }
+    post_ops ex;
+    ex.append_exponential(2.f);
+    v.push_back({"exponential f32", data_type::f32, ex});
+    v.push_back({"exponential f16", data_type::f16, ex});
+    post_ops gu;
+    gu.append_gumbel(-1.f, 0.5f);
+    v.push_back({"gumbel f32", data_type::f32, gu});
+    v.push_back({"gumbel bf16", data_type::bf16, gu});
+    post_ops ln;
+    ln.append_lognormal(0.5f, 1.5f);
+    v.push_back({"lognormal f32", data_type::f32, ln});
+    v.push_back({"lognormal f16", data_type::f16, ln});
     return v;
 }
 

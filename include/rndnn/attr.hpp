@@ -15,19 +15,29 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal, integers): it writes raw u32 words unless its attributes hold
-/// exactly one.
+/// normal, integers, exponential, gumbel, lognormal): it writes raw u32
+/// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
 class RNDNN_API post_ops {
 public:
-    enum class kind { bernoulli, uniform, normal, linear, integers };
+    enum class kind {
+        bernoulli,
+        uniform,
+        normal,
+        linear,
+        integers,
+        exponential,
+        gumbel,
+        lognormal,
+    };
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
         float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
-        float mean = 0.f, stddev = 1.f; ///< normal
+        float mean = 0.f, stddev = 1.f; ///< normal; lognormal: mean, sigma
+        float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
@@ -55,6 +65,21 @@ public:
     /// values in the dst type (u8: [0, 255]; s32: 32-bit; f32: magnitude
     /// at most 2^24, so that every value is exact).
     void append_integers(std::int64_t low, std::int64_t high);
+    /// Exponential(scale), NumPy's exponential: x = -ln(u) * scale in f32
+    /// (docs/semantics.md), u in (0, 1]; values in [0, 16.64 * scale].
+    /// Checked at creation: scale finite and >= 0, and the largest value
+    /// finite in the dst type (f16: scale up to about 3938).
+    void append_exponential(float scale);
+    /// Gumbel(loc, scale), NumPy's gumbel: x = loc - scale * ln(-ln u) in
+    /// f32, u in (0, 1], -ln u at least 2^-25; values in [loc - 2.81
+    /// scale, loc + 17.33 scale]. Checked at creation: finite, scale >= 0,
+    /// and both ends finite in f32 and in the dst type.
+    void append_gumbel(float loc, float scale);
+    /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
+    /// the value normal(mean, sigma) gives the element (the same words,
+    /// the same bits). Checked at creation: finite, sigma >= 0, and the
+    /// largest value exp(mean + 5.768 sigma) finite in the dst type.
+    void append_lognormal(float mean, float sigma);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its real parameters and @p integers its integer ones
     /// (distribution_info::param::integer), each in the row's order; @p
@@ -108,7 +133,8 @@ struct RNDNN_API distribution_info {
 RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
-///     bits, bernoulli, uniform, normal or integers)".
+///     bits, bernoulli, uniform, normal, integers, exponential, gumbel or
+///     lognormal)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.

@@ -2,7 +2,8 @@
 
 Random tensors whose values depend only on (seed, stream, global element
 index), as NumPy's Generator draws them: bits, bernoulli, uniform(low,
-high) and normal(loc, scale), each with size=, dtype= (a NumPy or torch
+high), normal(loc, scale), exponential(scale), gumbel(loc, scale) and
+lognormal(mean, sigma), each with size=, dtype= (a NumPy or torch
 dtype or a string) and out=, and dropout forward and backward, on NumPy
 arrays or torch CPU tensors, into new ones or into those you give (out=,
 never copied). Without seed=, the values come from default_generator,
@@ -20,11 +21,13 @@ from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       bernoulli, bits, default_generator, manual_seed, normal,
                       integers, softmax_dropout, softmax_dropout_backward,
                       unpackbits, uniform)
+from ._arrays import exponential, gumbel, lognormal
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
-           "integers", "dropout", "dropout_backward", "softmax_dropout",
-           "softmax_dropout_backward", "unpackbits", "__version__"]
+           "integers", "exponential", "gumbel", "lognormal", "dropout",
+           "dropout_backward", "softmax_dropout", "softmax_dropout_backward",
+           "unpackbits", "__version__"]
 
 
 def __getattr__(name):

@@ -78,6 +78,35 @@ def integers(low: int, high: Optional[int] = ...,
              out: Optional[Array] = ...) -> Any: ...
 
 
+def exponential(scale: float = ..., size: Optional[Size] = ..., *,
+                dtype: DType = ..., seed: Optional[int] = ...,
+                offset: Optional[int] = ..., stream: int = ...,
+                generator: Optional[AnyGenerator] = ..., alg: str = ...,
+                name: Optional[str] = ...,
+                global_shape: Optional[Size] = ...,
+                origin: Optional[Size] = ...,
+                out: Optional[Array] = ...) -> Any: ...
+
+
+def gumbel(loc: float = ..., scale: float = ...,
+           size: Optional[Size] = ..., *, dtype: DType = ...,
+           seed: Optional[int] = ..., offset: Optional[int] = ...,
+           stream: int = ..., generator: Optional[AnyGenerator] = ...,
+           alg: str = ..., name: Optional[str] = ...,
+           global_shape: Optional[Size] = ..., origin: Optional[Size] = ...,
+           out: Optional[Array] = ...) -> Any: ...
+
+
+def lognormal(mean: float = ..., sigma: float = ...,
+              size: Optional[Size] = ..., *, dtype: DType = ...,
+              seed: Optional[int] = ..., offset: Optional[int] = ...,
+              stream: int = ..., generator: Optional[AnyGenerator] = ...,
+              alg: str = ..., name: Optional[str] = ...,
+              global_shape: Optional[Size] = ...,
+              origin: Optional[Size] = ...,
+              out: Optional[Array] = ...) -> Any: ...
+
+
 def dropout(x: Array, p: Optional[float] = ..., *,
             seed: Optional[int] = ..., offset: Optional[int] = ...,
             stream: int = ..., generator: Optional[AnyGenerator] = ...,

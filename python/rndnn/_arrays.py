@@ -574,7 +574,47 @@ def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
                      global_shape=global_shape, origin=origin)
 
 
-for _f in (bits, bernoulli, uniform, normal):
+def exponential(scale=1.0, size=None, *, dtype=None, seed=None,
+                offset=None, stream=0, generator=None, alg=_ALG, name=None,
+                global_shape=None, origin=None, out=None):
+    """Exponential(scale), NumPy's exponential: -ln(u) * scale, u in
+    (0, 1], a word an element; dtype float32 (the default), float16 or
+    bfloat16.
+    """
+    return _generate("exponential", "exponential", [("scale", scale)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
+           offset=None, stream=0, generator=None, alg=_ALG, name=None,
+           global_shape=None, origin=None, out=None):
+    """Gumbel(loc, scale), NumPy's gumbel: loc - scale * ln(-ln(u)), u in
+    (0, 1), a word an element; dtype float32 (the default), float16 or
+    bfloat16.
+    """
+    return _generate("gumbel", "gumbel", [("loc", loc), ("scale", scale)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
+              offset=None, stream=0, generator=None, alg=_ALG, name=None,
+              global_shape=None, origin=None, out=None):
+    """Log-normal, NumPy's lognormal: exp(t) with t exactly what
+    normal(mean, sigma) gives the element (the same words); dtype float32
+    (the default), float16 or bfloat16.
+    """
+    return _generate("lognormal", "lognormal",
+                     [("mean", mean), ("sigma", sigma)], size, dtype, "f32",
+                     alg=alg, seed=seed, offset=offset, stream=stream,
+                     generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
+for _f in (bits, bernoulli, uniform, normal, exponential, gumbel, lognormal):
     _f.__doc__ += _COMMON
 del _f
 

@@ -26,6 +26,15 @@ import rndnn
     (lambda: rndnn.uniform(-1.0, 1.0, size=77, dtype="f16", stream=5, seed=0),
      ["--dist", "uniform", "--a", "-1", "--b", "1", "--dtype", "f16",
       "--stream", "5", "--shape", "77"]),
+    (lambda: rndnn.exponential(2.5, size=(3, 40), seed=4, offset=1),
+     ["--dist", "exponential", "--scale", "2.5", "--shape", "3x40",
+      "--seed", "4", "--offset", "1"]),
+    (lambda: rndnn.gumbel(-1.0, 0.5, size=99, dtype="bf16", seed=2),
+     ["--dist", "gumbel", "--loc", "-1", "--scale", "0.5", "--dtype",
+      "bf16", "--shape", "99", "--seed", "2"]),
+    (lambda: rndnn.lognormal(0.5, 1.5, size=101, dtype="f16", seed=3),
+     ["--dist", "lognormal", "--mean", "0.5", "--sigma", "1.5", "--dtype",
+      "f16", "--shape", "101", "--seed", "3"]),
 ])
 def test_equals_rndnn_gen(cli, py, args):
     want = cli("gen", *args, "--out", "@g")("g")

@@ -49,6 +49,9 @@ CASES = [((23, 37), {0}), ((23, 37), {1}), ((23, 37), {0, 1}),
     (rndnn.normal, {"loc": 1.0, "scale": 2.0}),
     (rndnn.normal, {"dtype": "bfloat16"}),
     (rndnn.normal, {"dtype": "float16", "alg": "multfly", "name": "w"}),
+    (rndnn.exponential, {"scale": 2.0}),
+    (rndnn.gumbel, {"loc": -1.0, "scale": 0.5, "dtype": "bfloat16"}),
+    (rndnn.lognormal, {"mean": 0.5, "sigma": 1.5, "alg": "mcg31m1"}),
 ])
 def test_a_block_equals_the_block_of_the_whole(fn, kwargs, shape, cut):
     rng = np.random.default_rng(hash((fn.__name__, shape)) % 2**32)

@@ -104,6 +104,12 @@ struct jit_rng_consts_t {
     jit_vec_t sin_c[6]; // c11 ... c1
     jit_vec_t cos_c[6]; // c10 ... c0
     jit_vec_t bf16_round; // 0x7fff
+    // Exponential, Gumbel, log-normal (rng/distributions.hpp): scale, loc,
+    // 2^-25 (gumbel_v_min); exp_approx's clamp, log2(e), 1.5 * 2^23, 127 and its
+    // polynomial (highest power first).
+    jit_vec_t scale, loc, two_m25;
+    jit_vec_t exp_t_min, exp_t_max, log2e, round_magic, i_127;
+    jit_vec_t exp_c[9];
 };
 
 // The kernel's arguments.

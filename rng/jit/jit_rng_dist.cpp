@@ -52,7 +52,10 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
                 return false;
             }
             return true;
-        case dist_t::normal: return f16_ok();
+        case dist_t::normal:
+        case dist_t::exponential:
+        case dist_t::gumbel:
+        case dist_t::lognormal: return f16_ok();
         case dist_t::integers:
             // The 4-word elements (r > 2^32) are the reference's; avx2
             // and avx512 pack the narrow types (sse41 declines).
@@ -101,6 +104,9 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
         case dist_t::uniform: return make_jit_uniform(h, f, conf);
         case dist_t::normal: return make_jit_normal(h, f, conf);
         case dist_t::integers: return make_jit_integers(h, f, conf);
+        case dist_t::exponential: return make_jit_exponential(h, f, conf);
+        case dist_t::gumbel: return make_jit_gumbel(h, f, conf);
+        case dist_t::lognormal: return make_jit_lognormal(h, f, conf);
     }
     return nullptr;
 }

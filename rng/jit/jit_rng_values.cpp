@@ -1,4 +1,5 @@
-// Uniform and normal values to f32, bf16 or f16, and integers: JIT code.
+// Uniform, normal, log-normal, exponential and Gumbel values to f32, bf16
+// or f16, and integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -77,30 +78,23 @@ public:
 
 };
 
-// --- Normal to f32, bf16 or f16 --------------------------------------------
-// normal_pair() on 2 * vlen / 4 pairs at a time: shufps splits a pair of
-// registers into even words (u1, the radius) and odd words (the angle);
-// unpck{l,h}ps interleave the two results back into index order. Every
-// operation is the reference's, in its order: mul and add, never fma. bf16
+// --- Shared pieces of the transcendental values ---------------------------
+// ln_approx, exp_approx and the store of two registers of f32 values, every
+// operation the reference's, in its order: mul and add, never fma. bf16
 // and f16 round the f32 values once, as uniform's do.
-class jit_normal_t : public jit_value_dist_t {
+class jit_math_dist_t : public jit_value_dist_t {
 public:
     using jit_value_dist_t::jit_value_dist_t;
 
-    void emit_unit() override {
-        const int vlen = h_.vlen();
-        for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2)
-            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen / 4);
-        h_.add(f_.dst, unit_bytes());
+protected:
+    Address vec(size_t off, int k = 0) const {
+        return h_.ptr[f_.consts + off + k * 64];
     }
 
-    void fill_consts(double, jit_rng_consts_t &c) const override {
+    static void fill_ln_consts(jit_rng_consts_t &c) {
         c.two_m24.fill_f32(0x1p-24f);
         c.bf16_round.fill(0x7fff);
-        c.mean.fill_f32(conf_.mean);
-        c.stddev.fill_f32(conf_.stddev);
         c.i_one.fill(1);
-        c.i_three.fill(3);
         c.i_126.fill(126);
         c.mant_mask.fill(0x007fffffu);
         c.half_bits.fill(0x3f000000u);
@@ -108,23 +102,82 @@ public:
         c.exp_one.fill(0x00800000u);
         c.f_one.fill_f32(1.f);
         c.f_two.fill_f32(2.f);
-        c.f_minus_two.fill_f32(-2.f);
         for (int k = 0; k < 5; ++k)
             c.atanh_c[k].fill_f32(atanh_coefs[k]);
         c.ln2_lo.fill_f32(ln2_lo);
         c.ln2_hi.fill_f32(ln2_hi);
-        c.i_2p21.fill(1u << 21);
-        c.mask22.fill((1u << 22) - 1);
-        c.two_m22.fill_f32(0x1p-22f);
-        for (int k = 0; k < 6; ++k) {
-            c.sin_c[k].fill_f32(sin_coefs[k]);
-            c.cos_c[k].fill_f32(cos_coefs[k]);
-        }
     }
 
-private:
-    Address vec(size_t off, int k = 0) const {
-        return h_.ptr[f_.consts + off + k * 64];
+    static void fill_exp_consts(jit_rng_consts_t &c) {
+        c.exp_t_min.fill_f32(exp_t_min);
+        c.exp_t_max.fill_f32(exp_t_max);
+        c.log2e.fill_f32(log2e);
+        c.round_magic.fill_f32(round_magic);
+        c.i_127.fill(127);
+        for (int k = 0; k < 9; ++k)
+            c.exp_c[k].fill_f32(exp_coefs[k]);
+    }
+
+    // x = ln_approx(u) (x may be u); e, mb, s, s2 and q are clobbered.
+    void emit_ln(const Xmm &x, const Xmm &u, const Xmm &e, const Xmm &mb,
+            const Xmm &s, const Xmm &s2, const Xmm &q) {
+        auto &h = h_;
+        h.uni_vpsrld(e, u, 23);
+        h.uni_vpsubd(e, e, C(i_126));
+        h.uni_vpand(mb, u, C(mant_mask));
+        h.uni_vpor(mb, mb, C(half_bits));
+        h.uni_load(x, C(sqrt_half));
+        h.uni_vpcmpgtd(x, x, mb); // ~0 where m < sqrt(0.5)
+        h.uni_vpaddd(e, e, x); // e - 1 there
+        h.uni_vpand(x, x, C(exp_one));
+        h.uni_vpaddd(mb, mb, x); // m * 2 there
+        h.uni_vsubps(s, mb, C(f_one));
+        h.uni_vaddps(x, mb, C(f_one));
+        h.uni_vdivps(s, s, x);
+        h.uni_vmulps(s2, s, s);
+        h.uni_vmulps(q, s2, vec(RNDNN_JIT_CONST(atanh_c)));
+        for (int k = 1; k < 5; ++k) {
+            h.uni_vaddps(q, q, vec(RNDNN_JIT_CONST(atanh_c), k));
+            h.uni_vmulps(q, q, s2);
+        }
+        h.uni_vmulps(q, q, s); // s * q
+        h.uni_vaddps(q, q, s); // s + s * q
+        h.uni_vmulps(q, q, C(f_two)); // ln m
+        h.uni_vcvtdq2ps(e, e);
+        h.uni_vmulps(x, e, C(ln2_lo));
+        h.uni_vaddps(x, x, q);
+        h.uni_vmulps(e, e, C(ln2_hi));
+        h.uni_vaddps(x, x, e);
+    }
+
+    // x = exp_approx(x); n, y, r and p are clobbered.
+    void emit_exp(const Xmm &x, const Xmm &n, const Xmm &y, const Xmm &r,
+            const Xmm &p) {
+        auto &h = h_;
+        h.uni_vmaxps(x, x, C(exp_t_min));
+        h.uni_vminps(x, x, C(exp_t_max));
+        h.uni_vmulps(y, x, C(log2e));
+        h.uni_vaddps(y, y, C(round_magic));
+        h.uni_vpsubd(n, y, C(round_magic)); // n as an integer
+        h.uni_vsubps(y, y, C(round_magic)); // n as an f32
+        h.uni_vmulps(r, y, C(ln2_hi));
+        h.uni_vsubps(x, x, r);
+        h.uni_vmulps(y, y, C(ln2_lo));
+        h.uni_vsubps(r, x, y);
+        h.uni_load(p, vec(RNDNN_JIT_CONST(exp_c)));
+        for (int k = 1; k < 9; ++k) {
+            h.uni_vmulps(p, p, r);
+            h.uni_vaddps(p, p, vec(RNDNN_JIT_CONST(exp_c), k));
+        }
+        // 2^(n >> 1), then 2^(n - (n >> 1)), as exponent bits.
+        h.uni_vpsrad(y, n, 1);
+        h.uni_vpsubd(n, n, y);
+        h.uni_vpaddd(y, y, C(i_127));
+        h.uni_vpslld(y, y, 23);
+        h.uni_vmulps(p, p, y);
+        h.uni_vpaddd(n, n, C(i_127));
+        h.uni_vpslld(n, n, 23);
+        h.uni_vmulps(x, p, n);
     }
 
     // The f32 values v1, v2 (elements n .. n + 2 L - 1, L lanes a
@@ -161,7 +214,43 @@ private:
                 h.uni_store_out(next, v2);
         }
     }
+};
 
+// --- Normal and log-normal to f32, bf16 or f16 -----------------------------
+// normal_pair() on 2 * vlen / 4 pairs at a time: shufps splits a pair of
+// registers into even words (u1, the radius) and odd words (the angle);
+// unpck{l,h}ps interleave the two results back into index order.
+// Log-normal (lognormal_pair) takes exp_approx of normal's values.
+class jit_normal_t : public jit_math_dist_t {
+public:
+    jit_normal_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool lognormal)
+        : jit_math_dist_t(h, f, conf), lognormal_(lognormal) {}
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2)
+            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen / 4);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_ln_consts(c);
+        c.mean.fill_f32(conf_.mean);
+        c.stddev.fill_f32(conf_.stddev);
+        c.i_three.fill(3);
+        c.f_minus_two.fill_f32(-2.f);
+        c.i_2p21.fill(1u << 21);
+        c.mask22.fill((1u << 22) - 1);
+        c.two_m22.fill_f32(0x1p-22f);
+        for (int k = 0; k < 6; ++k) {
+            c.sin_c[k].fill_f32(sin_coefs[k]);
+            c.cos_c[k].fill_f32(cos_coefs[k]);
+        }
+        if (lognormal_) fill_exp_consts(c);
+    }
+
+private:
     void emit_pairs(const RegExp &words, int first) {
         auto &h = h_;
         const int vlen = h.vlen();
@@ -173,39 +262,12 @@ private:
         h.uni_vshufps(od, v1, v2, 0xDD);
 
         // Radius: r = sqrt(-2 ln u1), u1 = ((W >> shift) + 1) * 2^-24.
-        const Xmm u = h.vmm(0), e = h.vmm(1), mb = h.vmm(4), x = h.vmm(5),
-                  s = h.vmm(6), s2 = h.vmm(7), q = h.vmm(8), r = h.vmm(9);
+        const Xmm u = h.vmm(0), x = h.vmm(5), r = h.vmm(9);
         h.uni_vpsrld(ev, ev, shift);
         h.uni_vpaddd(ev, ev, C(i_one));
         h.uni_vcvtdq2ps(u, ev);
         h.uni_vmulps(u, u, C(two_m24));
-        // ln_approx(u).
-        h.uni_vpsrld(e, u, 23);
-        h.uni_vpsubd(e, e, C(i_126));
-        h.uni_vpand(mb, u, C(mant_mask));
-        h.uni_vpor(mb, mb, C(half_bits));
-        h.uni_load(x, C(sqrt_half));
-        h.uni_vpcmpgtd(x, x, mb); // ~0 where m < sqrt(0.5)
-        h.uni_vpaddd(e, e, x); // e - 1 there
-        h.uni_vpand(x, x, C(exp_one));
-        h.uni_vpaddd(mb, mb, x); // m * 2 there
-        h.uni_vsubps(s, mb, C(f_one));
-        h.uni_vaddps(x, mb, C(f_one));
-        h.uni_vdivps(s, s, x);
-        h.uni_vmulps(s2, s, s);
-        h.uni_vmulps(q, s2, vec(RNDNN_JIT_CONST(atanh_c)));
-        for (int k = 1; k < 5; ++k) {
-            h.uni_vaddps(q, q, vec(RNDNN_JIT_CONST(atanh_c), k));
-            h.uni_vmulps(q, q, s2);
-        }
-        h.uni_vmulps(q, q, s); // s * q
-        h.uni_vaddps(q, q, s); // s + s * q
-        h.uni_vmulps(q, q, C(f_two)); // ln m
-        h.uni_vcvtdq2ps(e, e);
-        h.uni_vmulps(x, e, C(ln2_lo));
-        h.uni_vaddps(x, x, q);
-        h.uni_vmulps(e, e, C(ln2_hi));
-        h.uni_vaddps(x, x, e);
+        emit_ln(x, u, h.vmm(1), h.vmm(4), h.vmm(6), h.vmm(7), h.vmm(8));
         h.uni_vmulps(x, x, C(f_minus_two));
         h.uni_vsqrtps(r, x);
 
@@ -254,10 +316,73 @@ private:
         h.uni_vmulps(z1, z1, C(stddev));
         h.uni_vaddps(z0, z0, C(mean));
         h.uni_vaddps(z1, z1, C(mean));
+        if (lognormal_)
+            for (const Xmm &z : {z0, z1})
+                emit_exp(z, h.vmm(0), h.vmm(1), h.vmm(2), h.vmm(3));
         h.uni_vunpcklps(v1, z0, z1);
         h.uni_vunpckhps(v2, z0, z1);
         emit_store(v1, v2, first);
     }
+
+    bool lognormal_;
+};
+
+// --- Exponential and Gumbel to f32, bf16 or f16 ----------------------------
+// exponential_value() and gumbel_value() on two registers of words at a
+// time (elements in index order, as emit_store takes them).
+class jit_ln_value_t : public jit_math_dist_t {
+public:
+    jit_ln_value_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool gumbel)
+        : jit_math_dist_t(h, f, conf), gumbel_(gumbel) {}
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < jit_unit_words * 4 / vlen; i += 2) {
+            const Xmm v1 = h_.vmm(12), v2 = h_.vmm(13);
+            emit_value(v1, h_.ptr[h_.rsp + f_.words_off + i * vlen]);
+            emit_value(v2, h_.ptr[h_.rsp + f_.words_off + (i + 1) * vlen]);
+            emit_store(v1, v2, i * vlen / 4);
+        }
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_ln_consts(c);
+        c.two_m25.fill_f32(gumbel_v_min);
+        c.scale.fill_f32(conf_.scale);
+        c.loc.fill_f32(conf_.loc);
+    }
+
+private:
+    // v = the value of each word at `words`; vmm 0 to 6 are clobbered.
+    void emit_value(const Xmm &v, const Address &words) {
+        auto &h = h_;
+        const int shift = u24_shift(is_mcg(conf_));
+        const Xmm u = h.vmm(0), zero = h.vmm(6);
+        const auto ln = [&](const Xmm &x) {
+            emit_ln(x, x, h.vmm(1), h.vmm(2), h.vmm(3), h.vmm(4), h.vmm(5));
+        };
+        h.uni_load(u, words); // u = (k + 1) * 2^-24
+        h.uni_vpsrld(u, u, shift);
+        h.uni_vpaddd(u, u, C(i_one));
+        h.uni_vcvtdq2ps(u, u);
+        h.uni_vmulps(u, u, C(two_m24));
+        ln(u);
+        h.uni_vpxor(zero, zero, zero);
+        h.uni_vsubps(zero, zero, u); // 0 - ln u
+        if (gumbel_) { // loc - scale * ln(max(-ln u, 2^-25))
+            h.uni_vmaxps(zero, zero, C(two_m25));
+            ln(zero);
+            h.uni_vmulps(zero, zero, C(scale));
+            h.uni_load(v, C(loc));
+            h.uni_vsubps(v, v, zero);
+        } else { // (0 - ln u) * scale
+            h.uni_vmulps(v, zero, C(scale));
+        }
+    }
+
+    bool gumbel_;
 };
 
 // --- Integers with 2 words an element (r <= 2^32), to s64, s32, u8, f32 --
@@ -372,7 +497,22 @@ std::unique_ptr<jit_dist_t> make_jit_uniform(
 
 std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
-    return std::make_unique<jit_normal_t>(h, f, conf);
+    return std::make_unique<jit_normal_t>(h, f, conf, false);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_lognormal(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_normal_t>(h, f, conf, true);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_exponential(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_ln_value_t>(h, f, conf, false);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_gumbel(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_ln_value_t>(h, f, conf, true);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_integers(

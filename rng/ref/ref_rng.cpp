@@ -176,6 +176,33 @@ void ref_rng_t::run_range(
                 break;
             }
             case dist_t::integers: integers(*source, run, gb, gn); break;
+            case dist_t::exponential:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = exponential_value(
+                            words[k], shift_, conf_.scale);
+                emit_values(i0, cnt);
+                break;
+            case dist_t::gumbel:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = gumbel_value(
+                            words[k], shift_, conf_.loc, conf_.scale);
+                emit_values(i0, cnt);
+                break;
+            case dist_t::lognormal: {
+                const uint64_t w0 = gb & ~uint64_t(1), w1 = ((gn - 1) | 1) + 1;
+                source->fill(w0, w1 - w0, words);
+                for (uint64_t g = w0; g < w1; g += 2) {
+                    float v[2];
+                    lognormal_pair(words[g - w0], words[g - w0 + 1], shift_,
+                            conf_.mean, conf_.stddev, &v[0], &v[1]);
+                    for (int j = 0; j < 2; ++j)
+                        if (g + j >= gb && g + j < gn) values[g + j - gb] = v[j];
+                }
+                emit_values(i0, cnt);
+                break;
+            }
         }
         gb = gn;
     }

@@ -229,6 +229,9 @@ public:
     RNDNN_UNI_ORDERED(uni_vunpckhps, unpckhps, vunpckhps)
     RNDNN_UNI_ORDERED(uni_vsubps, subps, vsubps)
     RNDNN_UNI_ORDERED(uni_vdivps, divps, vdivps)
+    // Not NaN-symmetric: d = b where either is NaN (callers pass no NaN).
+    RNDNN_UNI_ORDERED(uni_vmaxps, maxps, vmaxps)
+    RNDNN_UNI_ORDERED(uni_vminps, minps, vminps)
 #undef RNDNN_UNI_ORDERED
 
 #define RNDNN_UNI_SHIFT(name, sse_op, avx_op) \
@@ -242,6 +245,7 @@ public:
     }
     RNDNN_UNI_SHIFT(uni_vpsrld, psrld, vpsrld)
     RNDNN_UNI_SHIFT(uni_vpslld, pslld, vpslld)
+    RNDNN_UNI_SHIFT(uni_vpsrad, psrad, vpsrad)
     RNDNN_UNI_SHIFT(uni_vpsrlq, psrlq, vpsrlq)
     RNDNN_UNI_SHIFT(uni_vpsllq, psllq, vpsllq)
 #undef RNDNN_UNI_SHIFT

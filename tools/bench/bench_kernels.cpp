@@ -284,6 +284,14 @@ void register_all() {
     reg("philox4x32_10/uniform/bf16", philox, dt::bf16, uniform());
     reg("philox4x32_10/normal/f32", philox, dt::f32, normal());
     reg("philox4x32_10/integers/s64", philox, dt::s64, integers());
+    for (const char *dist : {"exponential", "gumbel", "lognormal"}) {
+        std::vector<double> values; // the defaults: scale 1, loc 0, ...
+        for (const auto &param : rndnn::find_distribution(dist).params)
+            values.push_back(param.default_value);
+        rndnn::post_ops po;
+        po.append_distribution(dist, values);
+        reg(std::string("philox4x32_10/") + dist + "/f32", philox, dt::f32, po);
+    }
 
     rndnn_bench::register_dropout(n, {1, 2});
 }

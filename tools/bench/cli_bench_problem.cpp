@@ -231,6 +231,19 @@ prepared_t prepare_softmax_dropout(const problem_t &p) {
 // Adding a kind: a row here, its options in problem_options(), and a part
 // of problem_t. Options shared by kinds: --shape, --dtype, --method and the
 // stream options (--alg, --seed, --offset, --stream, --name, --threads).
+// rng's: --dist and every distribution's parameters (the library's
+// table), so that a new distribution's options need no row here.
+std::vector<const char *> rng_bench_flags() {
+    std::vector<const char *> own = {"dist"};
+    for (const rndnn::distribution_info &d : rndnn::distributions())
+        for (const auto &param : d.params)
+            if (std::none_of(own.begin(), own.end(), [&](const char *o) {
+                    return std::strcmp(o, param.name) == 0;
+                }))
+                own.push_back(param.name);
+    return own;
+}
+
 std::vector<const char *> dropout_bench_flags() {
     std::vector<const char *> own = dropout_own_flags();
     own.push_back("inplace");
@@ -238,8 +251,7 @@ std::vector<const char *> dropout_bench_flags() {
 }
 
 const prim_kind_t prim_kinds[] = {
-        {"rng", parse_rng, prepare_rng,
-                {"dist", "p", "a", "b", "mean", "stddev", "low", "high"}},
+        {"rng", parse_rng, prepare_rng, rng_bench_flags()},
         {"dropout", parse_dropout, prepare_dropout, dropout_bench_flags()},
         {"softmax_dropout", parse_softmax_dropout, prepare_softmax_dropout,
                 {"backward", "rate", "mask-dtype", "causal"}},

@@ -1,6 +1,7 @@
 // The RNG problem's options and parser (problem_rng.hpp).
 #include "problem_rng.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -34,9 +35,17 @@ std::string number_text(double v) {
     return os.str();
 }
 
+// Whether @p d has a parameter named @p name.
+bool has_param(const rndnn::distribution_info &d, const std::string &name) {
+    for (const auto &p : d.params)
+        if (name == p.name) return true;
+    return false;
+}
+
 // A parameter of another distribution is almost certainly a mistake (a
 // typo in --dist, or a script that lost track), so it is refused rather
-// than ignored.
+// than ignored; names that distributions share (normal's and lognormal's
+// --mean) belong to each.
 void refuse_others(const po::variables_map &vm,
         const rndnn::distribution_info &dist) {
     for (const rndnn::distribution_info &d : rndnn::distributions()) {
@@ -46,7 +55,7 @@ void refuse_others(const po::variables_map &vm,
             flags.push_back(p.name);
         if (std::string(d.name) == "bernoulli") flags.push_back("method");
         for (const std::string &f : flags)
-            if (given(vm, f.c_str()))
+            if (!has_param(dist, f) && given(vm, f.c_str()))
                 throw usage_error("--" + f + " is only used with --dist "
                         + d.name);
     }
@@ -68,11 +77,25 @@ void add_rng_problem_options(po::options_description &desc) {
                 + d.name;
     }
     opt("dist", text("bits"), ("distribution: " + names).c_str());
+    // An option a parameter name, its help each distribution's use of it;
+    // without a default (parse_rng_problem() takes the row's), as rows
+    // sharing a name may differ in it.
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const rndnn::distribution_info &d : rndnn::distributions())
+        for (const auto &p : d.params) {
+            const std::string help = std::string(d.name) + ": " + p.what
+                    + ", " + p.range + " (default "
+                    + number_text(p.default_value) + ")";
+            auto it = std::find_if(params.begin(), params.end(),
+                    [&](const auto &q) { return q.first == p.name; });
+            if (it == params.end())
+                params.emplace_back(p.name, help);
+            else
+                it->second += "; " + help;
+        }
+    for (const auto &p : params)
+        opt(p.first.c_str(), text(), p.second.c_str());
     for (const rndnn::distribution_info &d : rndnn::distributions()) {
-        for (const auto &p : d.params)
-            opt(p.name, text(number_text(p.default_value)),
-                    (std::string(d.name) + ": " + p.what + ", " + p.range)
-                            .c_str());
         if (std::string(d.name) == "bernoulli")
             opt("method", text("auto"),
                     "bernoulli: auto (bitsliced:32 where the algorithm "
@@ -102,7 +125,9 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     std::vector<std::int64_t> integers;
     for (const auto &param : dist.params) {
         const string flag = string("--") + param.name;
-        const string value = vm[param.name].as<string>();
+        const string value = vm.count(param.name)
+                ? vm[param.name].as<string>()
+                : number_text(param.default_value);
         // A probability is checked as one, naming the flag; an integer
         // parameter is read exactly, as an s64.
         if (param.integer)
