@@ -41,6 +41,10 @@ packages=(
     # setup.py; tests/check_pip.sh): a virtual environment over Debian's
     # packages, pip, and setuptools and wheel for --no-build-isolation.
     python3-venv python3-pip python3-setuptools python3-wheel
+    # The distributions' statistics (scripts/stats.py, not run by the
+    # tests) and the accuracy references of the tests that use them when
+    # present: SciPy and mpmath.
+    python3-scipy python3-mpmath
     # The man page's test (tests/check_man.sh): groff, and lexgrog of
     # man-db.
     groff-base man-db
