@@ -3,13 +3,14 @@ process (docs/performance.md, "Distributions against NumPy and torch").
 
     PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/bench_distributions.py
 
-For each distribution, 2^24 values (--elements) on one thread (rndnn's
-OpenMP and torch's thread count set to --threads; NumPy's Generator
-always uses one) into a new array, as each library's users call it:
+For each distribution, 2^24 values (--elements) on one thread
+(--threads: torch.set_num_threads, which sets the OpenMP thread count that
+rndnn's kernels use too; NumPy's Generator always uses one) into a new
+array, as each library's users call it:
 NumPy's Generator(PCG64) with float32 where it offers it (random,
 standard_normal, standard_exponential; its gumbel and lognormal are
 float64 only), torch's in-place samplers on a new tensor. Every row runs
-once per round, in an order shuffled each round; the table gives each
+once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
 with the CPU and the load average. A distribution rndnn lacks is skipped.
 """
