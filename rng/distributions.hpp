@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rndnn/enums.hpp"
+#include "rng/engines/philox.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -346,6 +347,61 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
     normal_pair(w0, w1, shift, mean, sigma, v0, v1);
     *v0 = exp_approx(*v0);
     *v1 = exp_approx(*v1);
+}
+
+// --- Permutation ----------------------------------------------------------
+// pi, a keyed bijection of [0, n), n in [1, 2^63): element g < n is pi(g)
+// (docs/semantics.md). A balanced Feistel network E on 2h bits, h =
+// max(1, ceil(bits(n - 1) / 2)) (so 4^h < 4n, and h <= 32), of
+// permutation_rounds rounds, each (L, R) -> (R, L ^ F_r(R)) with
+// F_r(R) = word 0 of Philox4x32-10(key = {lo32(seed), hi32(seed)},
+// counter = {R, permutation_tag | h << 8 | r, lo32(stream), hi32(stream)})
+// masked to h bits; pi(g) = E^k(g) for the least k >= 1 with E^k(g) < n
+// (cycle walking: E is a bijection of [0, 4^h), so g's cycle returns
+// below n, in fewer than 4 applications on average). No engine words are
+// drawn: the value depends on (seed, stream, n, g) only.
+constexpr int permutation_rounds = 8;
+// ASCII "ep" in the counter's word 1, above any word 1 (hi32 of a block
+// index below 2^61) of philox4x32_10's own stream.
+constexpr uint32_t permutation_tag = 0x70650000u;
+
+// h: half the network's bit width.
+inline int permutation_half_bits(uint64_t n) {
+    int bits = 0;
+    for (uint64_t v = n - 1; v != 0; v >>= 1)
+        ++bits;
+    return bits <= 2 ? 1 : (bits + 1) / 2; // ceil(bits / 2), at least 1
+}
+
+// E(x), x < 4^h.
+inline uint64_t permutation_feistel(uint64_t x, int h, const uint32_t key[2],
+        uint64_t stream) {
+    const uint64_t mask = (uint64_t(1) << h) - 1;
+    uint64_t l = x >> h, r = x & mask;
+    for (int round = 0; round < permutation_rounds; ++round) {
+        const uint32_t ctr[4] = {static_cast<uint32_t>(r),
+                permutation_tag | static_cast<uint32_t>(h) << 8
+                        | static_cast<uint32_t>(round),
+                static_cast<uint32_t>(stream),
+                static_cast<uint32_t>(stream >> 32)};
+        uint32_t out[4];
+        philox4x32_10(ctr, key, out);
+        const uint64_t f = out[0] & mask;
+        const uint64_t t = l ^ f;
+        l = r;
+        r = t;
+    }
+    return l << h | r;
+}
+
+// pi(g), g < n: E applied until the value falls below n.
+inline uint64_t permutation_value(uint64_t g, uint64_t n, int h,
+        const uint32_t key[2], uint64_t stream) {
+    uint64_t x = g;
+    do {
+        x = permutation_feistel(x, h, key, stream);
+    } while (x >= n);
+    return x;
 }
 
 } // namespace impl

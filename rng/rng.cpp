@@ -46,6 +46,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::exponential: return "exponential";
         case impl::dist_t::gumbel: return "gumbel";
         case impl::dist_t::lognormal: return "lognormal";
+        case impl::dist_t::permutation: return "permutation";
     }
     return "unknown";
 }
@@ -306,11 +307,26 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                             c.dst);
                 }
                 break;
+            case post_ops::kind::permutation:
+                c.dist = impl::dist_t::permutation;
+                if (e.n < 1)
+                    fail(status::invalid_arguments,
+                            cat("permutation n=", e.n,
+                                    " is not >= 1 (it permutes [0, n))"));
+                c.n = static_cast<uint64_t>(e.n);
+                if (d.dst.get_data_type() == data_type::s32
+                        && e.n > (int64_t(1) << 31))
+                    fail(status::invalid_arguments,
+                            cat("permutation n=", e.n, " has values up to ",
+                                    e.n - 1,
+                                    ", outside s32's [-2^31, 2^31 - 1] "
+                                    "(use s64)"));
+                break;
             case post_ops::kind::linear:
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
                         "uniform, normal, integers, exponential, gumbel, "
-                        "lognormal), not linear");
+                        "lognormal, permutation), not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -344,6 +360,7 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::exponential) dist += cat(":", c.scale);
     if (c.dist == dist_t::gumbel) dist += cat(":", c.loc, ":", c.scale);
     if (c.dist == dist_t::lognormal) dist += cat(":", c.mean, ":", c.stddev);
+    if (c.dist == dist_t::permutation) dist += cat(":", c.n);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
 }
 
@@ -459,6 +476,16 @@ void rng::execute(const stream &strm,
                     cat("offset=", run.offset, " plus ", spec.nelems,
                             " elements passes 2^62, the elements of integers "
                             "with high - low > 2^32 (4 words an element)"));
+
+        // permutation: every element's g = offset + its global index
+        // must lie in [0, n).
+        if (c.dist == impl::dist_t::permutation
+                && static_cast<uint64_t>(run.offset + spec.nelems) > c.n)
+            fail(status::invalid_arguments,
+                    cat("offset=", run.offset, " plus ", spec.nelems,
+                            " elements passes n=", c.n,
+                            ": permutation elements are g in [0, n), g = "
+                            "offset + the global index"));
 
         impl_->kernel->execute(run);
         if (next) *next = run.offset + spec.nelems;

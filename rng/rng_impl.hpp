@@ -27,6 +27,7 @@ enum class dist_t {
     exponential,
     gumbel,
     lognormal,
+    permutation,
 };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
@@ -67,6 +68,8 @@ struct rng_conf_t {
     // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
     // mean and stddev (its exponent is normal(mean, sigma)).
     float loc = 0.f, scale = 1.f;
+    // permutation: n in [1, 2^63) (rng/distributions.hpp).
+    uint64_t n = 1;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -12,7 +12,7 @@ bool post_ops::entry::operator==(const entry &o) const {
     return k == o.k && p == o.p && method == o.method && bits == o.bits
             && a == o.a && b == o.b && mean == o.mean && stddev == o.stddev
             && alpha == o.alpha && beta == o.beta && low == o.low
-            && high == o.high && loc == o.loc && scale == o.scale;
+            && high == o.high && loc == o.loc && scale == o.scale && n == o.n;
 }
 
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
@@ -61,6 +61,12 @@ void post_ops::append_lognormal(float mean, float sigma) {
     entry e {kind::lognormal};
     e.mean = mean;
     e.stddev = sigma;
+    entries_.push_back(e);
+}
+
+void post_ops::append_permutation(int64_t n) {
+    entry e {kind::permutation};
+    e.n = n;
     entries_.push_back(e);
 }
 
@@ -113,7 +119,16 @@ const std::vector<distribution_info> &distributions() {
                                     "normal",
                                     ">= 0"}},
                     {data_type::f32, data_type::bf16, data_type::f16},
-                    "1 an element (2 a pair of Box-Muller, as normal)"}};
+                    "1 an element (2 a pair of Box-Muller, as normal)"},
+            {"permutation",
+                    {{"n", 1, "length of the permuted range [0, n)",
+                            "an s64, >= 1, above every element's index",
+                            true}},
+                    {data_type::s64, data_type::s32},
+                    "none: Philox4x32-10 of the seed and stream, 8 blocks "
+                    "a Feistel pass, a pass or more an element (cycle "
+                    "walking); each value depends on (seed, stream, n, g) "
+                    "only"}};
     return table;
 }
 
@@ -160,6 +175,7 @@ void post_ops::append_distribution(const std::string &name,
     else if (n == "lognormal")
         append_lognormal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]));
+    else if (n == "permutation") append_permutation(integers[0]);
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

@@ -187,6 +187,25 @@ std::vector<gen_case_t> gen_cases() {
                 p);
     }
 
+    // permutation: n an exact s64, s64 and s32.
+    p = {};
+    p.shape = {3, 101};
+    p.dt = data_type::s64;
+    p.offset = 9223372036854775000;
+    p.ops.append_permutation(INT64_MAX);
+    add("permutation s64",
+            {"--dist", "permutation", "--n", "9223372036854775807", "--shape",
+                    "3x101", "--offset", "9223372036854775000"},
+            p);
+    p = {};
+    p.shape = {257};
+    p.dt = data_type::s32;
+    p.seed = 8;
+    p.ops.append_permutation(257);
+    add("permutation s32", {"--dist", "permutation", "--n", "257", "--shape",
+                                   "257", "--dtype", "s32", "--seed", "8"},
+            p);
+
     p = {};
     p.shape = {3, 100};
     p.dt = data_type::bf16;
@@ -300,6 +319,40 @@ TEST_F(Cli, GenIntegersBoundsAreCheckedIntegers) {
     expect_failure(run({"gen", "--dist", "uniform", "--low", "1", "--shape",
                            "8", "--out", "-"}),
             2, "--low is only used with --dist integers");
+}
+
+// --n is read as an exact s64 and checked, naming the value; elements past
+// n are refused.
+TEST_F(Cli, GenPermutationNIsACheckedInteger) {
+    const args_t base = {"gen", "--dist", "permutation", "--shape", "8",
+            "--out", "-"};
+    const auto with = [&](std::initializer_list<const char *> more) {
+        args_t a = base;
+        a.insert(a.end(), more.begin(), more.end());
+        return run(a);
+    };
+    expect_failure(with({"--n", "1.5"}), 2, "--n '1.5' is not an integer");
+    expect_failure(with({"--n", "9223372036854775808"}), 2,
+            "--n '9223372036854775808' is out of range");
+    expect_failure(with({"--n", "0"}), 2, "permutation n=0 is not >= 1");
+    expect_failure(with({"--n", "7"}), 2, "passes n=7");
+    expect_failure(with({"--n", "10", "--offset", "3"}), 2,
+            "offset=3 plus 8 elements passes n=10");
+    expect_failure(with({"--n", "4294967296", "--dtype", "s32"}), 2,
+            "outside s32");
+    expect_failure(with({"--n", "8", "--dtype", "f32"}), 2,
+            "cannot write dst type f32");
+    const result_t ok = with({"--n", "8"});
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    ASSERT_EQ(ok.out.size(), 64u);
+    std::vector<int64_t> v(8);
+    std::memcpy(v.data(), ok.out.data(), 64);
+    std::sort(v.begin(), v.end());
+    for (int64_t i = 0; i < 8; ++i)
+        EXPECT_EQ(v[i], i);
+    expect_failure(run({"gen", "--dist", "uniform", "--n", "1", "--shape",
+                           "8", "--out", "-"}),
+            2, "--n is only used with --dist permutation");
 }
 
 // gen writes in pieces of --chunk-bytes: any size gives the one-shot bytes

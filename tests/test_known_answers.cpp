@@ -1,7 +1,8 @@
 // Every known answer of tests/data/known-answers.md, tests/data/multfly.md
 // (the Multfly answers of docs/multfly.md), tests/data/bytewise.md (the
-// bytewise Bernoulli method's, from scripts/bytewise_known_answers.py) and
-// tests/data/integers.md (from scripts/integers_known_answers.py),
+// bytewise Bernoulli method's, from scripts/bytewise_known_answers.py),
+// tests/data/integers.md (from scripts/integers_known_answers.py) and
+// tests/data/permutation.md (from scripts/permutation_known_answers.py),
 // parsed from the text itself, plus the library's built-in `verify` checks.
 // The distribution values of known-answers.md are also computed here from
 // docs/semantics.md's formulas, written out again apart from the library.
@@ -163,7 +164,7 @@ TEST(KnownAnswers, BytewiseFromTheSpec) {
     EXPECT_GT(ties, 20); // the tie words are reached
 }
 
-// The values of the post-ops @p po (integers) into d's dst under ISA cap
+// The values of the post-ops @p po (integers, permutation) into d's dst under ISA cap
 // @p cap, as s64.
 static std::vector<int64_t> integers_values(const rng::desc &d,
         const post_ops &po, cpu_isa cap, const test::run_args_t &r) {
@@ -222,6 +223,45 @@ TEST(KnownAnswers, IntegersFromTheSpec) {
         ASSERT_EQ(static_cast<dim_t>(want.size()), n) << m[0];
         post_ops po;
         po.append_integers(low, high);
+        for (cpu_isa cap : test::test_tiers())
+            for (int nthr : {1, 3}) {
+                r.nthr = nthr;
+                EXPECT_EQ(integers_values(d, po, cap, r), want)
+                        << m[0] << " cap " << isa2str(cap) << " nthr "
+                        << nthr;
+            }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 10);
+}
+
+// tests/data/permutation.md, from scripts/permutation_known_answers.py (the
+// definition over a Philox and exact integers of its own): the values of
+// each line at every tier this process may use (the JIT tiers decline, the
+// reference serves) on 1 and 3 threads.
+TEST(KnownAnswers, PermutationFromTheSpec) {
+    const std::string text = read_text("permutation.md");
+    const std::regex line(R"(permutation seed (\d+) stream (\d+) n (\d+) )"
+                          R"(offset (\d+) (\w+) count (\d+)\s*->\s*([0-9 ]+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        test::run_args_t r;
+        r.seed = static_cast<int64_t>(std::stoull(m[1]));
+        r.stream = static_cast<int64_t>(std::stoull(m[2]));
+        const int64_t n = std::stoll(m[3]);
+        r.offset = static_cast<int64_t>(std::stoll(m[4]));
+        const auto count = static_cast<dim_t>(std::stoll(m[6]));
+        const rng::desc d(rng_alg::philox4x32_10,
+                memory::desc({count}, str2dt(m[5])));
+        std::vector<int64_t> want;
+        std::istringstream is(m[7].str());
+        for (int64_t v; is >> v;)
+            want.push_back(v);
+        ASSERT_EQ(static_cast<dim_t>(want.size()), count) << m[0];
+        post_ops po;
+        po.append_permutation(n);
         for (cpu_isa cap : test::test_tiers())
             for (int nthr : {1, 3}) {
                 r.nthr = nthr;

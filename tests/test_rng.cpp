@@ -67,6 +67,10 @@ primitive_attr lognormal_attr(float mean, float sigma) {
     return attr_with([&](post_ops &po) { po.append_lognormal(mean, sigma); });
 }
 
+primitive_attr permutation_attr(int64_t n) {
+    return attr_with([&](post_ops &po) { po.append_permutation(n); });
+}
+
 // The spacing of f32 values at |v| (subnormal spacing below 2^-126).
 double ulp32(double v) {
     const int e = v == 0 ? -126 : std::max(std::ilogb(v), -126);
@@ -566,6 +570,9 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
         c.push_back({"integers", integers_attr(-7, 1000), dt::s32});
         c.push_back({"integers:4", integers_attr(INT64_MIN, 5), dt::s64});
     }
+    // Every element below n (the shards' offsets pass 10^9).
+    c.push_back({"permutation", permutation_attr((int64_t(1) << 40) + 3),
+            dt::s64});
     return c;
 }
 } // namespace
@@ -689,6 +696,115 @@ TEST(RngDeterminism, OffsetsNearTheEndOfTheRange) {
     EXPECT_ERROR_NAMES(run(ints, integers_attr(0, (int64_t(1) << 32) + 1),
                                {1, end4 - n + 1, 0, 2}),
             "passes 2^62");
+}
+
+// --- permutation ------------------------------------------------------------
+
+namespace {
+// The s64 values of permutation(n) at elements [offset, offset + count).
+std::vector<int64_t> permutation_values(int64_t n, dim_t count,
+        const run_args_t &r, data_type t = dt::s64) {
+    const auto out = run(make_desc(rng_alg::philox4x32_10, {count}, t),
+            permutation_attr(n), r);
+    std::vector<int64_t> v(count);
+    for (dim_t i = 0; i < count; ++i) {
+        if (t == dt::s64) {
+            std::memcpy(&v[i], out.data() + 8 * i, 8);
+        } else {
+            int32_t w;
+            std::memcpy(&w, out.data() + 4 * i, 4);
+            v[i] = w;
+        }
+    }
+    return v;
+}
+} // namespace
+
+// Small n: every value of [0, n) exactly once, in s64 and s32, on 1 and 3
+// threads; not the identity once n passes 2.
+TEST(RngPermutation, IsABijection) {
+    for (int64_t n : {1, 2, 3, 4, 5, 7, 16, 17, 100, 4097, 65536, 70001}) {
+        for (data_type t : {dt::s64, dt::s32})
+            for (int nthr : {1, 3}) {
+                auto v = permutation_values(n, n, {-77, 0, 9, nthr}, t);
+                const auto first = v;
+                std::sort(v.begin(), v.end());
+                for (int64_t i = 0; i < n; ++i)
+                    ASSERT_EQ(v[i], i) << n << " " << dt2str(t) << " " << nthr;
+                if (n > 16) {
+                    int64_t fixed = 0;
+                    for (int64_t i = 0; i < n; ++i)
+                        fixed += first[i] == i;
+                    EXPECT_LT(fixed, 8 + n / 100) << n;
+                }
+            }
+    }
+}
+
+// n up to 2^63 - 1: a shard anywhere is computed alone (a few thousand
+// elements, however large n), below n and without a repeat; its elements
+// equal those of any other shard that covers them.
+TEST(RngPermutation, HugeN) {
+    const int64_t max = INT64_MAX;
+    for (int64_t n : {max, (int64_t(1) << 62) + 1, int64_t(3) << 40}) {
+        const int64_t at = n / 3 * 2;
+        const auto v = permutation_values(n, 5000, {5, at, 1, 2});
+        std::vector<int64_t> s = v;
+        std::sort(s.begin(), s.end());
+        EXPECT_TRUE(std::adjacent_find(s.begin(), s.end()) == s.end()) << n;
+        EXPECT_GE(s.front(), 0);
+        EXPECT_LT(s.back(), n);
+        const auto part = permutation_values(n, 7, {5, at + 1234, 1, 1});
+        for (int i = 0; i < 7; ++i)
+            EXPECT_EQ(part[i], v[1234 + i]) << n;
+    }
+    // The last element of the largest n.
+    const auto last = permutation_values(max, 3, {5, max - 3, 1, 1});
+    for (int64_t x : last)
+        EXPECT_LT(x, max);
+}
+
+// Streams and seeds give other permutations; the algorithm does not enter.
+TEST(RngPermutation, StreamsAndSeeds) {
+    const int64_t n = 1000;
+    const auto base = permutation_values(n, n, {3, 0, 0, 1});
+    EXPECT_NE(base, permutation_values(n, n, {3, 0, 1, 1}));
+    EXPECT_NE(base, permutation_values(n, n, {4, 0, 0, 1}));
+    EXPECT_NE(permutation_values(n, n, {3, 0, INT64_MIN, 1}),
+            permutation_values(n, n, {3, 0, 0, 1}));
+    for (rng_alg alg : rng_algs()) {
+        const auto out = run(make_desc(alg, {n}, dt::s64),
+                permutation_attr(n), {3, 0, 0, 1});
+        EXPECT_EQ(std::memcmp(out.data(), base.data(), 8 * n), 0)
+                << alg2str(alg);
+    }
+}
+
+// Bad n, elements past n, s32 too small: named errors; the JIT kernels
+// decline (the reference serves).
+TEST(RngPermutation, Errors) {
+    const auto d = make_desc(rng_alg::philox4x32_10, {8}, dt::s64);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, permutation_attr(0)),
+            "permutation n=0 is not >= 1");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, permutation_attr(INT64_MIN)),
+            "n=-9223372036854775808 is not >= 1");
+    EXPECT_ERROR_NAMES(run(d, permutation_attr(8), {1, 1, 0, 1}),
+            "offset=1 plus 8 elements passes n=8");
+    EXPECT_ERROR_NAMES(run(d, permutation_attr(7), {1, 0, 0, 1}),
+            "passes n=7");
+    run(d, permutation_attr(9), {1, 1, 0, 1});
+    const auto d32 = make_desc(rng_alg::philox4x32_10, {8}, dt::s32);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d32,
+                               permutation_attr((int64_t(1) << 31) + 1)),
+            "has values up to 2147483648, outside s32");
+    rng::primitive_desc(d32, permutation_attr(int64_t(1) << 31));
+    EXPECT_ERROR_NAMES(rng::primitive_desc(
+                               make_desc(rng_alg::philox4x32_10, {8}, dt::u32),
+                               permutation_attr(8)),
+            "dist=permutation cannot write dst type u32");
+    EXPECT_EQ(std::string(rng::primitive_desc(d, permutation_attr(8))
+                                  .impl_name()),
+            "ref:any");
 }
 
 // A tensor without elements: every engine and distribution accepts it,
@@ -1141,6 +1257,16 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
     EXPECT_THROW(a.append_distribution("integers", {0.0, 2.0}), error);
     a = post_ops();
     b = post_ops();
+    a.append_distribution("permutation", {}, bernoulli_method::automatic, 1,
+            {INT64_MAX});
+    b.append_permutation(INT64_MAX);
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(a.get(0).n, INT64_MAX);
+    b = post_ops();
+    b.append_permutation(INT64_MAX - 1);
+    EXPECT_FALSE(a == b);
+    a = post_ops();
+    b = post_ops();
     a.append_distribution("normal", {1.0, 2.0});
     b.append_normal(1.f, 2.f);
     EXPECT_TRUE(a == b);
@@ -1155,8 +1281,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
     } catch (const error &e) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
                                              "bernoulli, uniform, normal, "
-                                             "integers, exponential, gumbel "
-                                             "or lognormal)"),
+                                             "integers, exponential, gumbel, "
+                                             "lognormal or permutation)"),
                 std::string::npos)
                 << e.what();
     }

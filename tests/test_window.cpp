@@ -83,6 +83,10 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     ln.append_lognormal(0.5f, 1.5f);
     v.push_back({"lognormal f32", data_type::f32, ln});
     v.push_back({"lognormal f16", data_type::f16, ln});
+    // Offsets stay below 10^5 and tensors small: every element below n.
+    post_ops pm;
+    pm.append_permutation(int64_t(1) << 33);
+    v.push_back({"permutation s64", data_type::s64, pm});
     return v;
 }
 

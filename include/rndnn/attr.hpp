@@ -15,7 +15,8 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal, integers, exponential, gumbel, lognormal): it writes raw u32
+/// normal, integers, exponential, gumbel, lognormal, permutation): it
+/// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
 class RNDNN_API post_ops {
@@ -29,6 +30,7 @@ public:
         exponential,
         gumbel,
         lognormal,
+        permutation,
     };
     struct RNDNN_API entry {
         kind k;
@@ -42,6 +44,8 @@ public:
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
         std::int64_t low = 0, high = 2;
+        /// permutation: the permuted range [0, n), exact.
+        std::int64_t n = 1;
         bool operator==(const entry &o) const;
     };
 
@@ -80,6 +84,12 @@ public:
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
     /// largest value exp(mean + 5.768 sigma) finite in the dst type.
     void append_lognormal(float mean, float sigma);
+    /// Permutation of [0, n): element g (offset + its global index) is
+    /// pi(g), pi a bijection of [0, n) keyed by the seed and stream (a
+    /// Feistel network over Philox4x32-10 with cycle walking,
+    /// docs/semantics.md), whatever the algorithm. Checked at creation:
+    /// n >= 1, and n <= 2^31 for s32; at execution: every g < n.
+    void append_permutation(std::int64_t n);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its real parameters and @p integers its integer ones
     /// (distribution_info::param::integer), each in the row's order; @p
@@ -126,15 +136,16 @@ struct RNDNN_API distribution_info {
     std::vector<data_type> dst_types;
     /// The engine words a value takes: a fixed count per element (or per
     /// group of elements), so that any window draws exactly the words of
-    /// its elements.
+    /// its elements; permutation draws none (each value is a function of
+    /// the seed, stream, n and its index alone, so windows are exact too).
     const char *words;
 };
 /// @returns every distribution, in the order messages list them.
 RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
-///     bits, bernoulli, uniform, normal, integers, exponential, gumbel or
-///     lognormal)".
+///     bits, bernoulli, uniform, normal, integers, exponential, gumbel,
+///     lognormal or permutation)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.

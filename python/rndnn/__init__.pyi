@@ -68,6 +68,19 @@ def normal(loc: float = ..., scale: float = ...,
            out: Optional[Array] = ...) -> Any: ...
 
 
+def permutation(x: Union[int, Array], size: Optional[Size] = ..., *,
+                dtype: DType = ..., seed: Optional[int] = ...,
+                offset: Optional[int] = ..., stream: int = ...,
+                generator: Optional[AnyGenerator] = ...,
+                global_shape: Optional[Size] = ...,
+                origin: Optional[Size] = ...,
+                out: Optional[Array] = ...) -> Any: ...
+
+
+def shuffled_index(i: Union[int, Array], n: int, *, seed: int,
+                   stream: int = ...) -> Any: ...
+
+
 def integers(low: int, high: Optional[int] = ...,
              size: Optional[Size] = ..., *, dtype: DType = ...,
              endpoint: bool = ...,

@@ -957,3 +957,75 @@ def softmax_dropout_backward(dy, x, stats, p=0.5, *, mask=None, seed=None,
     return _softmax_dropout_backward(dy, x, stats, p, mask, seed, offset,
                                      causal, stream, global_shape, origin,
                                      alg, method, name, out)
+
+
+def permutation(x, size=None, *, dtype=None, seed=None, offset=None,
+                stream=0, generator=None, global_shape=None, origin=None,
+                out=None):
+    """NumPy's Generator.permutation: x an int n gives a permutation of
+    arange(n), pi(0), ..., pi(n - 1), with pi the keyed bijection of [0, n)
+    of docs/semantics.md (a Feistel network over Philox4x32-10 with cycle
+    walking); x an array gives x[permutation(len(x))], a shuffled copy
+    along axis 0. With size= (or out=, or global_shape/origin) the result
+    is a window of the permutation: element i is pi(offset + i), so any
+    shard is computed alone in time and memory of its own size. Every
+    element's offset + global index must be below n. dtype int64 (the
+    default) or int32 (n <= 2^31). n = 0 gives an empty array, as NumPy.
+    Without seed=, an rndnn.Generator reserves n elements (first =
+    reserve(n)) and the permutation is the one of seed
+    fold_in(first).seed, offset 0; a torch.Generator gives a seed (offset
+    0). The algorithm does not enter: the values depend on (seed, stream,
+    n, index) only.
+    """
+    if not isinstance(x, numbers.Integral):
+        if size is not None or out is not None or global_shape is not None:
+            raise TypeError("permutation of an array takes no size=, out= "
+                            "or global_shape=: it shuffles the whole array")
+        array = x if _is_tensor(x) else np.asarray(x)
+        if array.ndim < 1:
+            raise TypeError("x must be an integer or an array of at least "
+                            f"one dimension, not {type(x).__name__} {x!r}")
+        index = permutation(len(array), seed=seed, offset=offset,
+                            stream=stream, generator=generator)
+        if _is_tensor(array):
+            index = _torch().from_numpy(index)
+        return array[index]
+    n = _s64(x, "n")
+    if n < 0:
+        raise OutOfRangeError(f"permutation n={n} is negative")
+    if size is None and out is None and global_shape is None:
+        if n == 0:
+            return np.empty(0, dtype=np.int64)
+        size = n
+    if seed is None:
+        seed, offset, g = _source(seed, offset, generator)
+        if g is not None:
+            seed = g.fold_in(g.reserve(n)).seed
+    elif generator is not None:
+        raise TypeError("seed= and generator= exclude each other")
+    return _generate("permutation", "permutation", [], size, dtype, "s64",
+                     int_params=(n,), alg=_ALG, seed=seed, offset=offset,
+                     stream=stream, generator=None, name=None, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
+def shuffled_index(i, n, *, seed, stream=0):
+    """pi(i), element i of permutation(n, seed=seed, stream=stream): an int
+    i gives an int, an array of them an int64 array of its shape (one
+    primitive call an element; for a contiguous range, permutation(n,
+    size, seed=..., offset=first) is one call). Each i in [0, n)
+    (OutOfRangeError otherwise).
+    """
+    n = _s64(n, "n")
+    scalar = isinstance(i, numbers.Integral)
+    index = np.asarray(i)
+    if not scalar and (index.dtype.kind not in "iu"):
+        raise TypeError(f"i must be an integer or an array of integers, "
+                        f"not {index.dtype}")
+    result = np.empty(index.shape, dtype=np.int64)
+    for at, value in np.ndenumerate(index):
+        g = int(value)
+        if not 0 <= g < n:
+            raise OutOfRangeError(f"i={g} is outside [0, n={n})")
+        result[at] = permutation(n, 1, seed=seed, offset=g, stream=stream)[0]
+    return int(result[()]) if scalar else result

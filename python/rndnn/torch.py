@@ -41,7 +41,8 @@ from ._rndnn import Error, Generator
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
            "dropout3d", "replace_dropout", "MultiheadAttention",
-           "SoftmaxDropoutFunction", "softmax_dropout", "init"]
+           "SoftmaxDropoutFunction", "softmax_dropout", "init",
+           "ShardedSampler"]
 
 # rndnn.torch.init, as torch.nn.init is imported: `import rndnn.torch.init`
 # finds it here (this module is no package).
@@ -1042,3 +1043,91 @@ def replace_dropout(model, *, mask="bit", generator=None):
         return swap(model)
     walk(model)
     return model
+
+
+class ShardedSampler(torch.utils.data.Sampler):
+    """A DataLoader sampler that gives rank r of W its share of one
+    epoch's permutation, computed alone in time and memory of the share:
+    torch.utils.data.DistributedSampler's contract (num_samples, padding
+    by wrapping to the start, drop_last, set_epoch) with rndnn's
+    permutation (docs/python.md). The epoch's sequence is s(p) =
+    pi(p mod N), p = 0, 1, ..., with pi = rndnn.permutation(N, seed=seed,
+    stream=epoch) (shuffle=False: s(p) = p mod N); rank r takes the
+    contiguous positions [r m, (r + 1) m), m = len(self). So the ranks'
+    shares, in rank order, make the same sequence for every W (its first
+    W m elements): with drop_last=False every index appears, the first
+    W m - N twice; with drop_last=True, m = N // W and the last N mod W
+    positions of the permutation are dropped.
+
+    data_source: a dataset (its len()) or the length N itself.
+    num_replicas, rank: torch.distributed's world size and rank when it
+    is initialized, else 1 and 0.
+    """
+
+    def __init__(self, data_source, *, num_replicas=None, rank=None,
+                 shuffle=True, seed=0, drop_last=False):
+        length = (data_source if isinstance(data_source, numbers.Integral)
+                  else len(data_source))
+        if length < 0:
+            raise ValueError(f"dataset length {length} is negative")
+        dist = torch.distributed
+        initialized = dist.is_available() and dist.is_initialized()
+        if num_replicas is None:
+            num_replicas = dist.get_world_size() if initialized else 1
+        if rank is None:
+            rank = dist.get_rank() if initialized else 0
+        if num_replicas < 1:
+            raise ValueError(f"num_replicas={num_replicas} is not >= 1")
+        if not 0 <= rank < num_replicas:
+            raise ValueError(f"rank={rank} is outside [0, num_replicas="
+                             f"{num_replicas})")
+        self.length = int(length)
+        self.num_replicas = int(num_replicas)
+        self.rank = int(rank)
+        self.shuffle = bool(shuffle)
+        self.seed = _arrays._integer(seed, "seed")
+        self.drop_last = bool(drop_last)
+        self.epoch = 0
+        if self.drop_last:
+            self.num_samples = self.length // self.num_replicas
+        else:
+            self.num_samples = -(-self.length // self.num_replicas)
+        self.total_size = self.num_samples * self.num_replicas
+
+    def set_epoch(self, epoch):
+        """The epoch of the next iteration: its permutation's stream."""
+        if not isinstance(epoch, numbers.Integral):
+            raise TypeError(f"epoch must be an integer, not "
+                            f"{type(epoch).__name__} {epoch!r}")
+        if not 0 <= epoch < 1 << 64:
+            raise _arrays.OutOfRangeError(
+                f"epoch={epoch} is outside [0, 2^64) (it is the "
+                "permutation's stream)")
+        self.epoch = int(epoch)
+
+    def indices(self):
+        """This rank's share, an int64 NumPy array of len(self)."""
+        n, m = self.length, self.num_samples
+        begin, end = self.rank * m, (self.rank + 1) * m
+        pieces = []
+        p = begin
+        while p < end:
+            # Positions [p, q) lie in one pass over [0, n).
+            q = min(end, (p // n + 1) * n)
+            first = p % n
+            if self.shuffle:
+                pieces.append(_arrays.permutation(
+                    n, q - p, seed=self.seed, offset=first,
+                    stream=self.epoch))
+            else:
+                pieces.append(_arrays.np.arange(first, first + q - p,
+                                           dtype="int64"))
+            p = q
+        return (_arrays.np.concatenate(pieces) if pieces
+                else _arrays.np.empty(0, dtype="int64"))
+
+    def __iter__(self):
+        return iter(self.indices().tolist())
+
+    def __len__(self):
+        return self.num_samples

@@ -1,6 +1,8 @@
 # Stubs of rndnn.torch (docs/python.md).
-from typing import Literal, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (Any, Iterator, Literal, Optional, Sequence, Tuple, TypeVar,
+                    Union)
 
+import numpy as np
 import torch
 
 import rndnn
@@ -89,3 +91,23 @@ class MultiheadAttention(torch.nn.MultiheadAttention):
 
 def replace_dropout(model: M, *, mask: Mask = ...,
                     generator: AnyGenerator = ...) -> M: ...
+
+
+class ShardedSampler(torch.utils.data.Sampler[int]):
+    length: int
+    num_replicas: int
+    rank: int
+    shuffle: bool
+    seed: int
+    drop_last: bool
+    epoch: int
+    num_samples: int
+    total_size: int
+    def __init__(self, data_source: Any, *,
+                 num_replicas: Optional[int] = ..., rank: Optional[int] = ...,
+                 shuffle: bool = ..., seed: int = ...,
+                 drop_last: bool = ...) -> None: ...
+    def set_epoch(self, epoch: int) -> None: ...
+    def indices(self) -> np.ndarray: ...
+    def __iter__(self) -> Iterator[int]: ...
+    def __len__(self) -> int: ...

@@ -20,7 +20,7 @@ namespace {
 // Thread and block boundaries fall on multiples of this many global
 // indices, so no 4-word counter block, Box-Muller pair or 32-element
 // bitsliced group is split between two blocks (integers' elements draw
-// words of their own: any boundary would do).
+// words of their own, permutation's none: any boundary would do).
 // Global indices are u64 so that rounding up near 2^63 cannot overflow.
 constexpr uint64_t align_elems = 64;
 constexpr uint64_t block_elems = 4096; // a multiple of align_elems
@@ -61,6 +61,8 @@ private:
     // integers' values of elements [gb, gn), stored.
     void integers(word_source_t &source, const rng_run_t &run, uint64_t gb,
             uint64_t gn) const;
+    // permutation's values of elements [gb, gn), stored.
+    void permutation(const rng_run_t &run, uint64_t gb, uint64_t gn) const;
     // bytewise's decisions of elements [gb, gn) into flags: their units
     // decided whole (a tie's word depends on the ties before it).
     void bytewise_flags(word_source_t &source, uint64_t threshold,
@@ -176,6 +178,7 @@ void ref_rng_t::run_range(
                 break;
             }
             case dist_t::integers: integers(*source, run, gb, gn); break;
+            case dist_t::permutation: permutation(run, gb, gn); break;
             case dist_t::exponential:
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
@@ -244,6 +247,27 @@ void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
         layout_.store(run.dst, static_cast<dim_t>(g0 - run.offset),
                 static_cast<dim_t>(n), typed);
     }
+}
+
+void ref_rng_t::permutation(
+        const rng_run_t &run, uint64_t gb, uint64_t gn) const {
+    const auto key = philox_key(run.seed);
+    const int h = permutation_half_bits(conf_.n);
+    const auto i0 = static_cast<dim_t>(gb - run.offset);
+    const auto cnt = static_cast<dim_t>(gn - gb);
+    if (dst_dt_ == data_type::s64) {
+        alignas(64) int64_t values[block_elems];
+        for (dim_t k = 0; k < cnt; ++k)
+            values[k] = static_cast<int64_t>(permutation_value(
+                    gb + k, conf_.n, h, key.data(), run.stream));
+        layout_.store(run.dst, i0, cnt, values);
+        return;
+    }
+    alignas(64) int32_t values[block_elems]; // s32: n <= 2^31
+    for (dim_t k = 0; k < cnt; ++k)
+        values[k] = static_cast<int32_t>(permutation_value(
+                gb + k, conf_.n, h, key.data(), run.stream));
+    layout_.store(run.dst, i0, cnt, values);
 }
 
 void ref_rng_t::bytewise_flags(word_source_t &source, uint64_t threshold,

@@ -205,6 +205,11 @@ rndnn::post_ops integers() {
     po.append_integers(0, 1000); // 2 words an element
     return po;
 }
+rndnn::post_ops permutation() {
+    rndnn::post_ops po;
+    po.append_permutation(INT64_MAX); // every offset; 2h = 64 bits
+    return po;
+}
 
 // Registers one RNG problem as the reference and, if another
 // implementation takes it, at the best ISA; each on 1 and 2 threads.
@@ -284,6 +289,7 @@ void register_all() {
     reg("philox4x32_10/uniform/bf16", philox, dt::bf16, uniform());
     reg("philox4x32_10/normal/f32", philox, dt::f32, normal());
     reg("philox4x32_10/integers/s64", philox, dt::s64, integers());
+    reg("philox4x32_10/permutation/s64", philox, dt::s64, permutation());
     for (const char *dist : {"exponential", "gumbel", "lognormal"}) {
         std::vector<double> values; // the defaults: scale 1, loc 0, ...
         for (const auto &param : rndnn::find_distribution(dist).params)
