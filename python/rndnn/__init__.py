@@ -22,12 +22,13 @@ from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       integers, softmax_dropout, softmax_dropout_backward,
                       unpackbits, uniform)
 from ._arrays import exponential, gumbel, lognormal
+from ._categorical import categorical, categorical_combine
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
            "integers", "exponential", "gumbel", "lognormal", "dropout",
            "dropout_backward", "softmax_dropout", "softmax_dropout_backward",
-           "unpackbits", "__version__"]
+           "unpackbits", "categorical", "categorical_combine", "__version__"]
 
 
 def __getattr__(name):
