@@ -6,6 +6,8 @@
 //   temperatures 1, 0.7 and 2.5, s64 and s32 indices, every ISA cap: the
 //   index and the max score exactly; a vocabulary over several noise
 //   blocks; next_offset is offset + the element count.
+// - Categorical.EveryAlgorithmsNoise: each engine's gumbel values, the
+//   reference and the best kernels.
 // - Categorical.ShardsCombineToTheUnshardedDraw: random splits of the
 //   vocabulary (and blocks of rows) drawn apart and combined give the
 //   whole draw.
@@ -49,8 +51,11 @@ struct result_t {
 result_t draw(const std::vector<float> &x, const dims &d, data_type dt,
         double temp, const dims &global = {}, const dims &origin = {},
         int nthr = 2, cpu_isa cap = cpu_isa::all,
-        data_type idx_dt = data_type::s64) {
+        data_type idx_dt = data_type::s64,
+        rng_alg alg = rng_alg::philox4x32_10) {
     categorical::desc cd;
+    cd.alg = alg;
+    if (alg == rng_alg::multfly) cd.name = "tokens";
     cd.src = memory::desc(d, dt);
     dims od = d;
     od.back() = 1;
@@ -99,9 +104,9 @@ result_t draw(const std::vector<float> &x, const dims &d, data_type dt,
 // The definition over a whole [rows, v] tensor: gumbel(0, 1) materialised
 // by the RNG primitive, then s = x / T + G and the first max.
 result_t expected(const std::vector<float> &x, dim_t rows, dim_t v,
-        data_type dt, double temp) {
-    rng::desc rd(rng_alg::philox4x32_10,
-            memory::desc({rows, v}, data_type::f32));
+        data_type dt, double temp, rng_alg alg = rng_alg::philox4x32_10) {
+    rng::desc rd(alg, memory::desc({rows, v}, data_type::f32));
+    if (alg == rng_alg::multfly) rd.name = "tokens";
     post_ops po;
     po.append_gumbel(0.f, 1.f);
     primitive_attr attr;
@@ -164,6 +169,20 @@ TEST(Categorical, EqualsMaterialisedGumbelArgmax) {
                         EXPECT_EQ(got.next, offset + rows * v);
                     }
             }
+}
+
+TEST(Categorical, EveryAlgorithmsNoise) {
+    const dim_t rows = 3, v = 3000;
+    const std::vector<float> x = logits(static_cast<size_t>(rows * v), 13);
+    for (const rng_alg alg : rng_algs()) {
+        const result_t want = expected(x, rows, v, data_type::f32, 1.0, alg);
+        for (const cpu_isa cap : {cpu_isa::none, cpu_isa::all}) {
+            const result_t got = draw(x, {rows, v}, data_type::f32, 1.0, {},
+                    {}, 2, cap, data_type::s64, alg);
+            EXPECT_EQ(got.idx, want.idx) << alg2str(alg);
+            EXPECT_EQ(got.max, want.max) << alg2str(alg);
+        }
+    }
 }
 
 TEST(Categorical, ShardsCombineToTheUnshardedDraw) {

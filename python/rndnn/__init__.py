@@ -6,8 +6,9 @@ high), normal(loc, scale), exponential(scale), gumbel(loc, scale) and
 lognormal(mean, sigma), each with size=, dtype= (a NumPy or torch
 dtype or a string) and out=, and dropout forward and backward, on NumPy
 arrays or torch CPU tensors, into new ones or into those you give (out=,
-never copied). Without seed=, the values come from default_generator,
-which moves on at each call; manual_seed(s) resets it.
+never copied), and categorical(logits) sampling by Gumbel-max. Without
+seed=, the values come from default_generator, which moves on at each
+call; manual_seed(s) resets it.
 
 rndnn.torch (imported at first use) holds the drop-in replacements of
 torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d.

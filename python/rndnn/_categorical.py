@@ -10,7 +10,7 @@ from ._arrays import (_ALG, Error, _array, _integer, _is_tensor, _new,
                       _real, _source, _string, _torch, _view, _window)
 
 
-def _last_axis(a, axis, ndim):
+def _axis(axis, ndim):
     """@axis (an int in [-ndim, ndim)) as a non-negative index."""
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise TypeError(f"axis must be an int, not {type(axis).__name__}")
@@ -46,7 +46,7 @@ def categorical(logits, axis=-1, *, temperature=1.0, seed=None, offset=None,
     ndim = len(logits.shape)
     if ndim == 0:
         raise Error("categorical needs logits of 1 dim or more, not a scalar")
-    ax = _last_axis(logits, axis, ndim)
+    ax = _axis(axis, ndim)
     temperature = _real(temperature, "temperature")
     if not (math.isfinite(temperature) and temperature > 0):
         raise Error(f"categorical temperature {temperature} must be finite "
@@ -98,7 +98,7 @@ def categorical_combine(maxes, indices, axis=0):
     ndim = len(maxes.shape)
     if ndim == 0:
         raise Error("categorical_combine needs a shard axis")
-    ax = _last_axis(maxes, axis, ndim)
+    ax = _axis(axis, ndim)
     torch_like = _is_tensor(maxes)
     m, mdt = _view(maxes.contiguous() if torch_like else maxes, "maxes")
     j, jdt = _view(indices.contiguous() if _is_tensor(indices) else indices,

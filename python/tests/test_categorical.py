@@ -50,8 +50,13 @@ def test_torch_in_torch_out_and_bf16():
     np.testing.assert_array_equal(got.numpy(), want)
     xb = x.to(torch.bfloat16)
     want, _ = expected(xb.float().numpy(), 1.0)
-    got = rndnn.categorical(xb, seed=SEED, offset=OFFSET, stream=STREAM)
+    got, mx = rndnn.categorical(xb, seed=SEED, offset=OFFSET, stream=STREAM,
+                                return_max=True)
     np.testing.assert_array_equal(got.numpy(), want)
+    idx, m = rndnn.categorical_combine(torch.stack([mx, mx]),
+                                       torch.stack([got, got + 1]))
+    assert isinstance(idx, torch.Tensor) and torch.equal(idx, got)
+    assert torch.equal(m, mx)
 
 
 def test_axis_is_moved_last():
@@ -62,6 +67,13 @@ def test_axis_is_moved_last():
                                   last)
     np.testing.assert_array_equal(rndnn.categorical(x, axis=-2, seed=SEED),
                                   last)
+    # A shard along that axis: global_shape and origin in x's own order.
+    parts = [rndnn.categorical(x[:, a:a + 100].copy(), axis=1, seed=SEED,
+                               global_shape=x.shape, origin=(0, a, 0),
+                               return_max=True) for a in (0, 100, 200)]
+    idx, _ = rndnn.categorical_combine(np.stack([m for _, m in parts]),
+                                       np.stack([i for i, _ in parts]))
+    np.testing.assert_array_equal(idx, last)
 
 
 def test_shards_combine_to_the_unsharded_draw():
