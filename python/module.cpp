@@ -288,6 +288,60 @@ std::pair<std::int64_t, std::int64_t> dropout(py::array src, py::array dst,
     return {drawn_seed, drawn_offset};
 }
 
+// Categorical sampling by Gumbel-max (rndnn::categorical): the logits src
+// (f32 or bf16, dense, the vocabulary last) -> each row's index into idx
+// (s64, shape[:-1] + [1]) and, if given, its max score into max (f32, the
+// same shape). global_shape/origin: the window (empty: none). A generator
+// reserves the global element count. The GIL is released while the
+// primitive runs. Returns the (seed, offset) used.
+std::pair<std::int64_t, std::int64_t> categorical(py::array src,
+        py::array idx, std::optional<py::array> max,
+        const std::vector<std::int64_t> &shape, const std::string &dtype,
+        double temperature, const std::string &alg, const std::string &name,
+        std::uint64_t stream, std::int64_t seed, std::int64_t offset,
+        rndnn::generator *generator,
+        const std::vector<std::int64_t> &global_shape,
+        const std::vector<std::int64_t> &origin) {
+    rndnn::categorical::desc d;
+    d.src = dense(shape, dtype);
+    std::vector<std::int64_t> rows = shape;
+    if (!rows.empty()) rows.back() = 1;
+    d.dst = dense(rows, "s64");
+    if (max) d.max = dense(rows, "f32");
+    d.temperature = temperature;
+    d.alg = rndnn::str2alg(alg);
+    d.name = name;
+    d.with_offset = true;
+    d.global_dims = to_dims(global_shape);
+    d.origin = to_dims(origin);
+    static recent_primitives_t<rndnn::categorical::desc, rndnn::categorical>
+            recent;
+    const auto prim = recent.get(d, [&] {
+        return rndnn::categorical(rndnn::categorical::primitive_desc(d));
+    });
+    std::uint8_t *s = dense_data(src, d.src, "logits", false);
+    std::uint8_t *t = dense_data(idx, d.dst, "out", true);
+    std::uint8_t *m = max ? dense_data(*max, d.max, "max", true) : nullptr;
+    rndnn::dim_t elements = 1;
+    for (const std::int64_t n : global_shape.empty() ? shape : global_shape)
+        elements *= n;
+    const auto [drawn_seed, drawn_offset]
+            = draw(seed, offset, generator, elements);
+    std::unordered_map<int, rndnn::memory> args {
+            {RNDNN_ARG_SRC, rndnn::memory(d.src, s)},
+            {RNDNN_ARG_DST, rndnn::memory(d.dst, t)},
+            {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
+            {RNDNN_ARG_OFFSET, rndnn::memory::scalar(drawn_offset)},
+            {RNDNN_ARG_STREAM,
+                    rndnn::memory::scalar(static_cast<std::int64_t>(stream))}};
+    if (m) args.emplace(RNDNN_ARG_MAX_SCORES, rndnn::memory(d.max, m));
+    {
+        py::gil_scoped_release unlocked;
+        prim->execute(kernel_stream(), args);
+    }
+    return {drawn_seed, drawn_offset};
+}
+
 // Softmax-dropout along the last dim (rndnn::softmax_dropout): forward in
 // training (the scores src -> dst, the stats written, the mask too if
 // given) or backward (dy as src, the
@@ -644,4 +698,35 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("seed"), py::arg("offset"),
             py::arg("generator").none(true), py::arg("global_shape"),
             py::arg("origin"));
+
+    // categorical(src, idx, max, shape, dtype, temperature, alg, name,
+    // stream, seed, offset, generator, global_shape, origin): returns the
+    // (seed, offset) used; the generator as generate's.
+    m.def("categorical", &categorical, py::arg("src"), py::arg("idx"),
+            py::arg("max").none(true), py::arg("shape"), py::arg("dtype"),
+            py::arg("temperature"), py::arg("alg"), py::arg("name"),
+            py::arg("stream"), py::arg("seed"), py::arg("offset"),
+            py::arg("generator").none(true), py::arg("global_shape"),
+            py::arg("origin"));
+
+    // categorical_combine(max, idx, shards, rows, out_max, out_idx): the
+    // shards' results (dense f32 and s64 arrays of shards * rows) reduced.
+    m.def("categorical_combine",
+            [](py::array max, py::array idx, std::int64_t shards,
+                    std::int64_t rows, py::array out_max, py::array out_idx) {
+                const std::vector<std::int64_t> all {shards * rows};
+                const std::vector<std::int64_t> one {rows};
+                rndnn::categorical::combine(
+                        reinterpret_cast<const float *>(dense_data(
+                                max, dense(all, "f32"), "max", false)),
+                        reinterpret_cast<const std::int64_t *>(dense_data(
+                                idx, dense(all, "s64"), "indices", false)),
+                        shards, rows,
+                        reinterpret_cast<float *>(dense_data(
+                                out_max, dense(one, "f32"), "out max", true)),
+                        reinterpret_cast<std::int64_t *>(dense_data(out_idx,
+                                dense(one, "s64"), "out indices", true)));
+            },
+            py::arg("max"), py::arg("idx"), py::arg("shards"),
+            py::arg("rows"), py::arg("out_max"), py::arg("out_idx"));
 }

@@ -96,6 +96,33 @@ for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
                      stats.lognorm(s=sigma, scale=np.exp(mean)))))
 
 
+# categorical: 2^24 draws of an 8-word vocabulary (2^20 rows a call, at
+# consecutive offsets), their counts against softmax(logits / T).
+CAT_LOGITS = np.array([1.0, 0.0, -1.0, 2.0, 0.5, -3.0, 4.0, -0.25],
+                      np.float32)
+
+
+def categorical_test(t):
+    def test(seed):
+        rows = 1 << 20
+        x = np.broadcast_to(CAT_LOGITS, (rows, CAT_LOGITS.size)).copy()
+        counts = np.zeros(CAT_LOGITS.size, np.int64)
+        for k in range(N // rows):
+            counts += np.bincount(
+                rndnn.categorical(x, temperature=t, seed=seed,
+                                  offset=k * x.size),
+                minlength=CAT_LOGITS.size)
+        w = CAT_LOGITS.astype(np.float64)
+        p = np.exp(w / t) / np.exp(w / t).sum()
+        return chi2(counts, N * p)
+    return test
+
+
+for t in (1.0, 0.5, 3.0):
+    CASES.append((f"categorical(8 logits, temperature={t})",
+                  categorical_test(t)))
+
+
 def main():
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 2024
     print(f"n = 2^24 a row, seed {seed}")

@@ -14,6 +14,7 @@ const char *arg2str(int id) {
     switch (id) {
         case RNDNN_ARG_DST: return "dst";
         case RNDNN_ARG_STATS: return "stats";
+        case RNDNN_ARG_MAX_SCORES: return "max_scores";
         case RNDNN_ARG_SEED: return "seed";
         case RNDNN_ARG_OFFSET: return "offset";
         case RNDNN_ARG_STREAM: return "stream";

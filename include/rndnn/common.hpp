@@ -135,6 +135,8 @@ inline constexpr int RNDNN_ARG_MASK = 20;
 /// Softmax-dropout's row stats (f32 {rows, 2}), written forward, read
 /// backward.
 inline constexpr int RNDNN_ARG_STATS = 21;
+/// Categorical's max scores (f32, one a row), written.
+inline constexpr int RNDNN_ARG_MAX_SCORES = 22;
 /// Seed: s32 or s64 (chosen at creation), a host scalar or a one-element
 /// memory (chosen at creation).
 inline constexpr int RNDNN_ARG_SEED = 33;

@@ -5,6 +5,7 @@
 
 #include "rndnn/attr.hpp"
 #include "rndnn/binary.hpp"
+#include "rndnn/categorical.hpp"
 #include "rndnn/common.hpp"
 #include "rndnn/dropout.hpp"
 #include "rndnn/enums.hpp"

@@ -13,6 +13,7 @@ float64 only), torch's in-place samplers on a new tensor. Every row runs
 once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
 with the CPU and the load average. A distribution rndnn lacks is skipped.
+Categorical sampling has its own: bench_categorical.py.
 """
 import argparse
 import math
@@ -82,13 +83,6 @@ def cases(n):
             "rndnn": lambda: rndnn.permutation(n, seed=1),
             "numpy": lambda: g.permutation(n),
             "torch": lambda: torch.randperm(n)}))
-    if hasattr(rndnn, "categorical"):
-        vocab = 32768
-        logits = torch.randn(max(1, n // vocab), vocab)
-        out.append((f"categorical {logits.shape[0]}x{vocab}", {
-            "rndnn": lambda: rndnn.categorical(logits, seed=1),
-            "torch": lambda: torch.multinomial(torch.softmax(logits, -1),
-                                               1)}))
     return out
 
 

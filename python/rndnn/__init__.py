@@ -6,8 +6,9 @@ high), normal(loc, scale), exponential(scale), gumbel(loc, scale) and
 lognormal(mean, sigma), each with size=, dtype= (a NumPy or torch
 dtype or a string) and out=, and dropout forward and backward, on NumPy
 arrays or torch CPU tensors, into new ones or into those you give (out=,
-never copied). Without seed=, the values come from default_generator,
-which moves on at each call; manual_seed(s) resets it.
+never copied), and categorical(logits) sampling by Gumbel-max. Without
+seed=, the values come from default_generator, which moves on at each
+call; manual_seed(s) resets it.
 
 rndnn.torch (imported at first use) holds the drop-in replacements of
 torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d.
@@ -18,17 +19,18 @@ import importlib
 from ._rndnn import Error, Generator, OutOfRangeError, __version__
 from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       _dropout_forward, _probability, _source, _wants_grad,
-                      bernoulli, bits, default_generator, manual_seed, normal,
-                      integers, softmax_dropout, softmax_dropout_backward,
-                      unpackbits, uniform)
-from ._arrays import exponential, gumbel, lognormal
-from ._arrays import permutation, shuffled_index
+                      bernoulli, bits, default_generator, exponential,
+                      gumbel, integers, lognormal, manual_seed, normal,
+                      permutation, shuffled_index, softmax_dropout,
+                      softmax_dropout_backward, unpackbits, uniform)
+from ._categorical import categorical, categorical_combine
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
            "integers", "exponential", "gumbel", "lognormal", "dropout",
            "dropout_backward", "softmax_dropout", "softmax_dropout_backward",
-           "unpackbits", "__version__", "permutation", "shuffled_index"]
+           "unpackbits", "permutation", "shuffled_index", "categorical",
+           "categorical_combine", "__version__"]
 
 
 def __getattr__(name):

@@ -142,6 +142,18 @@ def dropout_backward(dy: Array, p: Optional[float] = ..., *,
                      rate: Optional[float] = ...) -> Any: ...
 
 
+def categorical(logits: Array, axis: int = ..., *, temperature: float = ...,
+                seed: Optional[int] = ..., offset: Optional[int] = ...,
+                stream: int = ..., generator: Optional[AnyGenerator] = ...,
+                global_shape: Optional[Size] = ...,
+                origin: Optional[Size] = ..., alg: str = ...,
+                name: Optional[str] = ..., return_max: bool = ...) -> Any: ...
+
+
+def categorical_combine(maxes: Array, indices: Array,
+                        axis: int = ...) -> Tuple[Any, Any]: ...
+
+
 def softmax_dropout(x: Array, p: float = ..., *, seed: Optional[int] = ...,
                     offset: Optional[int] = ..., stream: int = ...,
                     generator: Optional[Generator] = ..., causal: bool = ...,

@@ -62,4 +62,16 @@ def softmax_dropout(src: np.ndarray, dst: np.ndarray, stats: np.ndarray,
                     origin: Sequence[int]) -> Tuple[int, int]: ...
 
 
+def categorical(src: np.ndarray, idx: np.ndarray, max: Optional[np.ndarray],
+                shape: Sequence[int], dtype: str, temperature: float,
+                alg: str, name: str, stream: int, seed: int, offset: int,
+                generator: Optional[Generator], global_shape: Sequence[int],
+                origin: Sequence[int]) -> Tuple[int, int]: ...
+
+
+def categorical_combine(max: np.ndarray, idx: np.ndarray, shards: int,
+                        rows: int, out_max: np.ndarray,
+                        out_idx: np.ndarray) -> None: ...
+
+
 def advise_huge_pages(address: int, nbytes: int) -> int: ...

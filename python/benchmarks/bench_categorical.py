@@ -1,0 +1,65 @@
+"""Categorical sampling: torch's (torch.multinomial of torch.softmax)
+against rndnn.categorical (Gumbel-max, the noise never stored), over a
+vocabulary of --vocab words and --elements logits in all (rows =
+elements / vocab), in one process (docs/python.md, "Categorical
+sampling").
+
+    PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/bench_categorical.py
+
+The logits are f32 [rows, vocab]. Each row of the table runs once per
+round, in an order shuffled each round; the table gives medians and
+torch's time over rndnn's, all from this one run, with the CPU and the
+load average.
+"""
+import argparse
+import os
+import random
+import statistics
+import time
+
+import torch
+
+import rndnn
+from bench_torch import cpu
+
+
+def measure(logits, threads, rounds):
+    torch.set_num_threads(threads)
+    runs = {"torch": lambda: torch.multinomial(torch.softmax(logits, -1), 1),
+            "rndnn": lambda: rndnn.categorical(logits, seed=1)}
+    times = {who: [] for who in runs}
+    for r in range(rounds + 1):  # the first round warms up
+        order = list(runs.items())
+        random.Random(r).shuffle(order)
+        for who, run in order:
+            start = time.perf_counter()
+            run()
+            times[who].append(time.perf_counter() - start)
+    return {who: statistics.median(t[1:]) for who, t in times.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--elements", type=int, default=1 << 24)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    rows = max(1, args.elements // args.vocab)
+    logits = torch.randn(rows, args.vocab)
+    print(f"categorical of f32 logits {rows}x{args.vocab}, medians of "
+          f"{args.rounds} rounds; torch {torch.__version__}, rndnn "
+          f"{rndnn.__version__}")
+    print(f"CPU: {cpu()}; load average before "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"{'thr':>3} {'torch ms':>9} {'rndnn ms':>9} {'torch/rndnn':>11}")
+    for threads in args.threads:
+        m = measure(logits, threads, args.rounds)
+        print(f"{threads:>3} {m['torch'] * 1e3:9.2f} {m['rndnn'] * 1e3:9.2f} "
+              f"{m['torch'] / m['rndnn']:10.1f}x")
+    print(f"load average after "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
