@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Known answers of the bytewise Bernoulli method (docs/semantics.md),
-computed from its definition with a Philox4x32-10 of this file's own, in
+computed from its definition with scripts/philox_ref.py's Philox4x32-10, in
 plain Python: it shares no code with the library, whose test
 (tests/test_known_answers.cpp, KnownAnswers.BytewiseFromTheSpec) reads what
 this script writes to tests/data/bytewise.md.
@@ -9,32 +9,7 @@ Usage: scripts/bytewise_known_answers.py > tests/data/bytewise.md
 """
 import math
 
-M0, M1 = 0xD2511F53, 0xCD9E8D57
-W0, W1 = 0x9E3779B9, 0xBB67AE85
-MASK = 0xFFFFFFFF
-
-
-def philox4x32_10(ctr, key):
-    c, k = list(ctr), list(key)
-    for r in range(10):
-        if r:
-            k = [(k[0] + W0) & MASK, (k[1] + W1) & MASK]
-        p0, p1 = M0 * c[0], M1 * c[2]
-        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & MASK,
-             (p0 >> 32) ^ c[3] ^ k[1], p0 & MASK]
-    return c
-
-
-def word(alg, seed, stream, i):
-    """W(i) of rndnn's layouts of Philox4x32-10."""
-    key = [seed & MASK, (seed >> 32) & MASK]
-    if alg == "philox4x32_10":
-        n = i // 4
-        ctr = [n & MASK, n >> 32, stream & MASK, (stream >> 32) & MASK]
-    else:  # philox4x32_10_onednn
-        n = i & ~3
-        ctr = [stream & MASK, (stream >> 32) & MASK, n & MASK, n >> 32]
-    return philox4x32_10(ctr, key)[i % 4]
+from philox_ref import philox4x32_10, word
 
 
 def bytewise(alg, seed, stream, offset, p, n):

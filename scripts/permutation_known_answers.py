@@ -1,29 +1,16 @@
 #!/usr/bin/env python3
 """Known answers of the permutation distribution (docs/semantics.md),
-computed from its definition with a Philox4x32-10 of this file's own and
+computed from its definition with scripts/philox_ref.py's Philox4x32-10 and
 Python's exact integers: it shares no code with the library, whose test
 (tests/test_known_answers.cpp, KnownAnswers.PermutationFromTheSpec) reads
 what this script writes to tests/data/permutation.md.
 
 Usage: scripts/permutation_known_answers.py > tests/data/permutation.md
 """
+from philox_ref import MASK, key_of, philox4x32_10
 
-M0, M1 = 0xD2511F53, 0xCD9E8D57
-W0, W1 = 0x9E3779B9, 0xBB67AE85
-MASK = 0xFFFFFFFF
 ROUNDS = 8
 TAG = 0x70650000  # ASCII "ep" in the high half of the counter's word 1
-
-
-def philox4x32_10(ctr, key):
-    c, k = list(ctr), list(key)
-    for r in range(10):
-        if r:
-            k = [(k[0] + W0) & MASK, (k[1] + W1) & MASK]
-        p0, p1 = M0 * c[0], M1 * c[2]
-        c = [(p1 >> 32) ^ c[1] ^ k[0], p1 & MASK,
-             (p0 >> 32) ^ c[3] ^ k[1], p0 & MASK]
-    return c
 
 
 def half_bits(n):
@@ -32,7 +19,7 @@ def half_bits(n):
 
 
 def feistel(x, h, seed, stream):
-    key = [seed & MASK, (seed >> 32) & MASK]
+    key = key_of(seed)
     left, right = x >> h, x & ((1 << h) - 1)
     for r in range(ROUNDS):
         ctr = [right, TAG | h << 8 | r, stream & MASK, stream >> 32]
