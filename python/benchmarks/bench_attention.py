@@ -14,17 +14,13 @@ medians and torch's time over rndnn's, all from this one run, with the CPU
 and the load average.
 """
 import argparse
-import os
-import random
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
 import rndnn
 import rndnn.torch as rt
-from bench_torch import cpu
+from bench_common import cpu, load, medians
 
 
 def steps(shape, p):
@@ -51,17 +47,9 @@ def steps(shape, p):
 def measure(shape, threads, p, rounds):
     torch.set_num_threads(threads)
     by = steps(shape, p)
-    runs = [((who, kind), run) for who, pair in by.items()
-            for kind, run in zip(("forward", "fwd+bwd"), pair)]
-    times = {key: [] for key, _ in runs}
-    for r in range(rounds + 1):  # the first round warms up
-        order = list(runs)
-        random.Random(r).shuffle(order)
-        for key, run in order:
-            start = time.perf_counter()
-            run()
-            times[key].append(time.perf_counter() - start)
-    return {key: statistics.median(t[1:]) for key, t in times.items()}
+    return medians([((who, kind), run) for who, pair in by.items()
+                    for kind, run in zip(("forward", "fwd+bwd"), pair)],
+                   rounds)
 
 
 def main():
@@ -78,7 +66,7 @@ def main():
           f"p={args.p}, medians of {args.rounds} rounds; torch "
           f"{torch.__version__}, rndnn {rndnn.__version__}")
     print(f"CPU: {cpu()}; load average before "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
     print(f"{'thr':>3} {'step':<8} {'torch ms':>9} {'rndnn ms':>9} "
           f"{'torch/rndnn':>11}")
     for threads in args.threads:
@@ -88,7 +76,7 @@ def main():
             print(f"{threads:>3} {kind:<8} {t * 1e3:9.2f} {r * 1e3:9.2f} "
                   f"{t / r:10.1f}x")
     print(f"load average after "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
 
 
 if __name__ == "__main__":

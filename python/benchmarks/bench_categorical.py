@@ -12,30 +12,18 @@ torch's time over rndnn's, all from this one run, with the CPU and the
 load average.
 """
 import argparse
-import os
-import random
-import statistics
-import time
 
 import torch
 
 import rndnn
-from bench_torch import cpu
+from bench_common import cpu, load, medians
 
 
 def measure(logits, threads, rounds):
     torch.set_num_threads(threads)
-    runs = {"torch": lambda: torch.multinomial(torch.softmax(logits, -1), 1),
-            "rndnn": lambda: rndnn.categorical(logits, seed=1)}
-    times = {who: [] for who in runs}
-    for r in range(rounds + 1):  # the first round warms up
-        order = list(runs.items())
-        random.Random(r).shuffle(order)
-        for who, run in order:
-            start = time.perf_counter()
-            run()
-            times[who].append(time.perf_counter() - start)
-    return {who: statistics.median(t[1:]) for who, t in times.items()}
+    return medians(
+        [("torch", lambda: torch.multinomial(torch.softmax(logits, -1), 1)),
+         ("rndnn", lambda: rndnn.categorical(logits, seed=1))], rounds)
 
 
 def main():
@@ -51,14 +39,14 @@ def main():
           f"{args.rounds} rounds; torch {torch.__version__}, rndnn "
           f"{rndnn.__version__}")
     print(f"CPU: {cpu()}; load average before "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
     print(f"{'thr':>3} {'torch ms':>9} {'rndnn ms':>9} {'torch/rndnn':>11}")
     for threads in args.threads:
         m = measure(logits, threads, args.rounds)
         print(f"{threads:>3} {m['torch'] * 1e3:9.2f} {m['rndnn'] * 1e3:9.2f} "
               f"{m['torch'] / m['rndnn']:10.1f}x")
     print(f"load average after "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
 
 
 if __name__ == "__main__":

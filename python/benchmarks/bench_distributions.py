@@ -17,16 +17,12 @@ Categorical sampling has its own: bench_categorical.py.
 """
 import argparse
 import math
-import os
-import random
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import rndnn
-from bench_torch import cpu
+from bench_common import cpu, load, medians
 
 
 def cases(n):
@@ -100,20 +96,11 @@ def main():
           f"{args.rounds} rounds; rndnn {rndnn.__version__}, NumPy "
           f"{np.__version__}, torch {torch.__version__}")
     print(f"CPU: {cpu()}; load average before "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
     print(f"{'distribution':<30} {'rndnn ms':>9} {'numpy ms':>9} "
           f"{'torch ms':>9} {'numpy/rndnn':>11} {'torch/rndnn':>11}")
     for name, by in cases(n):
-        runs = list(by.items())
-        times = {who: [] for who, _ in runs}
-        for r in range(args.rounds + 1):  # the first round warms up
-            order = list(runs)
-            random.Random(r).shuffle(order)
-            for who, run in order:
-                start = time.perf_counter()
-                run()
-                times[who].append(time.perf_counter() - start)
-        med = {who: statistics.median(t[1:]) for who, t in times.items()}
+        med = medians(list(by.items()), args.rounds)
         cell = {who: f"{med[who] * 1e3:9.2f}" if who in med else f"{'-':>9}"
                 for who in ("rndnn", "numpy", "torch")}
         ratio = {who: f"{med[who] / med['rndnn']:10.1f}x" if who in med
@@ -121,7 +108,7 @@ def main():
         print(f"{name:<30} {cell['rndnn']} {cell['numpy']} {cell['torch']} "
               f"{ratio['numpy']} {ratio['torch']}", flush=True)
     print(f"load average after "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
 
 
 if __name__ == "__main__":

@@ -19,16 +19,13 @@ The header names the CPU, the load average and LD_PRELOAD.
 """
 import argparse
 import os
-import platform
-import random
-import statistics
-import time
 
 import torch
 
 import rndnn
 import rndnn.torch as rt
 from rndnn import _rndnn
+from bench_common import cpu, load, medians
 
 advise_huge_pages = _rndnn.advise_huge_pages
 
@@ -42,22 +39,6 @@ def unadvised(run):
         finally:
             _rndnn.advise_huge_pages = advise_huge_pages
     return call
-
-
-def cpu():
-    """'family F model M (name)' from /proc/cpuinfo, or the platform's."""
-    fields = {}
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                fields.setdefault(key.strip(), value.strip())
-                if not line.strip():
-                    break
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    return (f"family {fields.get('cpu family', '?')} model "
-            f"{fields.get('model', '?')} ({fields.get('model name', '?')})")
 
 
 def cases(n, p):
@@ -84,26 +65,16 @@ def cases(n, p):
 
 
 def measure(n, threads, p, rounds):
-    """{(mode, who): median seconds} of @rounds rounds after one warm-up."""
+    """{(mode, who): median seconds} of @rounds rounds after one warm-up;
+    the in-place tensor refilled before each round. The rows in another
+    order each round: a row's time depends on what the one before it left
+    in malloc's heap (after torch's out of place, which frees its output
+    and its mask, glibc trims the heap and the next new output faults its
+    pages again), so no row always comes after the same one."""
     torch.set_num_threads(threads)
     table, x_inplace = cases(n, p)
     runs = [((mode, who), run) for mode, by in table for who, run in by.items()]
-    times = {key: [] for key, _ in runs}
-    for r in range(rounds + 1):  # the first round warms up
-        x_inplace.fill_(1.0)
-        # The rows in another order each round (the same orders in every
-        # run): a row's time depends on what the one before it left in
-        # malloc's heap (after torch's out of place, which frees its
-        # output and its mask, glibc trims the heap and the next new
-        # output faults its pages again), so no row always comes after
-        # the same one.
-        order = list(runs)
-        random.Random(r).shuffle(order)
-        for key, run in order:
-            start = time.perf_counter()
-            run()
-            times[key].append(time.perf_counter() - start)
-    return {key: statistics.median(t[1:]) for key, t in times.items()}
+    return medians(runs, rounds, lambda: x_inplace.fill_(1.0))
 
 
 def log2(n):
@@ -123,7 +94,7 @@ def main():
           f"f32, p={args.p}, medians of {args.rounds} rounds; "
           f"torch {torch.__version__}, rndnn {rndnn.__version__}")
     print(f"CPU: {cpu()}; load average before "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; "
+          f"{load()}; "
           f"LD_PRELOAD={os.environ.get('LD_PRELOAD', '') or '(none)'}")
     print(f"{'elements':>8} {'thr':>3} {'mode':<12} {'torch ms':>9} "
           f"{'rndnn ms':>9} {'torch/rndnn':>11}")
@@ -141,7 +112,7 @@ def main():
             print(f"{log2(n):>8} {threads:>3} {'x.clone()':<12} "
                   f"{median[('x.clone()', 'torch')] * 1e3:9.2f}")
     print(f"load average after "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{load()}")
 
 
 if __name__ == "__main__":
