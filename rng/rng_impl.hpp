@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rndnn/rng.hpp"
+#include "rng/distributions.hpp"
 #include "rng/rng_args.hpp"
 #include "src/impl_list.hpp"
 
@@ -27,6 +28,7 @@ enum class dist_t {
     exponential,
     gumbel,
     lognormal,
+    truncated_normal,
 };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
@@ -67,6 +69,8 @@ struct rng_conf_t {
     // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
     // mean and stddev (its exponent is normal(mean, sigma)).
     float loc = 0.f, scale = 1.f;
+    // truncated_normal: a, b, mean, stddev above, and its constants.
+    truncnorm_t truncnorm;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -15,7 +15,8 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal, integers, exponential, gumbel, lognormal): it writes raw u32
+/// normal, integers, exponential, gumbel, lognormal, truncated_normal): it
+/// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
 class RNDNN_API post_ops {
@@ -29,14 +30,17 @@ public:
         exponential,
         gumbel,
         lognormal,
+        truncated_normal,
     };
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
-        float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
-        float mean = 0.f, stddev = 1.f; ///< normal; lognormal: mean, sigma
+        /// uniform: [a, b], b only by rounding; truncated_normal: its bounds
+        float a = 0.f, b = 1.f;
+        /// normal; lognormal: mean, sigma; truncated_normal
+        float mean = 0.f, stddev = 1.f;
         float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
@@ -80,6 +84,19 @@ public:
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
     /// largest value exp(mean + 5.768 sigma) finite in the dst type.
     void append_lognormal(float mean, float sigma);
+    /// Truncated normal: normal(mean, stddev) conditioned on [a, b], a and
+    /// b absolute bounds (torch.nn.init.trunc_normal_'s convention, not
+    /// scipy's standardised ones), by inversion of one word an element:
+    /// x = mean + stddev * Phi^-1(u') in f32, u' uniform on [Phi(alpha),
+    /// Phi(beta)], alpha = (a - mean) / stddev, beta = (b - mean) / stddev
+    /// (docs/semantics.md: the formula and its measured error). Every
+    /// value lies in [a, b] after rounding to the dst type (values are
+    /// clamped to a and b rounded inward to it). Checked at creation: all
+    /// finite, stddev > 0, a < b, alpha < 9 and beta > -9 (the interval
+    /// reaches to within 9 standard deviations of the mean; a far bound
+    /// may lie anywhere, beyond 12 it counts as infinite), and some value
+    /// of the dst type in [a, b].
+    void append_truncated_normal(float mean, float stddev, float a, float b);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its real parameters and @p integers its integer ones
     /// (distribution_info::param::integer), each in the row's order; @p
