@@ -404,6 +404,139 @@ inline uint64_t permutation_value(uint64_t g, uint64_t n, int h,
     return x;
 }
 
+// --- Truncated normal -------------------------------------------------------
+// truncated_normal(mean, stddev, a, b): one word an element, by inversion.
+// alpha = (a - mean) / stddev, beta = (b - mean) / stddev (in double, at
+// creation); j = 2 k + 1, k = W >> shift, u = j 2^-25 the middle of the
+// k-th of 2^24 cells of (0, 1) and 1 - u = (2^25 - j) 2^-25, each rounded
+// to f32 from its integer (j needs 25 bits: 1 - u taken from a rounded u
+// would lose the upper tail's digits); with Phi the standard normal CDF
+// and Q = 1 - Phi, p = Phi(alpha) + u M and q = Q(beta) + (1 - u) M, M =
+// Phi(beta) - Phi(alpha) (p + q = 1 exactly, in reals); z = Phi^-1(p) where p <= 0.5,
+// else -Phi^-1(q), so the quantile always works on the tail nearer to 0,
+// where tiny probabilities keep their digits; x = mean + stddev * z,
+// clamped to [lo, hi], a and b rounded inward to the dst type.
+
+// An interval must reach into (-9, 9) standard deviations (beyond, the
+// mass is under Q(9) = 1.1e-19); a standardised bound beyond +-12 counts as
+// infinite (its tail, under Q(12) = 1.8e-33, is below f32's resolution of
+// any admitted mass).
+constexpr double truncnorm_z_limit = 9.0;
+constexpr double truncnorm_z_inf = 12.0;
+
+// Phi^-1 by Wichura's AS 241 (PPND7, 1988) structure and coefficients,
+// evaluated in f32: for |v - 0.5| <= 0.425, z = q A(r) / B(r), q = v - 0.5,
+// r = 0.180625 - q^2; else r = sqrt(-ln v) and z = -C(r - 1.6) / D(r - 1.6)
+// for r <= 5, z = -E(r - 5) / F(r - 5) beyond. Highest power first.
+constexpr float ppnd_a[4]
+        = {5.9109374720e1f, 1.5929113202e2f, 5.0434271938e1f, 3.3871327179f};
+constexpr float ppnd_b[4]
+        = {6.7187563600e1f, 7.8757757664e1f, 1.7895169469e1f, 1.f};
+constexpr float ppnd_c[4]
+        = {1.7023821103e-1f, 1.3067284816f, 2.7568153900f, 1.4234372777f};
+constexpr float ppnd_d[3] = {1.2021132975e-1f, 7.3700164250e-1f, 1.f};
+constexpr float ppnd_e[4]
+        = {1.7337203997e-2f, 4.2868294337e-1f, 3.0812263860f, 6.6579051150f};
+constexpr float ppnd_f[3] = {1.2258202635e-2f, 2.4197894225e-1f, 1.f};
+constexpr float ppnd_split_q = 0.425f, ppnd_split_r = 5.f;
+constexpr float ppnd_const_r = 0.180625f, ppnd_shift_c = 1.6f;
+
+// Phi^-1(v) for v in [3e-27, 0.5 + 2^-23] (the v truncnorm_value passes):
+// the lower tail (v < 0.075) takes r = sqrt(-ln v) by ln_approx.
+inline float normal_quantile(float v) {
+    const float q = v - 0.5f;
+    if (q >= -ppnd_split_q) {
+        const float r = ppnd_const_r - q * q;
+        return q * horner(r, ppnd_a) / horner(r, ppnd_b);
+    }
+    const float r = std::sqrt(0.f - ln_approx(v));
+    if (r <= ppnd_split_r) {
+        const float t = r - ppnd_shift_c;
+        return 0.f - horner(t, ppnd_c) / horner(t, ppnd_d);
+    }
+    const float t = r - ppnd_split_r;
+    return 0.f - horner(t, ppnd_e) / horner(t, ppnd_f);
+}
+
+// What an element needs, fixed at creation (truncnorm_params).
+struct truncnorm_t {
+    float phi_a = 0.f; // Phi(alpha) (0 for alpha <= -12)
+    float q_b = 0.f; // Q(beta) (0 for beta >= 12)
+    float mass = 1.f; // M = Phi(beta) - Phi(alpha)
+    float mean = 0.f, stddev = 1.f;
+    float lo = 0.f, hi = 0.f; // a and b rounded inward to the dst type
+};
+
+// Q(z) = erfc(z / sqrt 2) / 2 in double (0 beyond truncnorm_z_inf); a
+// creation-time constant, the same for every kernel.
+inline double truncnorm_upper_tail(double z) {
+    if (z >= truncnorm_z_inf) return 0.0;
+    if (z <= -truncnorm_z_inf) return 1.0;
+    return 0.5 * std::erfc(z * 0.70710678118654752440);
+}
+
+// The smallest value of type @p t at or above @p x (@p up), or the largest
+// at or below it; f32 is itself. May be infinite.
+inline float round_to_dst_inward(float x, data_type t, bool up) {
+    if (t != data_type::bf16 && t != data_type::f16) return x;
+    const bool bf = t == data_type::bf16;
+    uint16_t h = bf ? f32_to_bf16(x) : f32_to_f16(x);
+    const auto val = [bf](uint16_t v) {
+        return bf ? bf16_to_f32(v) : f16_to_f32(v);
+    };
+    const float r = val(h);
+    if (up ? r < x : r > x) {
+        // One step toward x: up grows a positive magnitude and shrinks a
+        // negative one (r is never a 0 stepped through: x's sign is r's).
+        const bool grows = (h & 0x8000u) ? !up : up;
+        h = static_cast<uint16_t>(grows ? h + 1 : h - 1);
+        return val(h);
+    }
+    return r;
+}
+
+// The constants of truncated_normal(mean, stddev, a, b) for dst type @p t
+// (the parameters checked as make_rng_conf does: finite, stddev > 0, a <
+// b, alpha < 9 and beta > -9).
+inline truncnorm_t truncnorm_params(
+        float mean, float stddev, float a, float b, data_type t) {
+    const double alpha = (static_cast<double>(a) - mean) / stddev;
+    const double beta = (static_cast<double>(b) - mean) / stddev;
+    // Each difference of tails on the side where it keeps its digits.
+    const double qa = truncnorm_upper_tail(alpha);
+    const double qb = truncnorm_upper_tail(beta);
+    const double pa = truncnorm_upper_tail(-alpha);
+    const double pb = truncnorm_upper_tail(-beta);
+    const double mass = alpha >= 0 ? qa - qb
+            : beta <= 0             ? pb - pa
+                                    : 1.0 - pa - qb;
+    truncnorm_t c;
+    c.phi_a = static_cast<float>(pa);
+    c.q_b = static_cast<float>(qb);
+    c.mass = static_cast<float>(mass);
+    c.mean = mean;
+    c.stddev = stddev;
+    c.lo = round_to_dst_inward(a, t, true);
+    c.hi = round_to_dst_inward(b, t, false);
+    return c;
+}
+
+// The value of word @p w (f32, before the dst type's rounding): p <= 0.5
+// picks p's quantile, else q's negated; then mean + stddev * z (two
+// roundings), clamped to [lo, hi].
+inline float truncnorm_value(uint32_t w, int shift, const truncnorm_t &c) {
+    const uint32_t j = ((w >> shift) << 1) | 1u;
+    const float u = static_cast<float>(j) * 0x1p-25f;
+    const float u_c = static_cast<float>((1u << 25) - j) * 0x1p-25f;
+    const float p = c.phi_a + u * c.mass;
+    const float q = c.q_b + u_c * c.mass;
+    const bool upper = p > 0.5f;
+    const float zl = normal_quantile(upper ? q : p);
+    const float z = upper ? 0.f - zl : zl;
+    const float x = c.mean + c.stddev * z;
+    return std::fmin(std::fmax(x, c.lo), c.hi);
+}
+
 } // namespace impl
 } // namespace rndnn
 

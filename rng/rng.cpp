@@ -47,6 +47,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::gumbel: return "gumbel";
         case impl::dist_t::lognormal: return "lognormal";
         case impl::dist_t::permutation: return "permutation";
+        case impl::dist_t::truncated_normal: return "truncated_normal";
     }
     return "unknown";
 }
@@ -322,11 +323,51 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     ", outside s32's [-2^31, 2^31 - 1] "
                                     "(use s64)"));
                 break;
+            case post_ops::kind::truncated_normal: {
+                c.dist = impl::dist_t::truncated_normal;
+                c.mean = e.mean;
+                c.stddev = e.stddev;
+                c.a = e.a;
+                c.b = e.b;
+                const std::string what = cat("truncated_normal mean=", e.mean,
+                        " stddev=", e.stddev, " a=", e.a, " b=", e.b);
+                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
+                        || !std::isfinite(e.a) || !std::isfinite(e.b)
+                        || !(e.stddev > 0.f) || !(e.a < e.b))
+                    fail(status::invalid_arguments,
+                            cat(what,
+                                    ": needs finite values, stddev > 0 and "
+                                    "a < b"));
+                const double alpha
+                        = (static_cast<double>(e.a) - e.mean) / e.stddev;
+                const double beta
+                        = (static_cast<double>(e.b) - e.mean) / e.stddev;
+                if (!(alpha < impl::truncnorm_z_limit)
+                        || !(beta > -impl::truncnorm_z_limit))
+                    fail(status::invalid_arguments,
+                            cat(what, ": the interval lies ",
+                                    impl::truncnorm_z_limit,
+                                    " or more standard deviations from the "
+                                    "mean ((a - mean) / stddev = ",
+                                    alpha, ", (b - mean) / stddev = ", beta,
+                                    "; needs alpha < 9 and beta > -9)"));
+                c.truncnorm = impl::truncnorm_params(e.mean, e.stddev, e.a,
+                        e.b, c.dst.get_data_type());
+                if (!(c.truncnorm.lo <= c.truncnorm.hi)
+                        || !std::isfinite(c.truncnorm.lo)
+                        || !std::isfinite(c.truncnorm.hi))
+                    fail(status::invalid_arguments,
+                            cat(what, ": no finite ",
+                                    dt2str(c.dst.get_data_type()),
+                                    " value lies in [a, b]"));
+                break;
+            }
             case post_ops::kind::linear:
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
                         "uniform, normal, integers, exponential, gumbel, "
-                        "lognormal, permutation), not linear");
+                        "lognormal, permutation, truncated_normal), not "
+                        "linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -361,6 +402,8 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::gumbel) dist += cat(":", c.loc, ":", c.scale);
     if (c.dist == dist_t::lognormal) dist += cat(":", c.mean, ":", c.stddev);
     if (c.dist == dist_t::permutation) dist += cat(":", c.n);
+    if (c.dist == dist_t::truncated_normal)
+        dist += cat(":", c.mean, ":", c.stddev, ":", c.a, ":", c.b);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
 }
 

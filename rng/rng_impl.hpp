@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rndnn/rng.hpp"
+#include "rng/distributions.hpp"
 #include "rng/rng_args.hpp"
 #include "src/impl_list.hpp"
 
@@ -28,6 +29,7 @@ enum class dist_t {
     gumbel,
     lognormal,
     permutation,
+    truncated_normal,
 };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
@@ -70,6 +72,8 @@ struct rng_conf_t {
     float loc = 0.f, scale = 1.f;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).
     uint64_t n = 1;
+    // truncated_normal: a, b, mean, stddev above, and its constants.
+    truncnorm_t truncnorm;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

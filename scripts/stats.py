@@ -95,6 +95,16 @@ for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
                      rndnn.lognormal(mean, sigma, N, seed=s),
                      stats.lognorm(s=sigma, scale=np.exp(mean)))))
 
+# truncated_normal: rndnn's bounds are absolute, scipy's standardised
+for loc, scale, a, b in ((0.0, 1.0, -2.0, 2.0), (0.5, 2.0, -1.0, 7.0),
+                         (0.0, 1.0, 6.0, 8.0), (0.0, 1.0, -8.0, -7.5),
+                         (0.0, 0.02, -2.0, 2.0)):
+    CASES.append((f"truncated_normal(loc={loc}, scale={scale}, a={a}, b={b})",
+                  ks(lambda s, loc=loc, scale=scale, a=a, b=b:
+                     rndnn.truncated_normal(loc, scale, a, b, N, seed=s),
+                     stats.truncnorm((a - loc) / scale, (b - loc) / scale,
+                                     loc=loc, scale=scale))))
+
 
 # categorical: 2^24 draws of an 8-word vocabulary (2^20 rows a call, at
 # consecutive offsets), their counts against softmax(logits / T).

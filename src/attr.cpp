@@ -70,6 +70,16 @@ void post_ops::append_permutation(int64_t n) {
     entries_.push_back(e);
 }
 
+void post_ops::append_truncated_normal(
+        float mean, float stddev, float a, float b) {
+    entry e {kind::truncated_normal};
+    e.mean = mean;
+    e.stddev = stddev;
+    e.a = a;
+    e.b = b;
+    entries_.push_back(e);
+}
+
 void post_ops::append_linear(float alpha, float beta) {
     entry e {kind::linear};
     e.alpha = alpha;
@@ -128,7 +138,19 @@ const std::vector<distribution_info> &distributions() {
                     "none: Philox4x32-10 of the seed and stream, 8 blocks "
                     "a Feistel pass, a pass or more an element (cycle "
                     "walking); each value depends on (seed, stream, n, g) "
-                    "only"}};
+                    "only"},
+            {"truncated_normal",
+                    {{"mean", 0.0, "mean of the untruncated normal", "finite"},
+                            {"stddev", 1.0,
+                                    "standard deviation of the untruncated "
+                                    "normal",
+                                    "> 0"},
+                            {"a", -2.0, "lower bound (absolute, included)",
+                                    "finite, (a - mean) / stddev < 9"},
+                            {"b", 2.0, "upper bound (absolute, included)",
+                                    "finite, > a, (b - mean) / stddev > -9"}},
+                    {data_type::f32, data_type::bf16, data_type::f16},
+                    "1 an element"}};
     return table;
 }
 
@@ -176,6 +198,10 @@ void post_ops::append_distribution(const std::string &name,
         append_lognormal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]));
     else if (n == "permutation") append_permutation(integers[0]);
+    else if (n == "truncated_normal")
+        append_truncated_normal(static_cast<float>(values[0]),
+                static_cast<float>(values[1]), static_cast<float>(values[2]),
+                static_cast<float>(values[3]));
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

@@ -237,6 +237,24 @@ std::vector<gen_case_t> gen_cases() {
             p);
 
     p = {};
+    p.shape = {257};
+    p.dt = data_type::bf16;
+    p.offset = 3;
+    p.ops.append_truncated_normal(0.5f, 2.f, -1.f, 7.f);
+    add("truncated_normal bf16",
+            {"--dist", "truncated_normal", "--mean", "0.5", "--stddev", "2",
+                    "--a", "-1", "--b", "7", "--dtype", "bf16", "--shape",
+                    "257", "--offset", "3"},
+            p);
+
+    p = {};
+    p.shape = {100};
+    p.dt = data_type::f32; // the default
+    p.ops.append_truncated_normal(0.f, 1.f, -2.f, 2.f); // the defaults
+    add("truncated_normal defaults",
+            {"--dist", "truncated_normal", "--shape", "100"}, p);
+
+    p = {};
     p.alg = rndnn::rng_alg::multfly;
     p.name = "encoder.layer3.dropout";
     p.shape = {100};

@@ -428,6 +428,42 @@ TEST(KnownAnswers, DistributionValuesFromTheSpec) {
     EXPECT_EQ(checked, 6);
 }
 
+// tests/data/truncated-normal.md, from scripts/truncnorm_reference.py
+// (NumPy's f32 steps, mpmath's constants, its own Philox): the library's
+// f32 bits at every tier on 2 threads.
+TEST(KnownAnswers, TruncatedNormalFromTheSpec) {
+    const std::string text = read_text("truncated-normal.md");
+    const std::regex line(R"(truncated_normal\(([-0-9.e]+), ([-0-9.e]+), )"
+                          R"(([-0-9.e]+), ([-0-9.e]+)\) seed (\d+) stream )"
+                          R"((\d+) offset (\d+)\s*->((?:\s+[0-9a-f]{8})+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        const auto want = hex_words(m[8]);
+        const auto n = static_cast<dim_t>(want.size());
+        rng::desc d(rng_alg::philox4x32_10, memory::desc({n}, data_type::f32));
+        post_ops po;
+        po.append_truncated_normal(std::stof(m[1]), std::stof(m[2]),
+                std::stof(m[3]), std::stof(m[4]));
+        for (cpu_isa cap : test::test_tiers()) {
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            attr.set_max_cpu_isa(cap);
+            std::vector<uint32_t> got(want.size());
+            test::run_args_t r;
+            r.seed = static_cast<int64_t>(std::stoull(m[5]));
+            r.stream = static_cast<int64_t>(std::stoull(m[6]));
+            r.offset = static_cast<int64_t>(std::stoull(m[7]));
+            r.nthr = 2;
+            test::generate(d, attr, got.data(), r);
+            EXPECT_EQ(got, want) << m[0] << " cap " << isa2str(cap);
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 6);
+}
+
 TEST(KnownAnswers, BuiltInVerifyPasses) {
     const auto results = run_known_answers();
     EXPECT_GE(results.size(), 14u);

@@ -5,6 +5,7 @@
 #include <cfenv>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -69,6 +70,12 @@ primitive_attr lognormal_attr(float mean, float sigma) {
 
 primitive_attr permutation_attr(int64_t n) {
     return attr_with([&](post_ops &po) { po.append_permutation(n); });
+}
+
+primitive_attr truncated_normal_attr(float mean, float sd, float a, float b) {
+    return attr_with([&](post_ops &po) {
+        po.append_truncated_normal(mean, sd, a, b);
+    });
 }
 
 // The spacing of f32 values at |v| (subnormal spacing below 2^-126).
@@ -411,6 +418,99 @@ TEST(RngSemantics, ExponentialAndGumbelEveryU) {
     EXPECT_EQ(impl::gumbel_value(0x7ffffffeu, 7, 0.f, 1.f), g_hi);
 }
 
+// truncated_normal's z against the exact quantile of the same u (double
+// Newton steps from z on std::erfc): the bound docs/semantics.md states,
+// of max(|z|, 0.5)'s ulp (p's own f32 rounding makes it relative to 0.5
+// near the median), over every cell k for intervals out to 8 and beyond.
+constexpr double truncnorm_max_ulp = 8;
+
+double phi_upper(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+TEST(RngSemantics, TruncatedNormalEveryU) {
+    const std::pair<float, float> sets[] = {{-2, 2}, {-8, 8}, {-1, 8},
+            {0, 0.5f}, {6, 8}, {7.9f, 8}, {-8, -6}, {-8, -7.9f}, {8.5f, 30},
+            {-30, -8.5f}, {-3, 1e-3f}, {-100, 100}};
+    double worst = 0;
+    for (const auto &ab : sets) {
+        const auto c = impl::truncnorm_params(
+                0.f, 1.f, ab.first, ab.second, dt::f32);
+        const double alpha = ab.first, beta = ab.second;
+        // The exact mass, on the side where it keeps its digits.
+        const double pa = alpha <= -12 ? 0 : phi_upper(-alpha);
+        const double qb = beta >= 12 ? 0 : phi_upper(beta);
+        const double mass = alpha >= 0 ? phi_upper(alpha) - qb
+                : beta <= 0            ? phi_upper(-beta) - pa
+                                       : 1 - pa - qb;
+        for (uint32_t k = 0; k < (1u << 24); k += (k < 4096 || k > (1u << 24) - 4096) ? 1 : 97) {
+            const float x = impl::truncnorm_value(k << 8, 8, c);
+            ASSERT_GE(x, ab.first) << k;
+            ASSERT_LE(x, ab.second) << k;
+            const double u = (2.0 * k + 1) * 0x1p-25;
+            const double p = pa + u * mass;
+            const bool upper = p > 0.5;
+            const double t = upper ? qb + (1 - u) * mass : p; // Phi(-|z|)
+            double z = -std::fabs(static_cast<double>(x));
+            for (int it = 0; it < 4; ++it) { // Newton on Q(-z) = t
+                const double f = phi_upper(-z) - t;
+                z -= f / (std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI));
+            }
+            const double exact = upper ? -z : z;
+            if (exact < alpha || exact > beta) continue; // clamped
+            const double err = std::fabs(x - exact)
+                    / ulp32(std::max(std::fabs(exact), 0.5));
+            worst = std::max(worst, err);
+            ASSERT_LE(err, truncnorm_max_ulp)
+                    << k << " " << ab.first << " " << ab.second << " " << x
+                    << " " << exact;
+        }
+    }
+    std::printf("truncated_normal: worst %.2f ulp of max(|z|, 0.5)\n", worst);
+    // mcg31m1's 31-bit words give the same u.
+    const auto c = impl::truncnorm_params(0.f, 1.f, -2.f, 2.f, dt::f32);
+    EXPECT_EQ(impl::truncnorm_value(0x7fffff80u, 7, c),
+            impl::truncnorm_value(0xffffff00u, 8, c));
+}
+
+// Every value lies in [a, b] after rounding to the dst type: bounds that
+// the type does not hold are rounded inward, and the values clamped there.
+TEST(RngSemantics, TruncatedNormalWithinBoundsAfterRounding) {
+    const float a = -0.30001f, b = 0.30001f; // neither a bf16 nor an f16
+    for (auto t : {dt::f32, dt::bf16, dt::f16}) {
+        const dim_t n = 1 << 16;
+        const auto out = run(make_desc(rng_alg::philox4x32_10, {n}, t),
+                truncated_normal_attr(0.f, 0.1f, a, b), {3, 0, 0, 2});
+        float lo = INFINITY, hi = -INFINITY;
+        for (dim_t i = 0; i < n; ++i) {
+            float v;
+            if (t == dt::f32) {
+                std::memcpy(&v, out.data() + 4 * i, 4);
+            } else {
+                uint16_t h;
+                std::memcpy(&h, out.data() + 2 * i, 2);
+                v = t == dt::f16 ? impl::f16_to_f32(h) : impl::bf16_to_f32(h);
+            }
+            ASSERT_GE(v, a) << dt2str(t) << " " << i;
+            ASSERT_LE(v, b) << dt2str(t) << " " << i;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        EXPECT_LT(lo, -0.29f) << dt2str(t); // the tails do reach the ends
+        EXPECT_GT(hi, 0.29f) << dt2str(t);
+    }
+    // Inward rounding: the nearest type values inside, 0 and signs kept.
+    EXPECT_EQ(impl::round_to_dst_inward(1.0002f, dt::f16, true), 1.0009765625f);
+    EXPECT_EQ(impl::round_to_dst_inward(1.0002f, dt::f16, false), 1.f);
+    EXPECT_EQ(impl::round_to_dst_inward(-1.0002f, dt::f16, true), -1.f);
+    EXPECT_EQ(impl::round_to_dst_inward(-1.0002f, dt::f16, false),
+            -1.0009765625f);
+    EXPECT_EQ(impl::round_to_dst_inward(1e-30f, dt::f16, false), 0.f);
+    EXPECT_EQ(impl::round_to_dst_inward(1e-30f, dt::f16, true), 0x1p-24f);
+    EXPECT_EQ(impl::round_to_dst_inward(-1e-30f, dt::f16, false), -0x1p-24f);
+    EXPECT_EQ(impl::round_to_dst_inward(-1e6f, dt::f16, true), -65504.f);
+    EXPECT_EQ(impl::round_to_dst_inward(1e6f, dt::f16, false), 65504.f);
+    EXPECT_EQ(impl::round_to_dst_inward(0.1f, dt::f32, true), 0.1f);
+}
+
 TEST(RngSemantics, LnApproxOverEveryPositiveInputGumbelTakes) {
     // Gumbel's outer ln takes -ln u in [2^-25, 16.64]: every f32 in
     // [2^-26, 32), a sample of them here.
@@ -563,6 +663,8 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     c.push_back({"exponential", exponential_attr(2.f), dt::f32});
     c.push_back({"gumbel", gumbel_attr(-1.f, 3.f), dt::bf16});
     c.push_back({"lognormal", lognormal_attr(0.5f, 1.f), dt::f16});
+    c.push_back({"truncated_normal", truncated_normal_attr(0.5f, 2.f, -1.f, 7.f),
+            dt::bf16});
     if (alg != rng_alg::mcg31m1)
         c.push_back({"bitsliced",
                 bernoulli_attr(0.3, bernoulli_method::bitsliced, 5), dt::bit});
@@ -1071,6 +1173,32 @@ TEST(RngErrors, CreationNamesTheBadValue) {
     EXPECT_ERROR_NAMES(
             rng::primitive_desc(desc_of(dt::f32), lognormal_attr(1, 1e38f)),
             "sigma=1e+38");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 0, -1, 1)),
+            "truncated_normal mean=0 stddev=0 a=-1 b=1: needs finite values, "
+            "stddev > 0 and a < b");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 1, 2, 2)),
+            "a=2 b=2: needs");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 1, NAN, 2)),
+            "a=nan");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 1, -1, INFINITY)),
+            "b=inf");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(1, 0.5f, 5.5f, 9)),
+            "(a - mean) / stddev = 9, (b - mean) / stddev = 16");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 1, -20, -9.5f)),
+            "(b - mean) / stddev = -9.5");
+    EXPECT_ERROR_NAMES( // 1 + 2^-12 and 1 + 2^-11 hold no f16 between them
+            rng::primitive_desc(desc_of(dt::f16),
+                    truncated_normal_attr(1, 1, 1.0002f, 1.0004f)),
+            "no finite f16 value lies in [a, b]");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f16),
+                               truncated_normal_attr(0, 1e5f, 7e4f, 8e4f)),
+            "no finite f16 value");
     for (const auto &ok : {std::make_pair(desc_of(dt::f16), uniform_attr(0, 65504)),
                  std::make_pair(desc_of(dt::f16), uniform_attr(-65504, 65504)),
                  std::make_pair(desc_of(dt::f16), normal_attr(0, 10000)),
@@ -1078,7 +1206,11 @@ TEST(RngErrors, CreationNamesTheBadValue) {
                  std::make_pair(desc_of(dt::f16), gumbel_attr(-50000, 3000)),
                  std::make_pair(desc_of(dt::f16), lognormal_attr(5, 1)),
                  std::make_pair(desc_of(dt::bf16), lognormal_attr(-1e30f, 1)),
-                 std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f))}) {
+                 std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f)),
+                 std::make_pair(desc_of(dt::f16),
+                         truncated_normal_attr(0, 1e5f, -1e6f, 1e6f)),
+                 std::make_pair(desc_of(dt::bf16),
+                         truncated_normal_attr(0, 3e38f, -3e38f, 3e38f))}) {
         std::vector<uint16_t> out(8);
         generate(ok.first, ok.second, out.data(), {1, 2, 3, 1});
         for (uint16_t h : out) {
@@ -1282,7 +1414,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
                                              "bernoulli, uniform, normal, "
                                              "integers, exponential, gumbel, "
-                                             "lognormal or permutation)"),
+                                             "lognormal, permutation or "
+                                             "truncated_normal)"),
                 std::string::npos)
                 << e.what();
     }

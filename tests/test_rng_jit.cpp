@@ -942,6 +942,23 @@ TEST(JitDispatch, Sse41DeclinesUniform) {
         }
 }
 
+// truncated_normal has no JIT kernel yet (docs/jit.md): every tier gives
+// the reference, whose values tests/test_rng.cpp checks.
+TEST(JitDispatch, TruncatedNormalRunsTheReference) {
+    post_ops po;
+    po.append_truncated_normal(0.f, 1.f, -2.f, 2.f);
+    for (cpu_isa cap : {cpu_isa::all, cpu_isa::avx512, cpu_isa::avx2,
+                 cpu_isa::sse41})
+        for (data_type t : {data_type::f32, data_type::bf16}) {
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            attr.set_max_cpu_isa(cap);
+            const rng::desc d(rng_alg::philox4x32_10, memory::desc({4096}, t));
+            EXPECT_EQ(rng::primitive_desc(d, attr).impl_name(), "ref:any")
+                    << isa2str(cap) << " " << dt2str(t);
+        }
+}
+
 // --- JitIsa: names, the cap attribute, the process-wide tier ----------------
 
 TEST(JitIsa, NamesRoundTrip) {

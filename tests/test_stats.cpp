@@ -169,6 +169,32 @@ TEST(Stats, ExponentialGumbelLognormalMoments) {
     }
 }
 
+TEST(Stats, TruncatedNormalMoments) {
+    // mean + sd (phi(alpha) - phi(beta)) / Z, sd^2 (1 + (alpha phi(alpha) -
+    // beta phi(beta)) / Z - ((phi(alpha) - phi(beta)) / Z)^2).
+    const double mean = 0.5, sd = 2, alpha = -0.75, beta = 3.25;
+    const auto phi = [](double z) {
+        return std::exp(-z * z / 2) / std::sqrt(2 * 3.14159265358979323846);
+    };
+    const double big_z = 0.5 * (std::erfc(-beta / std::sqrt(2.0))
+                                 - std::erfc(-alpha / std::sqrt(2.0)));
+    const double d = (phi(alpha) - phi(beta)) / big_z;
+    const double var = sd * sd
+            * (1 + (alpha * phi(alpha) - beta * phi(beta)) / big_z - d * d);
+    for (rng_alg alg : rng_algs()) {
+        post_ops tn;
+        tn.append_truncated_normal(0.5f, 2.f, -1.f, 7.f);
+        const auto v = sample<float>(alg, tn, dt::f32, 14);
+        for (float x : v) {
+            ASSERT_GE(x, -1.f);
+            ASSERT_LE(x, 7.f);
+        }
+        // Kurtosis at most 4 (a half-normal's is 3.87).
+        expect_moments(v, mean + sd * d, var, 4,
+                std::string(alg2str(alg)) + " truncated_normal");
+    }
+}
+
 TEST(Stats, RawWordBytesChiSquare) {
     for (rng_alg alg : rng_algs()) {
         const auto w = sample<uint32_t>(alg, post_ops(), dt::u32, 31337);

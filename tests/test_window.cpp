@@ -87,6 +87,10 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     post_ops pm;
     pm.append_permutation(int64_t(1) << 33);
     v.push_back({"permutation s64", data_type::s64, pm});
+    post_ops tn;
+    tn.append_truncated_normal(0.5f, 2.f, -1.f, 7.f);
+    v.push_back({"truncated_normal f32", data_type::f32, tn});
+    v.push_back({"truncated_normal bf16", data_type::bf16, tn});
     return v;
 }
 

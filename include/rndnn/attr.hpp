@@ -15,7 +15,8 @@
 namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
-/// normal, integers, exponential, gumbel, lognormal, permutation): it
+/// normal, integers, exponential, gumbel, lognormal, permutation,
+/// truncated_normal): it
 /// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
@@ -31,14 +32,17 @@ public:
         gumbel,
         lognormal,
         permutation,
+        truncated_normal,
     };
     struct RNDNN_API entry {
         kind k;
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
-        float a = 0.f, b = 1.f; ///< uniform: [a, b], b only by rounding
-        float mean = 0.f, stddev = 1.f; ///< normal; lognormal: mean, sigma
+        /// uniform: [a, b], b only by rounding; truncated_normal: its bounds
+        float a = 0.f, b = 1.f;
+        /// normal; lognormal: mean, sigma; truncated_normal
+        float mean = 0.f, stddev = 1.f;
         float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
@@ -90,6 +94,19 @@ public:
     /// docs/semantics.md), whatever the algorithm. Checked at creation:
     /// n >= 1, and n <= 2^31 for s32; at execution: every g < n.
     void append_permutation(std::int64_t n);
+    /// Truncated normal: normal(mean, stddev) conditioned on [a, b], a and
+    /// b absolute bounds (torch.nn.init.trunc_normal_'s convention, not
+    /// scipy's standardised ones), by inversion of one word an element:
+    /// x = mean + stddev * Phi^-1(u') in f32, u' uniform on [Phi(alpha),
+    /// Phi(beta)], alpha = (a - mean) / stddev, beta = (b - mean) / stddev
+    /// (docs/semantics.md: the formula and its measured error). Every
+    /// value lies in [a, b] after rounding to the dst type (values are
+    /// clamped to a and b rounded inward to it). Checked at creation: all
+    /// finite, stddev > 0, a < b, alpha < 9 and beta > -9 (the interval
+    /// reaches to within 9 standard deviations of the mean; a far bound
+    /// may lie anywhere, beyond 12 it counts as infinite), and some value
+    /// of the dst type in [a, b].
+    void append_truncated_normal(float mean, float stddev, float a, float b);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its real parameters and @p integers its integer ones
     /// (distribution_info::param::integer), each in the row's order; @p

@@ -120,6 +120,17 @@ def lognormal(mean: float = ..., sigma: float = ...,
               out: Optional[Array] = ...) -> Any: ...
 
 
+def truncated_normal(loc: float = ..., scale: float = ..., a: float = ...,
+                     b: float = ..., size: Optional[Size] = ..., *,
+                     dtype: DType = ..., seed: Optional[int] = ...,
+                     offset: Optional[int] = ..., stream: int = ...,
+                     generator: Optional[AnyGenerator] = ...,
+                     alg: str = ..., name: Optional[str] = ...,
+                     global_shape: Optional[Size] = ...,
+                     origin: Optional[Size] = ...,
+                     out: Optional[Array] = ...) -> Any: ...
+
+
 def dropout(x: Array, p: Optional[float] = ..., *,
             seed: Optional[int] = ..., offset: Optional[int] = ...,
             stream: int = ..., generator: Optional[AnyGenerator] = ...,

@@ -614,7 +614,27 @@ def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
                      global_shape=global_shape, origin=origin)
 
 
-for _f in (bits, bernoulli, uniform, normal, exponential, gumbel, lognormal):
+def truncated_normal(loc=0.0, scale=1.0, a=-2.0, b=2.0, size=None, *,
+                     dtype=None, seed=None, offset=None, stream=0,
+                     generator=None, alg=_ALG, name=None, global_shape=None,
+                     origin=None, out=None):
+    """Truncated normal: normal(loc, scale) conditioned on [a, b]. a and b
+    are ABSOLUTE bounds, as torch.nn.init.trunc_normal_'s (scipy's
+    truncnorm(a', b', loc, scale) takes standardised ones: a = loc + a' *
+    scale); (a - loc) / scale must be below 9 and (b - loc) / scale above
+    -9. By inversion of the normal CDF on one word an element; every value
+    lies in [a, b] after rounding to dtype: float32 (the default), float16
+    or bfloat16.
+    """
+    return _generate("truncated_normal", "truncated_normal",
+                     [("loc", loc), ("scale", scale), ("a", a), ("b", b)],
+                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
+for _f in (bits, bernoulli, uniform, normal, exponential, gumbel, lognormal,
+           truncated_normal):
     _f.__doc__ += _COMMON
 del _f
 

@@ -1,8 +1,8 @@
 """rndnn.torch.init: torch.nn.init's initialisers with rndnn's values
 (docs/python.md, "rndnn.torch.init").
 
-uniform_, normal_, xavier_uniform_, xavier_normal_, kaiming_uniform_ and
-kaiming_normal_ take torch.nn.init's arguments and fill the tensor in
+uniform_, normal_, trunc_normal_, xavier_uniform_, xavier_normal_,
+kaiming_uniform_ and kaiming_normal_ take torch.nn.init's arguments and fill the tensor in
 place, under torch.no_grad, returning it. Their values depend only on the
 seed and each element's global index, so shard=(global_shape, origin)
 fills the tensor with its block of the weight of global_shape: the
@@ -14,7 +14,9 @@ one 63-bit seed a call, as rndnn.torch's dropouts draw theirs, so
 torch.manual_seed replays the weights; an rndnn.Generator moves on by the
 global element count, so equal copies on every rank stay equal.
 
-trunc_normal_ is pending: rndnn has no truncated normal yet.
+trunc_normal_'s a and b are absolute bounds, as torch's: rndnn's
+truncated_normal, every value in [a, b] after rounding to the tensor's
+type.
 """
 import math
 import warnings
@@ -24,7 +26,7 @@ import torch
 from . import _arrays
 from ._rndnn import Error, Generator
 
-__all__ = ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_",
+__all__ = ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
            "kaiming_uniform_", "kaiming_normal_"]
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
@@ -58,7 +60,8 @@ def _target(tensor, fn, generator, shard):
 def _fill(dist, tensor, params, generator, global_shape, origin):
     # The seed is drawn once every argument is checked: a refused call
     # leaves torch's generator where it was.
-    fn = _arrays.uniform if dist == "uniform" else _arrays.normal
+    fn = {"uniform": _arrays.uniform, "normal": _arrays.normal,
+          "truncated_normal": _arrays.truncated_normal}[dist]
     if isinstance(generator, Generator):
         source = {"generator": generator}
     else:
@@ -101,6 +104,15 @@ def normal_(tensor, mean=0.0, std=1.0, *, generator=None, shard=None):
     global_shape, origin = _target(tensor, "normal_", generator, shard)
     return _fill("normal", tensor, (mean, std), generator, global_shape,
                  origin)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *,
+                  generator=None, shard=None):
+    """Fills @tensor with values of Normal(mean, std) conditioned on [a, b]
+    (absolute bounds, as torch's)."""
+    global_shape, origin = _target(tensor, "trunc_normal_", generator, shard)
+    return _fill("truncated_normal", tensor, (mean, std, a, b), generator,
+                 global_shape, origin)
 
 
 def _xavier_std(shape, gain, fn):

@@ -35,6 +35,11 @@ import rndnn
     (lambda: rndnn.lognormal(0.5, 1.5, size=101, dtype="f16", seed=3),
      ["--dist", "lognormal", "--mean", "0.5", "--sigma", "1.5", "--dtype",
       "f16", "--shape", "101", "--seed", "3"]),
+    (lambda: rndnn.truncated_normal(0.5, 2.0, -1.0, 7.0, size=103,
+                                    dtype="bf16", seed=6),
+     ["--dist", "truncated_normal", "--mean", "0.5", "--stddev", "2",
+      "--a", "-1", "--b", "7", "--dtype", "bf16", "--shape", "103",
+      "--seed", "6"]),
 ])
 def test_equals_rndnn_gen(cli, py, args):
     want = cli("gen", *args, "--out", "@g")("g")

@@ -21,6 +21,7 @@ def test_the_three_ways_to_import_it():
 
 # (initialiser, its arguments after the tensor).
 FILLS = [(init.uniform_, (-2.0, 3.0)), (init.normal_, (1.0, 0.5)),
+         (init.trunc_normal_, (0.5, 2.0, -1.0, 7.0)),
          (init.xavier_uniform_, (1.5,)), (init.xavier_normal_, (0.5,)),
          (init.kaiming_uniform_, (math.sqrt(5),)),
          (init.kaiming_normal_, (0, "fan_out", "relu"))]

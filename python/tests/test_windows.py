@@ -52,6 +52,8 @@ CASES = [((23, 37), {0}), ((23, 37), {1}), ((23, 37), {0, 1}),
     (rndnn.exponential, {"scale": 2.0}),
     (rndnn.gumbel, {"loc": -1.0, "scale": 0.5, "dtype": "bfloat16"}),
     (rndnn.lognormal, {"mean": 0.5, "sigma": 1.5, "alg": "mcg31m1"}),
+    (rndnn.truncated_normal, {"loc": 0.5, "scale": 2.0, "a": -1.0, "b": 7.0,
+                              "dtype": "float16"}),
 ])
 def test_a_block_equals_the_block_of_the_whole(fn, kwargs, shape, cut):
     rng = np.random.default_rng(hash((fn.__name__, shape)) % 2**32)

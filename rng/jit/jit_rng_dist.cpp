@@ -75,6 +75,10 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
             why = "permutation (cycle walking: a data-dependent count of "
                   "Feistel passes an element) has no JIT kernel";
             return false;
+        case dist_t::truncated_normal:
+            why = "truncated_normal has no JIT kernel yet (the reference "
+                  "runs it)";
+            return false;
     }
     why = "unknown distribution";
     return false;
@@ -114,6 +118,7 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
         case dist_t::gumbel: return make_jit_gumbel(h, f, conf);
         case dist_t::lognormal: return make_jit_lognormal(h, f, conf);
         case dist_t::permutation: return nullptr; // declined above
+        case dist_t::truncated_normal: return nullptr; // declined above
     }
     return nullptr;
 }

@@ -193,6 +193,13 @@ void ref_rng_t::run_range(
                             words[k], shift_, conf_.loc, conf_.scale);
                 emit_values(i0, cnt);
                 break;
+            case dist_t::truncated_normal:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = truncnorm_value(
+                            words[k], shift_, conf_.truncnorm);
+                emit_values(i0, cnt);
+                break;
             case dist_t::lognormal: {
                 const uint64_t w0 = gb & ~uint64_t(1), w1 = ((gn - 1) | 1) + 1;
                 source->fill(w0, w1 - w0, words);
