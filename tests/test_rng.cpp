@@ -723,8 +723,8 @@ TEST(RngDeterminism, ShardsWithOffsets) {
 }
 
 namespace {
-// Logical element i of a memory, as raw bits (bit, u8.. f32 only).
-uint32_t element(const memory::desc &md, const void *base, dim_t i) {
+// Logical element i of a memory, as raw bits (bit to s64).
+uint64_t element(const memory::desc &md, const void *base, dim_t i) {
     dim_t pos = md.get_offset0(), rest = i;
     for (int d = md.get_ndims(); d-- > 0;) {
         pos += (rest % md.get_dims()[d]) * md.get_strides()[d];
@@ -732,7 +732,7 @@ uint32_t element(const memory::desc &md, const void *base, dim_t i) {
     }
     if (md.get_data_type() == dt::bit) return get_bit(base, pos);
     const size_t es = dt_bits(md.get_data_type()) / 8;
-    uint32_t v = 0;
+    uint64_t v = 0;
     std::memcpy(&v, static_cast<const uint8_t *>(base) + pos * es, es);
     return v;
 }
