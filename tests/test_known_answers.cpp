@@ -195,6 +195,25 @@ static std::vector<int64_t> integers_values(const rng::desc &d,
     return got;
 }
 
+// Checks the integer values @p text (space-separated) of a known-answer
+// line @p what: d's dst of @p count elements under post-ops @p po, at every
+// tier this process may use and in the reference, on 1 and 3 threads.
+static void expect_integer_answers(const rng::desc &d, const post_ops &po,
+        test::run_args_t r, dim_t count, const std::string &text,
+        const std::string &what) {
+    std::vector<int64_t> want;
+    std::istringstream is(text);
+    for (int64_t v; is >> v;)
+        want.push_back(v);
+    ASSERT_EQ(static_cast<dim_t>(want.size()), count) << what;
+    for (cpu_isa cap : test::test_tiers())
+        for (int nthr : {1, 3}) {
+            r.nthr = nthr;
+            EXPECT_EQ(integers_values(d, po, cap, r), want)
+                    << what << " cap " << isa2str(cap) << " nthr " << nthr;
+        }
+}
+
 // tests/data/integers.md, from scripts/integers_known_answers.py (the
 // definition over a Philox and exact integers of its own): the values of
 // each line at every tier this process may use and in the reference, on 1
@@ -216,20 +235,9 @@ TEST(KnownAnswers, IntegersFromTheSpec) {
                       high = std::stoll(m[6].str());
         const auto n = static_cast<dim_t>(std::stoll(m[8]));
         const rng::desc d(str2alg(m[1]), memory::desc({n}, str2dt(m[7])));
-        std::vector<int64_t> want;
-        std::istringstream is(m[9].str());
-        for (int64_t v; is >> v;)
-            want.push_back(v);
-        ASSERT_EQ(static_cast<dim_t>(want.size()), n) << m[0];
         post_ops po;
         po.append_integers(low, high);
-        for (cpu_isa cap : test::test_tiers())
-            for (int nthr : {1, 3}) {
-                r.nthr = nthr;
-                EXPECT_EQ(integers_values(d, po, cap, r), want)
-                        << m[0] << " cap " << isa2str(cap) << " nthr "
-                        << nthr;
-            }
+        expect_integer_answers(d, po, r, n, m[9].str(), m[0].str());
         ++checked;
     }
     EXPECT_EQ(checked, 10);
@@ -255,20 +263,9 @@ TEST(KnownAnswers, PermutationFromTheSpec) {
         const auto count = static_cast<dim_t>(std::stoll(m[6]));
         const rng::desc d(rng_alg::philox4x32_10,
                 memory::desc({count}, str2dt(m[5])));
-        std::vector<int64_t> want;
-        std::istringstream is(m[7].str());
-        for (int64_t v; is >> v;)
-            want.push_back(v);
-        ASSERT_EQ(static_cast<dim_t>(want.size()), count) << m[0];
         post_ops po;
         po.append_permutation(n);
-        for (cpu_isa cap : test::test_tiers())
-            for (int nthr : {1, 3}) {
-                r.nthr = nthr;
-                EXPECT_EQ(integers_values(d, po, cap, r), want)
-                        << m[0] << " cap " << isa2str(cap) << " nthr "
-                        << nthr;
-            }
+        expect_integer_answers(d, po, r, count, m[7].str(), m[0].str());
         ++checked;
     }
     EXPECT_EQ(checked, 10);
