@@ -2,7 +2,9 @@
 # The package as another project uses it (docs/build.md, "Installing"):
 # installs the build into a temporary prefix, then builds examples/ against
 # it as an outside project, once through find_package(rndnn) and once
-# through pkg-config, and runs each program (each checks its own result).
+# through pkg-config, and runs each program (each checks its own result;
+# the C API's examples, examples/c/, built as C99, must print what the C++
+# ones print).
 # With --python, also imports the installed Python package (rndnn and
 # rndnn.torch) from outside the tree and runs dropout on a torch tensor.
 # Usage: check_install.sh [--python] BUILD_DIR SOURCE_DIR
@@ -26,6 +28,11 @@ cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
     >/dev/null
 cmake --build "$tmp/cmake" -j 2 >/dev/null
 for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
+# The C API's examples (C99) print what the C++ ones print.
+for e in mask dropout; do
+    "$src/tests/check_same_output.sh" "$tmp/cmake/example_c_$e" \
+        "$tmp/cmake/example_$e"
+done
 # The sharded generation, where MPI was found: two ranks.
 if [ -x "$tmp/cmake/example_sharded" ]; then
     "$src/tests/mpirun.sh" mpirun -np 2 "$tmp/cmake/example_sharded"
@@ -44,6 +51,14 @@ pc_build() { # COMPILER EXAMPLE
 for e in mask dropout attention; do
     pc_build c++ "$e"
     LD_LIBRARY_PATH=$libdir "$tmp/pc_$e"
+done
+# The C API's examples as strict C99, by the C compiler.
+for e in mask dropout; do
+    # shellcheck disable=SC2046 # pkg-config's words are separate flags
+    cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$src/examples/c/$e.c" \
+        -o "$tmp/pc_c_$e" $(pkg-config --cflags --libs rndnn)
+    LD_LIBRARY_PATH=$libdir "$src/tests/check_same_output.sh" \
+        "$tmp/pc_c_$e" "$tmp/pc_$e"
 done
 # The sharded generation with MPI's compiler wrapper, where find_package
 # found MPI too.
