@@ -6,7 +6,8 @@
 # the C API's examples, examples/c/, built as C99, must print what the C++
 # ones print).
 # With --python, also imports the installed Python package (rndnn and
-# rndnn.torch) from outside the tree and runs dropout on a torch tensor.
+# rndnn.torch) from outside the tree and runs dropout on a torch tensor,
+# and draws a mask through the C API with ctypes (examples/c/ctypes_mask.py).
 # Usage: check_install.sh [--python] BUILD_DIR SOURCE_DIR
 #        check_install.sh [--python] --installed PREFIX SOURCE_DIR
 #   --installed: rndnn is installed there already (/usr: the .deb of
@@ -22,6 +23,7 @@ else
     build=$1 src=$2 prefix=$tmp/prefix
     cmake --install "$build" --prefix "$prefix" >/dev/null
 fi
+src=$(cd "$src" && pwd) # the Python checks run from elsewhere
 
 echo "--- find_package(rndnn)"
 cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -83,5 +85,9 @@ y = rndnn.torch.Dropout(0.5)(torch.ones(1000))
 assert 400 < int((y == 0).sum()) < 600, y
 print("rndnn", rndnn.__version__, "from", rndnn.__file__)
 ' "$pydir")
+    # The C API through ctypes, from the runtime library, against the
+    # installed package's rndnn.bernoulli.
+    (cd "$tmp" && PYTHONPATH=$pydir PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
+        "$src/examples/c/ctypes_mask.py" "$libdir/librndnn.so.0")
 fi
 echo "installed package: OK"
