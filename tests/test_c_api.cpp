@@ -5,8 +5,12 @@
 #include "rndnn.h"
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <new>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -116,16 +120,70 @@ TEST(CApi, NamesAreTheCppApisAndUnknownOutside) {
     EXPECT_STREQ(rndnn_prop_kind2str(rndnn_backward), "backward");
     EXPECT_STREQ(rndnn_dropout_plan2str(rndnn_dropout_plan_fused), "fused");
     EXPECT_STREQ(rndnn_status2str(static_cast<rndnn_status_t>(99)), "unknown");
-    EXPECT_STREQ(rndnn_dt2str(static_cast<rndnn_data_type_t>(10)), "unknown");
-    EXPECT_STREQ(rndnn_cpu_isa2str(static_cast<rndnn_cpu_isa_t>(5)), "unknown");
-    EXPECT_STREQ(rndnn_rng_alg2str(static_cast<rndnn_rng_alg_t>(6)), "unknown");
-    EXPECT_STREQ(rndnn_bernoulli_method2str(
-                         static_cast<rndnn_bernoulli_method_t>(5)),
-            "unknown");
-    EXPECT_STREQ(rndnn_prop_kind2str(static_cast<rndnn_prop_kind_t>(3)),
-            "unknown");
-    EXPECT_STREQ(rndnn_dropout_plan2str(static_cast<rndnn_dropout_plan_t>(3)),
-            "unknown");
+    EXPECT_STREQ(rndnn_dt2str(rndnn_data_type_max), "unknown");
+}
+
+// The values of the C enum @p type in include/rndnn.h, in order: each
+// line "rndnn_NAME = VALUE," of its typedef (the *_max entry left out).
+std::vector<std::pair<std::string, int>> header_enum(const std::string &type) {
+    std::ifstream in(std::string(RNDNN_TEST_DATA_DIR) + "/../../include/rndnn.h");
+    std::string text((std::istreambuf_iterator<char>(in)),
+            std::istreambuf_iterator<char>());
+    const auto end = text.find("} " + type + ";");
+    const auto begin = text.rfind("typedef enum {", end);
+    EXPECT_NE(end, std::string::npos) << type;
+    std::vector<std::pair<std::string, int>> values;
+    if (end == std::string::npos) return values;
+    std::istringstream block(text.substr(begin, end - begin));
+    const std::regex line(R"(^\s*(rndnn_\w+) = (\d+),)");
+    std::smatch m;
+    for (std::string l; std::getline(block, l);) {
+        if (!std::regex_search(l, m, line)) continue;
+        const std::string n = m[1].str();
+        if (n.size() > 4 && n.compare(n.size() - 4, 4, "_max") == 0) continue;
+        values.emplace_back(n, std::stoi(m[2].str()));
+    }
+    return values;
+}
+
+// Every enumerator of the C++ API (0, 1, ... up to the first the C++
+// name table calls "unknown") is in the C header as rndnn_PREFIX + its
+// C++ name = its value, and the header has no other: a value added to the
+// C++ enum without its C value fails here (the static_asserts above check
+// only the values they list).
+TEST(CApi, HeaderListsEveryCppEnumerator) {
+    const auto check = [](const std::string &type, const std::string &prefix,
+                               const char *(*name)(int)) {
+        std::vector<std::pair<std::string, int>> want;
+        for (int v = 0; std::strcmp(name(v), "unknown") != 0; ++v)
+            want.emplace_back("rndnn_" + prefix + name(v), v);
+        EXPECT_EQ(header_enum(type), want) << type;
+        EXPECT_STREQ(name(static_cast<int>(want.size())), "unknown") << type;
+    };
+    check("rndnn_status_t", "", [](int v) {
+        return rndnn_status2str(static_cast<rndnn_status_t>(v));
+    });
+    check("rndnn_data_type_t", "", [](int v) {
+        // undef is rndnn_data_type_undef in C.
+        return v == 0 ? "data_type_undef"
+                      : rndnn_dt2str(static_cast<rndnn_data_type_t>(v));
+    });
+    check("rndnn_cpu_isa_t", "cpu_isa_", [](int v) {
+        return rndnn_cpu_isa2str(static_cast<rndnn_cpu_isa_t>(v));
+    });
+    check("rndnn_rng_alg_t", "", [](int v) {
+        return rndnn_rng_alg2str(static_cast<rndnn_rng_alg_t>(v));
+    });
+    check("rndnn_bernoulli_method_t", "bernoulli_", [](int v) {
+        return rndnn_bernoulli_method2str(
+                static_cast<rndnn_bernoulli_method_t>(v));
+    });
+    check("rndnn_prop_kind_t", "", [](int v) {
+        return rndnn_prop_kind2str(static_cast<rndnn_prop_kind_t>(v));
+    });
+    check("rndnn_dropout_plan_t", "dropout_plan_", [](int v) {
+        return rndnn_dropout_plan2str(static_cast<rndnn_dropout_plan_t>(v));
+    });
 }
 
 TEST(CApi, VersionAndIsaAreTheCppApis) {
