@@ -341,6 +341,21 @@ public:
             vcmpunordps(d, a, a);
         }
     }
+    // d = ~0 in the lanes where a `pred` b holds, pred one of SSE's eight
+    // (0 .. 7: eq, lt, le, unord, neq, nlt, nle, ord). d must not alias b
+    // unless it also aliases a.
+    void uni_vcmpps(const Xmm &d, const Xmm &a, const Operand &b, uint8_t pred) {
+        if (d.isZMM()) {
+            vcmpps(k7, a, b, pred);
+            vpmovm2d(d, k7);
+        } else if (is_sse()) {
+            check_no_alias(d, a, b);
+            uni_mov(d, a);
+            cmpps(d, b, pred);
+        } else {
+            vcmpps(d, a, b, pred);
+        }
+    }
 
 private:
     // SSE's destructive form would overwrite b before reading it.
