@@ -399,8 +399,9 @@ private:
 
 // --- Truncated normal to f32, bf16 or f16 ----------------------------------
 // truncnorm_value(): normal_quantile's three branches (central, tail with
-// r <= 5, far tail) and the p <= 0.5 / upper choice all computed, then
-// blended; every operation the reference's, in its order. The clamp
+// r <= 5, far tail) and the p <= 0.5 / upper choice computed on every lane,
+// then blended (a register skips a branch none of its lanes takes); every
+// operation the reference's, in its order. The clamp
 // max(x, lo), min(., hi) keeps the second operand where the two are equal
 // (+-0), as glibc's x86-64 fmaxf and fminf (maxss, minss) do.
 class jit_truncnorm_t : public jit_word_value_t {
@@ -489,9 +490,17 @@ private:
         h.uni_vcmpps(central, c, C(ppnd_minus_split_q), cmp_nlt);
 
         // Tails: s = sqrt(0 - ln x); C(s - 1.6) / D(s - 1.6) for s <= 5,
-        // else E(s - 5) / F(s - 5).
+        // else E(s - 5) / F(s - 5). A register of central lanes skips them,
+        // one without far lanes skips the far tail (the values are the
+        // same: a select would drop them).
+        Xbyak::Label all_central, no_far;
         const Xmm ln = h.vmm(3), s = h.vmm(5), d = h.vmm(1), near = h.vmm(3),
-                  far = h.vmm(6), fden = h.vmm(7), zt = h.vmm(1);
+                  is_near = h.vmm(9), far = h.vmm(6), fden = h.vmm(7),
+                  zt = h.vmm(1);
+        const uint32_t all_lanes = (1u << (h.vlen() / 4)) - 1;
+        h.uni_vmovmskps(h.eax, central);
+        h.cmp(h.eax, all_lanes);
+        h.je(all_central, h.T_NEAR);
         emit_ln(ln, x, h.vmm(1), h.vmm(5), h.vmm(6), h.vmm(7), h.vmm(8));
         h.uni_vpxor(s, s, s);
         h.uni_vsubps(s, s, ln);
@@ -500,19 +509,24 @@ private:
         emit_horner(near, d, RNDNN_JIT_CONST(ppnd_c), 4);
         emit_horner(fden, d, RNDNN_JIT_CONST(ppnd_d), 3);
         h.uni_vdivps(near, near, fden);
+        h.uni_vcmpps(is_near, s, C(ppnd_split_r), cmp_le);
+        h.uni_vmovmskps(h.eax, is_near);
+        h.cmp(h.eax, all_lanes);
+        h.je(no_far, h.T_NEAR);
         h.uni_vsubps(d, s, C(ppnd_split_r));
         emit_horner(far, d, RNDNN_JIT_CONST(ppnd_e), 4);
         emit_horner(fden, d, RNDNN_JIT_CONST(ppnd_f), 3);
         h.uni_vdivps(far, far, fden);
-        h.uni_vcmpps(s, s, C(ppnd_split_r), cmp_le);
-        h.uni_select(near, s, near, far, t);
+        h.uni_select(near, is_near, near, far, t);
+        h.L(no_far);
         h.uni_vpxor(zt, zt, zt);
         h.uni_vsubps(zt, zt, near); // 0 - C / D or 0 - E / F
+        h.uni_select(zc, central, zc, zt, t);
+        h.L(all_central);
 
         // z = the quantile, negated (0 - z) for q; mean + stddev z,
         // clamped to [lo, hi].
-        const Xmm z = h.vmm(4), neg = h.vmm(1);
-        h.uni_select(z, central, zc, zt, t);
+        const Xmm z = zc, neg = h.vmm(1);
         h.uni_vpxor(neg, neg, neg);
         h.uni_vsubps(neg, neg, z);
         h.uni_select(neg, upper, neg, z, t);

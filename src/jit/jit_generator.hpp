@@ -298,6 +298,18 @@ public:
     void uni_vpmovmskb(const Xbyak::Reg32 &d, const Xmm &a) {
         is_sse() ? pmovmskb(d, a) : vpmovmskb(d, a);
     }
+    // d = the sign bits of a's 32-bit lanes (bit i: lane i); k7 is
+    // clobbered at zmm.
+    void uni_vmovmskps(const Xbyak::Reg32 &d, const Xmm &a) {
+        if (a.isZMM()) {
+            vpmovd2m(k7, a);
+            kmovw(d, k7);
+        } else if (is_sse()) {
+            movmskps(d, a);
+        } else {
+            vmovmskps(d, a);
+        }
+    }
     // d = the 32-bit word at a in every lane.
     void uni_vpbroadcastd(const Xmm &d, const Address &a) {
         if (is_sse()) {
