@@ -24,7 +24,9 @@
 // dyadic and not, at runtime, offsets that cut groups and carry the block
 // index past 2^32, unaligned dst, bit, u8, s32 and f32 dst and 1..3
 // threads (the JIT kernels' entry
-// points, so built in JIT builds only).
+// points, so built in JIT builds only);
+// TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
+// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>

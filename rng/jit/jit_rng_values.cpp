@@ -346,8 +346,8 @@ public:
     }
 
 protected:
-    // v (vmm 12 or 13) = the value of each word at `words`; vmm 0 to 11
-    // are clobbered.
+    // v (vmm 12 or 13) = the value of each word at `words`; vmm 0 to 11,
+    // rax and k7 may be clobbered.
     virtual void emit_value(const Xmm &v, const Address &words) = 0;
 };
 
