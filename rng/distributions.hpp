@@ -196,6 +196,14 @@ constexpr float sin_coefs[6]
 constexpr float cos_coefs[6]
         = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
 
+// max and min as x86's maxps and minps take them: x if x > y (x < y),
+// else y, so y for a NaN x and for equal zeros. Written out rather than
+// std::fmax and std::fmin, which C leaves free to return either of two
+// equal zeros: the reference then matches the JIT kernels' vmaxps and
+// vminps (operands in this order) on any libm.
+inline float max_ps(float x, float y) { return x > y ? x : y; }
+inline float min_ps(float x, float y) { return x < y ? x : y; }
+
 // c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule: a multiply
 // and an add a coefficient, each rounded, in the JIT kernels' order.
 template <int N>
@@ -309,7 +317,7 @@ inline float exponential_value(uint32_t w, int shift, float scale) {
 constexpr float gumbel_v_min = 0x1p-25f;
 inline float gumbel_value(uint32_t w, int shift, float loc, float scale) {
     const float u = static_cast<float>((w >> shift) + 1u) * 0x1p-24f;
-    const float v = std::fmax(0.f - ln_approx(u), gumbel_v_min);
+    const float v = max_ps(0.f - ln_approx(u), gumbel_v_min);
     return loc - scale * ln_approx(v);
 }
 
@@ -327,7 +335,7 @@ constexpr float round_magic = 0x1.8p23f; // 1.5 * 2^23
 constexpr float exp_coefs[9] = {1.f / 40320, 1.f / 5040, 1.f / 720,
         1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
 inline float exp_approx(float t) {
-    t = std::fmin(std::fmax(t, exp_t_min), exp_t_max);
+    t = min_ps(max_ps(t, exp_t_min), exp_t_max);
     const float y = t * log2e + round_magic;
     const float n_f = y - round_magic;
     const auto n = static_cast<int32_t>(
@@ -534,7 +542,7 @@ inline float truncnorm_value(uint32_t w, int shift, const truncnorm_t &c) {
     const float zl = normal_quantile(upper ? q : p);
     const float z = upper ? 0.f - zl : zl;
     const float x = c.mean + c.stddev * z;
-    return std::fmin(std::fmax(x, c.lo), c.hi);
+    return min_ps(max_ps(x, c.lo), c.hi);
 }
 
 } // namespace impl
