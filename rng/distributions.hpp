@@ -24,6 +24,13 @@ inline uint64_t bernoulli_threshold32(double p) {
     return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
 }
 
+// threshold32 with a per-element p (a p tensor): 1 iff W < p * 2^32 as
+// exact reals, that is W < ceil(p * 2^32) = bernoulli_threshold32(p) (W
+// and p * 2^32, p an f32 or bf16 value, are exact in double).
+inline bool bernoulli_tensor_decide(uint32_t w, float p) {
+    return static_cast<double>(w) < static_cast<double>(p) * 0x1p32;
+}
+
 // oneDNN's dropout keeps an element iff W > (2^32 - 1) * rate, in double.
 // With k = floor((2^32 - 1) * rate), W > k iff ~W < t = 2^32 - 1 - k, so
 // the rule is threshold32 on complemented words (bernoulli_method::onednn) with

@@ -63,6 +63,13 @@ struct rng_conf_t {
     int tie_chunk_blocks = 0;
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
+    // bernoulli with a p tensor (rng::desc::p_tensor; method threshold32):
+    // element i's p is the p_dt element at rng_run_t::p_src + sum_d i_d *
+    // p_strides[d] (i_d its coordinates in dst's dims; a stride is 0
+    // where p broadcasts).
+    bool p_tensor = false;
+    data_type p_dt = data_type::f32;
+    dims p_strides;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;

@@ -44,8 +44,13 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         return false;
     };
     switch (conf.dist) {
-        case dist_t::bits:
-        case dist_t::bernoulli: return true; // every dst type they write
+        case dist_t::bits: return true; // every dst type it writes
+        case dist_t::bernoulli:
+            if (conf.p_tensor) {
+                why = "a p tensor has no JIT kernel (the reference draws it)";
+                return false;
+            }
+            return true; // every dst type it writes
         case dist_t::uniform:
             if (isa < cpu_isa::avx2) {
                 why = "uniform needs FMA (avx2 tier and up)";

@@ -61,6 +61,9 @@ private:
     // integers' values of elements [gb, gn), stored.
     void integers(word_source_t &source, const rng_run_t &run, uint64_t gb,
             uint64_t gn) const;
+    // The p tensor's values (as f32) of dst's elements [i0, i0 + cnt),
+    // counted row-major over dst's dims.
+    void p_values(const rng_run_t &run, dim_t i0, dim_t cnt, float *out) const;
     // permutation's values of elements [gb, gn), stored.
     void permutation(const rng_run_t &run, uint64_t gb, uint64_t gn) const;
     // bytewise's decisions of elements [gb, gn) into flags: their units
@@ -137,7 +140,12 @@ void ref_rng_t::run_range(
                 layout_.store(run.dst, i0, cnt, words);
                 break;
             case dist_t::bernoulli:
-                if (conf_.method == bernoulli_method::bytewise) {
+                if (conf_.p_tensor) {
+                    source->fill(gb, cnt, words);
+                    p_values(run, i0, cnt, values);
+                    for (dim_t k = 0; k < cnt; ++k)
+                        flags[k] = bernoulli_tensor_decide(words[k], values[k]);
+                } else if (conf_.method == bernoulli_method::bytewise) {
                     bytewise_flags(*source, threshold, gb, gn, flags);
                 } else if (conf_.method != bernoulli_method::bitsliced) {
                     source->fill(gb, cnt, words);
@@ -253,6 +261,35 @@ void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
         }
         layout_.store(run.dst, static_cast<dim_t>(g0 - run.offset),
                 static_cast<dim_t>(n), typed);
+    }
+}
+
+void ref_rng_t::p_values(
+        const rng_run_t &run, dim_t i0, dim_t cnt, float *out) const {
+    const dims &d = conf_.dst.get_dims();
+    const dims &s = conf_.p_strides;
+    const size_t rank = d.size();
+    // The coordinates of element i0 and its position in p.
+    dims c(rank);
+    dim_t pos = 0;
+    dim_t r = i0;
+    for (size_t j = rank; j-- > 0;) {
+        c[j] = r % d[j];
+        r /= d[j];
+        pos += c[j] * s[j];
+    }
+    const bool bf16 = conf_.p_dt == data_type::bf16;
+    for (dim_t k = 0; k < cnt; ++k) {
+        out[k] = bf16 ? bf16_to_f32(
+                         static_cast<const uint16_t *>(run.p_src)[pos])
+                      : static_cast<const float *>(run.p_src)[pos];
+        // The next element: the last coordinate steps, carrying leftward.
+        for (size_t j = rank; j-- > 0;) {
+            pos += s[j];
+            if (++c[j] < d[j]) break;
+            pos -= c[j] * s[j];
+            c[j] = 0;
+        }
     }
 }
 
