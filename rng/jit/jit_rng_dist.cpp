@@ -46,8 +46,12 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     switch (conf.dist) {
         case dist_t::bits: return true; // every dst type it writes
         case dist_t::bernoulli:
-            if (conf.p_tensor) {
-                why = "a p tensor has no JIT kernel (the reference draws it)";
+            // A p tensor: the bits kernel's words, decided in C++
+            // (create_jit_rng), where the words are addressed by counter.
+            if (conf.p_tensor && !engine_traits(conf.alg).by_counter) {
+                why = cat("a p tensor with alg=", alg2str(conf.alg),
+                        ": its words are sequential (the reference draws "
+                        "them)");
                 return false;
             }
             return true; // every dst type it writes

@@ -29,10 +29,13 @@ constexpr dim_t min_elems_per_thread = 16384;
 
 class ref_rng_t : public rng_kernel_t {
 public:
-    // words_isa: the tier of mt19937's word code (none: scalar).
-    ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa)
+    // words_isa: the tier of mt19937's word code (none: scalar); words:
+    // where the words come from instead, if set.
+    ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa,
+            word_source_maker_t words = nullptr)
         : conf_(conf)
         , words_isa_(words_isa)
+        , words_(std::move(words))
         , layout_(conf.dst)
         , shift_(u24_shift(engine_traits(conf.alg).word_bits == 31))
         , dst_dt_(conf.dst.get_data_type()) {}
@@ -73,6 +76,7 @@ private:
 
     rng_conf_t conf_;
     cpu_isa words_isa_;
+    word_source_maker_t words_;
     layout_t layout_;
     int shift_;
     data_type dst_dt_;
@@ -80,8 +84,9 @@ private:
 
 void ref_rng_t::run_range(
         const rng_run_t &run, uint64_t gs, uint64_t ge) const {
-    const auto source = make_word_source(
-            conf_.alg, run.seed, run.stream, conf_.name, words_isa_);
+    const auto source = words_ ? words_(run.seed, run.stream)
+                               : make_word_source(conf_.alg, run.seed,
+                                       run.stream, conf_.name, words_isa_);
     alignas(64) uint32_t words[block_elems + align_elems];
     alignas(64) float values[block_elems];
     alignas(64) uint8_t flags[block_elems];
@@ -279,16 +284,29 @@ void ref_rng_t::p_values(
         pos += c[j] * s[j];
     }
     const bool bf16 = conf_.p_dt == data_type::bf16;
-    for (dim_t k = 0; k < cnt; ++k) {
-        out[k] = bf16 ? bf16_to_f32(
-                         static_cast<const uint16_t *>(run.p_src)[pos])
-                      : static_cast<const float *>(run.p_src)[pos];
-        // The next element: the last coordinate steps, carrying leftward.
-        for (size_t j = rank; j-- > 0;) {
-            pos += s[j];
-            if (++c[j] < d[j]) break;
+    const auto *p32 = static_cast<const float *>(run.p_src);
+    const auto *p16 = static_cast<const uint16_t *>(run.p_src);
+    auto value = [&](dim_t at) { return bf16 ? bf16_to_f32(p16[at]) : p32[at]; };
+    if (rank == 0) { // one element
+        std::fill(out, out + cnt, value(0));
+        return;
+    }
+    const size_t last = rank - 1;
+    const dim_t step = s[last];
+    for (dim_t k = 0; k < cnt;) {
+        // The rest of the current row, at stride step (0: one value).
+        const dim_t span = std::min(cnt - k, d[last] - c[last]);
+        for (dim_t e = 0; e < span; ++e)
+            out[k + e] = value(pos + e * step);
+        k += span;
+        pos += span * step;
+        c[last] += span;
+        // Carry into the outer coordinates.
+        for (size_t j = last; c[j] == d[j] && j > 0; --j) {
             pos -= c[j] * s[j];
             c[j] = 0;
+            pos += s[j - 1];
+            ++c[j - 1];
         }
     }
 }
@@ -338,6 +356,11 @@ bool init_ref_rng(const rng_conf_t &, std::string &) { return true; }
 
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf) {
     return std::make_unique<ref_rng_t>(conf, cpu_isa::none);
+}
+
+std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(
+        const rng_conf_t &conf, word_source_maker_t words) {
+    return std::make_unique<ref_rng_t>(conf, cpu_isa::none, std::move(words));
 }
 
 bool init_simd_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
