@@ -12,27 +12,25 @@ namespace impl {
 
 namespace {
 
-// The p tensor @p p's values (@p n of type T from @p v, converted to f32
-// by @p to_f32), checked to lie in [0, 1]: chunks are tested branch-free
-// (vectorised), a bad one is searched for its first bad value.
+// The p tensor's values (@p n of type T from @p v; @p one: 1's bits,
+// @p neg_zero: -0's), checked to lie in [0, 1]: a value is in range iff
+// its bits are at most one's or are -0's, so chunks are tested by integer
+// compares (vectorised), and a bad chunk is searched for its first bad
+// value, named with its f32 value (@p to_f32).
 template <typename T, typename F>
-void check_p_values(const T *v, dim_t n, F to_f32) {
+void check_p_values(const T *v, dim_t n, T one, T neg_zero, F to_f32) {
     constexpr dim_t chunk = 1024;
     for (dim_t i0 = 0; i0 < n; i0 += chunk) {
         const dim_t i1 = std::min(n, i0 + chunk);
-        bool bad = false;
-        for (dim_t i = i0; i < i1; ++i) {
-            const float x = to_f32(v[i]);
-            bad |= !(x >= 0.f) | !(x <= 1.f);
-        }
+        unsigned bad = 0;
+        for (dim_t i = i0; i < i1; ++i)
+            bad |= static_cast<unsigned>(v[i] > one) & (v[i] != neg_zero);
         if (!bad) continue;
-        for (dim_t i = i0; i < i1; ++i) {
-            const float x = to_f32(v[i]);
-            if (!(x >= 0.f && x <= 1.f))
+        for (dim_t i = i0; i < i1; ++i)
+            if (v[i] > one && v[i] != neg_zero)
                 fail(status::invalid_arguments,
-                        cat("p tensor element ", i, " is ", x,
+                        cat("p tensor element ", i, " is ", to_f32(v[i]),
                                 ", outside [0, 1]"));
-        }
     }
 }
 
@@ -45,11 +43,11 @@ const void *read_p_tensor(const std::unordered_map<int, memory> &args,
     if (n == 0) return nullptr;
     if (md.get_data_type() == data_type::bf16) {
         const uint16_t *v = m.data<uint16_t>() + md.get_offset0();
-        check_p_values(v, n, [](uint16_t h) { return bf16_to_f32(h); });
+        check_p_values<uint16_t>(v, n, 0x3f80, 0x8000, bf16_to_f32);
         return v;
     }
-    const float *v = m.data<float>() + md.get_offset0();
-    check_p_values(v, n, [](float x) { return x; });
+    const uint32_t *v = m.data<uint32_t>() + md.get_offset0();
+    check_p_values<uint32_t>(v, n, 0x3f800000u, 0x80000000u, bits_float);
     return v;
 }
 

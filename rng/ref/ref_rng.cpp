@@ -286,9 +286,8 @@ void ref_rng_t::p_values(
     const bool bf16 = conf_.p_dt == data_type::bf16;
     const auto *p32 = static_cast<const float *>(run.p_src);
     const auto *p16 = static_cast<const uint16_t *>(run.p_src);
-    auto value = [&](dim_t at) { return bf16 ? bf16_to_f32(p16[at]) : p32[at]; };
     if (rank == 0) { // one element
-        std::fill(out, out + cnt, value(0));
+        std::fill(out, out + cnt, bf16 ? bf16_to_f32(p16[0]) : p32[0]);
         return;
     }
     const size_t last = rank - 1;
@@ -296,8 +295,12 @@ void ref_rng_t::p_values(
     for (dim_t k = 0; k < cnt;) {
         // The rest of the current row, at stride step (0: one value).
         const dim_t span = std::min(cnt - k, d[last] - c[last]);
-        for (dim_t e = 0; e < span; ++e)
-            out[k + e] = value(pos + e * step);
+        if (bf16)
+            for (dim_t e = 0; e < span; ++e)
+                out[k + e] = bits_float(uint32_t(p16[pos + e * step]) << 16);
+        else
+            for (dim_t e = 0; e < span; ++e)
+                out[k + e] = p32[pos + e * step];
         k += span;
         pos += span * step;
         c[last] += span;
