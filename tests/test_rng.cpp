@@ -1152,6 +1152,38 @@ TEST(RngPTensor, EachElementByItsP) {
     }
 }
 
+// Every bf16 value in [0, 1] (0x0000 to 0x3f80, subnormals included) as
+// a p, against W < ceil(p * 2^32), in the reference and at the best tier.
+TEST(RngPTensor, EveryBf16Value) {
+    const dim_t n = 0x3f81;
+    rng::desc d(rng_alg::philox4x32_10, memory::desc({n}, dt::u8));
+    d.p_tensor = memory::desc({n}, dt::bf16);
+    d.with_offset = true;
+    std::vector<uint16_t> p(n);
+    for (dim_t i = 0; i < n; ++i)
+        p[i] = static_cast<uint16_t>(i);
+    const run_args_t r {31, 7, 5, 2};
+    const auto w = engine_words(rng_alg::philox4x32_10, r.seed, r.stream,
+            r.offset, n);
+    for (cpu_isa cap : {cpu_isa::none, cpu_isa::all}) {
+        primitive_attr attr = bernoulli_attr(0.5, bernoulli_method::automatic);
+        attr.set_max_cpu_isa(cap);
+        std::vector<uint8_t> out(n);
+        rng(rng::primitive_desc(d, attr))
+                .execute(stream(r.nthr),
+                        {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                {RNDNN_ARG_SRC, memory(d.p_tensor, p.data())},
+                                {RNDNN_ARG_SEED, memory::scalar(r.seed)},
+                                {RNDNN_ARG_OFFSET, memory::scalar(r.offset)},
+                                {RNDNN_ARG_STREAM, memory::scalar(r.stream)}});
+        for (dim_t i = 0; i < n; ++i) {
+            const double pi = impl::bf16_to_f32(p[i]);
+            ASSERT_EQ(out[i], w[i] < std::ceil(std::ldexp(pi, 32)) ? 1 : 0)
+                    << "p bits " << p[i] << " cap " << isa2str(cap);
+        }
+    }
+}
+
 TEST(RngPTensor, ConstantPIsThreshold32) {
     for (float p : some_ps(11, 0))
         for (data_type t : {dt::bit, dt::u8, dt::s32, dt::f32}) {
