@@ -156,8 +156,8 @@ void set_p_tensor(rng_conf_t &c, const rng::desc &d, bernoulli_method method) {
         fits = pd[j] == dd[j] || pd[j] == 1;
     if (!fits)
         fail(status::invalid_arguments,
-                cat("p tensor dims ", dims2str(pd), " do not broadcast to dst dims ",
-                        dims2str(dd),
+                cat("p tensor dims ", dims2str(pd),
+                        " do not broadcast to dst dims ", dims2str(dd),
                         " (same rank, each dim dst's or 1)"));
     c.p_tensor = true;
     c.p_dt = p.get_data_type();
@@ -560,7 +560,6 @@ void rng::execute(const stream &strm,
         impl::rng_args_t a = impl::read_rng_args(spec, args);
         impl::rng_run_t &run = a.run;
         if (!d.runtime_p) run.p = c.p;
-
         run.dst = dst.get_data_handle();
         run.nthr = strm.get_nthreads();
         int64_t *next = a.next_offset;

@@ -7,10 +7,10 @@ int with a float. It shares no code with the library, whose test
 what this script writes to tests/data/bernoulli_p.md.
 
 The p values are edge values (0, 1, 2^-32, 2^-33, the largest value below
-1 and the smallest subnormal of the p type) and, for most elements, the values of the p type just below and
-just above the element's own word over 2^32 (W truncated to the type's
-significant bits, and that plus one unit), so that each decision lies at
-its exact boundary.
+1 and the smallest subnormal of the p type) and, for most elements, the
+values of the p type just below and just above the element's own word
+over 2^32 (W truncated to the type's significant bits, and that plus one
+unit), so that each decision lies at its exact boundary.
 
 Usage: scripts/bernoulli_p_known_answers.py > tests/data/bernoulli_p.md
 """
