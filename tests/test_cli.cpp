@@ -387,6 +387,14 @@ TEST_F(Cli, GenPFileEqualsApi) {
     a = base;
     a.push_back("p.npy");
     expect_failure(run(a), 2, "p tensor element 7 is 2");
+    // rndnn bench makes its own p tensor (--p-tensor TYPE).
+    const result_t b = run({"bench", "--dist", "bernoulli", "--p-tensor",
+            "bf16", "--dtype", "bit", "--shape", "3x1000", "--runs", "1"});
+    EXPECT_EQ(b.status, 0) << b.err;
+    EXPECT_NE(b.out.find("--p-tensor bf16"), std::string::npos) << b.out;
+    expect_failure(run({"bench", "--dist", "bernoulli", "--p", "0.3",
+                           "--p-tensor", "f32", "--shape", "8"}),
+            2, "--p and --p-tensor exclude each other");
 }
 
 // The Bernoulli method onednn is oneDNN's dropout rule: with the keep
