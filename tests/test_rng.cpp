@@ -1212,42 +1212,6 @@ TEST(RngPTensor, BroadcastIsTheExpandedTensor) {
     EXPECT_EQ(run_p(d, {5, 1, 70}, p, dt::f32, {0, 0, 0, 2}), expect);
 }
 
-TEST(RngPTensor, WindowIsTheBlockOfTheWholeTensor) {
-    const dims global = {9, 300}, block = {4, 130}, origin = {3, 50};
-    const auto p = some_ps(9 * 300, 3);
-    std::vector<float> pb;
-    for (dim_t i = 0; i < block[0]; ++i)
-        for (dim_t j = 0; j < block[1]; ++j)
-            pb.push_back(p[(origin[0] + i) * 300 + origin[1] + j]);
-    for (data_type t : {dt::u8, dt::bit})
-        for (int nthr : {1, 2}) {
-            const run_args_t r {11, 4, 0, nthr};
-            const auto whole = run_p(
-                    make_desc(rng_alg::philox4x32_10, global, t), global, p,
-                    dt::f32, r);
-            auto d = make_desc(rng_alg::philox4x32_10, block, t);
-            d.global_dims = global;
-            d.origin = origin;
-            const auto part = run_p(d, block, pb, dt::f32, r);
-            for (dim_t i = 0; i < block[0]; ++i)
-                for (dim_t j = 0; j < block[1]; ++j) {
-                    const dim_t g = (origin[0] + i) * 300 + origin[1] + j;
-                    const dim_t l = i * block[1] + j;
-                    ASSERT_EQ(t == dt::bit ? get_bit(part.data(), l) : part[l],
-                            t == dt::bit ? get_bit(whole.data(), g) : whole[g])
-                            << dt2str(t) << " nthr=" << nthr << " " << i
-                            << "," << j;
-                }
-            // A p that broadcasts over the block's rows.
-            std::vector<float> prow(pb.begin(), pb.begin() + block[1]);
-            std::vector<float> pfull;
-            for (dim_t i = 0; i < block[0]; ++i)
-                pfull.insert(pfull.end(), prow.begin(), prow.end());
-            EXPECT_EQ(run_p(d, {1, block[1]}, prow, dt::f32, r),
-                    run_p(d, block, pfull, dt::f32, r));
-        }
-}
-
 TEST(RngPTensor, Errors) {
     auto d = make_desc(rng_alg::philox4x32_10, {4, 8}, dt::u8);
     d.p_tensor = memory::desc({4, 8}, dt::f32);
