@@ -26,10 +26,10 @@ std::vector<unsigned char> p_box(const rndnn::npy::array &p, const box_t &b) {
     const auto esize = static_cast<std::int64_t>(
             rndnn::memory::desc({1}, p.dt).get_size());
     const rndnn::dims strides = dense_strides(p.shape);
-    std::vector<unsigned char> out(
-            static_cast<size_t>(b.nelems() * esize));
+    const std::int64_t n = b.nelems();
+    std::vector<unsigned char> out(static_cast<size_t>(n * esize));
     rndnn::dims c(rank, 0);
-    for (std::int64_t i = 0; i < b.nelems(); ++i) {
+    for (std::int64_t i = 0; i < n; ++i) {
         std::int64_t at = 0;
         for (size_t j = 0; j < rank; ++j)
             if (p.shape[j] != 1) at += (b.origin[j] + c[j]) * strides[j];
