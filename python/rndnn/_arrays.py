@@ -591,7 +591,8 @@ def _p_tensor(p):
     if p.dtype not in (np.float32, np.float64, np.float16):
         raise Error(f"p is {p.dtype}: bernoulli's p array must be float32, "
                     "bfloat16 (torch), float16 or float64")
-    return np.ascontiguousarray(p, dtype=np.float32), "f32"
+    # asarray, not ascontiguousarray: a 0-d p stays 0-d.
+    return np.asarray(p, dtype=np.float32, order="C"), "f32"
 
 
 @_older_names({"shape": "size", "a": "low", "b": "high"})

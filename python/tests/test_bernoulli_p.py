@@ -48,6 +48,12 @@ def test_broadcast_and_window():
     np.testing.assert_array_equal(block, whole[1:4, 2:5, 10:40])
 
 
+def test_zero_dim_p_gives_a_zero_dim_result():
+    out = rndnn.bernoulli(np.array(1.0, np.float32), seed=3)
+    assert out.shape == () and out == 1
+    assert rndnn.bernoulli(np.array(0.0), seed=3).shape == ()
+
+
 def test_float64_is_rounded_to_float32_and_bool_dtype():
     p = np.random.default_rng(0).random(1000)
     np.testing.assert_array_equal(
