@@ -1174,12 +1174,13 @@ TEST(RngJit, BytewiseTieChunksEqualReference) {
 // --- JitIntegers: integers against the reference ---------------------------
 
 // At every tier of tier_params(): integers over ranges that stress the
-// carries of the multiply-shift (r = 1, 2, 3, 2^31 + 1, 2^32 - 1, 2^32; the
-// 4-word ranges 2^32 + 1, 2^63, 2^64 - 1 stay on the reference), negative
-// lows, every dst type, every engine of 32-bit words by counter, odd
-// offsets and lengths, 1 and 3 threads, dense and strided dsts and a
-// window, all equal to the reference (cap none); avx2 and avx512 serve
-// the 2-word ranges.
+// carries of the multiply-shift (2 words: r = 1, 2, 3, 2^31 + 1, 2^32 - 1,
+// 2^32; 4 words: 2^32 + 1, 2^32 + 2^31, 2^33, 2^62 + 3, 2^63 - 1, 2^63,
+// 2^63 + 1, 2^64 - 2^32 + 1, 2^64 - 1, whose 32-bit halves are 0, 1 or
+// all ones), negative lows, low = INT64_MIN and high = INT64_MAX, every
+// dst type, every engine of 32-bit words by counter, odd offsets and
+// lengths, 1 and 3 threads, dense and strided dsts and a window, all
+// equal to the reference (cap none); avx2 and avx512 serve every range.
 class JitIntegers : public tier_suite_t {};
 
 TEST_P(JitIntegers, EqualsTheReference) {
@@ -1188,8 +1189,12 @@ TEST_P(JitIntegers, EqualsTheReference) {
     const std::pair<int64_t, uint64_t> ranges[] = {{0, 1}, {-1, 2}, {5, 3},
             {-7, 200}, {-(int64_t(1) << 31), (uint64_t(1) << 31) + 1},
             {s64_min, two32 - 1}, {s64_max - int64_t(two32), two32},
-            {-3, two32 + 1}, {s64_min, uint64_t(1) << 63},
-            {s64_min, ~uint64_t(0)}};
+            {-3, two32 + 1}, {s64_max - int64_t(two32 + (two32 >> 1)),
+                                     two32 + (two32 >> 1)},
+            {-5, two32 * 2}, {-(int64_t(1) << 61), (uint64_t(1) << 62) + 3},
+            {-1, (uint64_t(1) << 63) - 1}, {s64_min, uint64_t(1) << 63},
+            {-(int64_t(1) << 62), (uint64_t(1) << 63) + 1},
+            {s64_min + 7, ~uint64_t(0) - two32 + 2}, {s64_min, ~uint64_t(0)}};
     int jit_served = 0;
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::multfly})
@@ -1255,8 +1260,7 @@ TEST_P(JitIntegers, EqualsTheReference) {
                 const std::string impl
                         = rng::primitive_desc(rng::desc(alg, mds[0]), attr)
                                   .impl_name();
-                const bool want_jit = lr.second <= two32
-                        && tier >= cpu_isa::avx2;
+                const bool want_jit = tier >= cpu_isa::avx2;
                 EXPECT_EQ(impl, want_jit ? jit_name(tier) : "ref:any");
                 jit_served += want_jit;
             }
