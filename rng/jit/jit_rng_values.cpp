@@ -492,31 +492,34 @@ private:
             h.vpunpckhqdq(lo, c, words_at(at + h.vlen()));
             h.vpunpcklqdq(hi, c, words_at(at + h.vlen()));
         }
-        h.uni_vpxor(c, c, c);
-        emit_mul_hi(c, lo); // hi64(xl r)
-        emit_mul_hi(c, hi); // hi64(xh r + hi64(xl r))
+        emit_mul_hi(c, lo, false); // hi64(xl r)
+        emit_mul_hi(c, hi, true); // hi64(xh r + hi64(xl r))
         h.uni_vpaddq(v, c, low_);
         if (!h.is_avx512()) h.vpermq(Ymm(v.getIdx()), Ymm(v.getIdx()), 0xD8);
     }
 
-    // c = hi64(x r + c), c < 2^64, x = a 2^32 + b with a in the low dword
-    // of its qword lane and b in the high one (the words' order), r = p
-    // 2^32 + q: t = b q + (c mod
-    // 2^32), u = a q + (t >> 32) + (c >> 32), w = b p + (u mod 2^32), then
-    // c = a p + (u >> 32) + (w >> 32); each sum is below 2^64. x and vmm 5
-    // to 8 are clobbered.
-    void emit_mul_hi(const Xmm &c, const Xmm &x) {
+    // c = hi64(x r + c), c < 2^64 (0 without with_c: c is only written),
+    // x = a 2^32 + b with a in the low dword of its qword lane and b in the
+    // high one (the words' order), r = p 2^32 + q: t = b q + (c mod 2^32),
+    // u = a q + (t >> 32) + (c >> 32), w = b p + (u mod 2^32), then c = a p
+    // + (u >> 32) + (w >> 32); each sum is below 2^64. vmm 5 to 8 are
+    // clobbered.
+    void emit_mul_hi(const Xmm &c, const Xmm &x, bool with_c) {
         auto &h = h_;
         const Xmm b = h.vmm(5), t = h.vmm(6), u = h.vmm(7), w = h.vmm(8);
         h.uni_vpsrlq(b, x, 32);
         h.uni_vpmuludq(t, b, r_lo_);
-        h.uni_vpand(u, c, C(int_lo32));
-        h.uni_vpaddq(t, t, u);
+        if (with_c) {
+            h.uni_vpand(u, c, C(int_lo32));
+            h.uni_vpaddq(t, t, u);
+        }
         h.uni_vpsrlq(t, t, 32);
         h.uni_vpmuludq(u, x, r_lo_);
         h.uni_vpaddq(u, u, t);
-        h.uni_vpsrlq(c, c, 32);
-        h.uni_vpaddq(u, u, c);
+        if (with_c) {
+            h.uni_vpsrlq(c, c, 32);
+            h.uni_vpaddq(u, u, c);
+        }
         h.uni_vpmuludq(w, b, r_hi_);
         h.uni_vpand(t, u, C(int_lo32));
         h.uni_vpaddq(w, w, t);
