@@ -461,7 +461,8 @@ private:
 
     // 2 words: s = w0 r + (w1 r >> 32) of vector i of the unit's words,
     // whose high dwords are the offsets v (r = 2^32: s = w0 2^32); t is
-    // clobbered.
+    // clobbered. The words 4 bytes on end 4 bytes past the unit's, inside
+    // the frame's words slot (vpmuludq ignores the dword read there).
     void emit_sums2(const Xmm &s, int i, const Xmm &t) {
         const int at = i * h_.vlen();
         if (conf_.range == (uint64_t(1) << 32)) {
