@@ -374,7 +374,7 @@ inline int permutation_half_bits(uint64_t n) {
 }
 
 // Lanes of the network computed at once (philox4x32_lanes).
-constexpr int permutation_lanes = 16;
+constexpr int permutation_lanes = 32;
 
 // x[i] = E(x[i]) in every lane, x[i] < 4^h (h <= 32: the halves are
 // 32-bit words).
