@@ -15,76 +15,71 @@ bool post_ops::entry::operator==(const entry &o) const {
             && high == o.high && loc == o.loc && scale == o.scale && n == o.n;
 }
 
+post_ops::entry &post_ops::push(kind k) {
+    entries_.push_back(entry {k});
+    return entries_.back();
+}
+
 void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
-    entry e {kind::bernoulli};
+    entry &e = push(kind::bernoulli);
     e.p = p;
     e.method = method;
     e.bits = bits;
-    entries_.push_back(e);
 }
 
 void post_ops::append_uniform(float a, float b) {
-    entry e {kind::uniform};
+    entry &e = push(kind::uniform);
     e.a = a;
     e.b = b;
-    entries_.push_back(e);
 }
 
 void post_ops::append_normal(float mean, float stddev) {
-    entry e {kind::normal};
+    entry &e = push(kind::normal);
     e.mean = mean;
     e.stddev = stddev;
-    entries_.push_back(e);
 }
 
 void post_ops::append_integers(int64_t low, int64_t high) {
-    entry e {kind::integers};
+    entry &e = push(kind::integers);
     e.low = low;
     e.high = high;
-    entries_.push_back(e);
 }
 
 void post_ops::append_exponential(float scale) {
-    entry e {kind::exponential};
+    entry &e = push(kind::exponential);
     e.scale = scale;
-    entries_.push_back(e);
 }
 
 void post_ops::append_gumbel(float loc, float scale) {
-    entry e {kind::gumbel};
+    entry &e = push(kind::gumbel);
     e.loc = loc;
     e.scale = scale;
-    entries_.push_back(e);
 }
 
 void post_ops::append_lognormal(float mean, float sigma) {
-    entry e {kind::lognormal};
+    entry &e = push(kind::lognormal);
     e.mean = mean;
     e.stddev = sigma;
-    entries_.push_back(e);
 }
 
 void post_ops::append_permutation(int64_t n) {
-    entry e {kind::permutation};
+    entry &e = push(kind::permutation);
     e.n = n;
-    entries_.push_back(e);
 }
 
 void post_ops::append_truncated_normal(
         float mean, float stddev, float a, float b) {
-    entry e {kind::truncated_normal};
+    entry &e = push(kind::truncated_normal);
     e.mean = mean;
     e.stddev = stddev;
     e.a = a;
     e.b = b;
-    entries_.push_back(e);
 }
 
 void post_ops::append_linear(float alpha, float beta) {
-    entry e {kind::linear};
+    entry &e = push(kind::linear);
     e.alpha = alpha;
     e.beta = beta;
-    entries_.push_back(e);
 }
 
 const std::vector<distribution_info> &distributions() {

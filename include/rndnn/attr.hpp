@@ -127,6 +127,10 @@ public:
     bool operator==(const post_ops &o) const { return entries_ == o.entries_; }
 
 private:
+    // Appends an entry of kind @p k (every other field its default).
+    // @returns it, for the caller to set its parameters.
+    entry &push(kind k);
+
     std::vector<entry> entries_;
 };
 
