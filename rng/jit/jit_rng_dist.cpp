@@ -43,6 +43,11 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         why = "f16 needs F16C (avx2 tier and up)";
         return false;
     };
+    if (t == data_type::f64) {
+        why = "dst type f64 (2 words an element, f64 arithmetic) has no JIT "
+              "kernel";
+        return false;
+    }
     switch (conf.dist) {
         case dist_t::bits:
         case dist_t::bernoulli: return true; // every dst type they write

@@ -61,6 +61,10 @@ private:
     // integers' values of elements [gb, gn), stored.
     void integers(word_source_t &source, const rng_run_t &run, uint64_t gb,
             uint64_t gn) const;
+    // The f64 values of elements [gb, gn) (one block at most): two words
+    // an element (value_words), stored.
+    void values_f64(word_source_t &source, const rng_run_t &run, uint64_t gb,
+            uint64_t gn) const;
     // permutation's values of elements [gb, gn), stored.
     void permutation(const rng_run_t &run, uint64_t gb, uint64_t gn) const;
     // bytewise's decisions of elements [gb, gn) into flags: their units
@@ -131,6 +135,11 @@ void ref_rng_t::run_range(
         const uint64_t gn = std::min(ge, (gb / block_elems + 1) * block_elems);
         const auto cnt = static_cast<dim_t>(gn - gb);
         const auto i0 = static_cast<dim_t>(gb - run.offset);
+        if (dst_dt_ == data_type::f64) {
+            values_f64(*source, run, gb, gn);
+            gb = gn;
+            continue;
+        }
         switch (conf_.dist) {
             case dist_t::bits:
                 source->fill(gb, cnt, words);
@@ -216,6 +225,55 @@ void ref_rng_t::run_range(
         }
         gb = gn;
     }
+}
+
+void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
+        uint64_t gb, uint64_t gn) const {
+    alignas(64) uint32_t words[2 * (block_elems + 2)];
+    alignas(64) double values[block_elems];
+    const int wb = engine_traits(conf_.alg).word_bits;
+    const auto u53 = [&](uint64_t e) { // element e of the words fetched
+        return u53_of(words[2 * e], words[2 * e + 1], wb);
+    };
+    const double a = conf_.a, b_minus_a = double(conf_.b) - double(conf_.a);
+    const auto cnt = static_cast<dim_t>(gn - gb);
+    switch (conf_.dist) {
+        case dist_t::uniform:
+            source.fill(2 * gb, 2 * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = uniform_value_f64(u53(k), a, b_minus_a);
+            break;
+        case dist_t::exponential:
+            source.fill(2 * gb, 2 * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = exponential_value_f64(u53(k), conf_.scale);
+            break;
+        case dist_t::gumbel:
+            source.fill(2 * gb, 2 * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = gumbel_value_f64(u53(k), conf_.loc, conf_.scale);
+            break;
+        case dist_t::normal:
+        case dist_t::lognormal: {
+            // Whole pairs of elements: their 4 words each.
+            const uint64_t e0 = gb & ~uint64_t(1), e1 = ((gn - 1) | 1) + 1;
+            source.fill(2 * e0, 2 * (e1 - e0), words);
+            const bool lognormal = conf_.dist == dist_t::lognormal;
+            for (uint64_t g = e0; g < e1; g += 2) {
+                double v[2];
+                normal_pair_f64(u53(g - e0), u53(g - e0 + 1), conf_.mean,
+                        conf_.stddev, &v[0], &v[1]);
+                for (int j = 0; j < 2; ++j)
+                    if (g + j >= gb && g + j < gn)
+                        values[g + j - gb] = lognormal
+                                ? exp_approx_f64(v[j])
+                                : v[j];
+            }
+            break;
+        }
+        default: return; // no other distribution writes f64 (check_dst_type)
+    }
+    layout_.store(run.dst, static_cast<dim_t>(gb - run.offset), cnt, values);
 }
 
 void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
