@@ -359,7 +359,7 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
 
 // The engine words an element of uniform, normal, exponential, gumbel or
 // lognormal takes for dst type t: one (24 random bits), or two for f64.
-inline int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
+constexpr int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
 
 // u53 in [0, 2^53) from element g's words w0 = W(2g), w1 = W(2g + 1).
 inline uint64_t u53_of(uint32_t w0, uint32_t w1, int word_bits) {

@@ -229,27 +229,30 @@ void ref_rng_t::run_range(
 
 void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
         uint64_t gb, uint64_t gn) const {
-    alignas(64) uint32_t words[2 * (block_elems + 2)];
+    // Element g's words: W(wpe g) and W(wpe g + 1).
+    constexpr uint64_t wpe = value_words(data_type::f64);
+    static_assert(wpe == 2, "u53_of takes an element's two words");
+    alignas(64) uint32_t words[wpe * (block_elems + 2)];
     alignas(64) double values[block_elems];
     const int wb = engine_traits(conf_.alg).word_bits;
     const auto u53 = [&](uint64_t e) { // element e of the words fetched
-        return u53_of(words[2 * e], words[2 * e + 1], wb);
+        return u53_of(words[wpe * e], words[wpe * e + 1], wb);
     };
     const double a = conf_.a, b_minus_a = double(conf_.b) - double(conf_.a);
     const auto cnt = static_cast<dim_t>(gn - gb);
     switch (conf_.dist) {
         case dist_t::uniform:
-            source.fill(2 * gb, 2 * (gn - gb), words);
+            source.fill(wpe * gb, wpe * (gn - gb), words);
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = uniform_value_f64(u53(k), a, b_minus_a);
             break;
         case dist_t::exponential:
-            source.fill(2 * gb, 2 * (gn - gb), words);
+            source.fill(wpe * gb, wpe * (gn - gb), words);
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = exponential_value_f64(u53(k), conf_.scale);
             break;
         case dist_t::gumbel:
-            source.fill(2 * gb, 2 * (gn - gb), words);
+            source.fill(wpe * gb, wpe * (gn - gb), words);
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = gumbel_value_f64(u53(k), conf_.loc, conf_.scale);
             break;
@@ -257,7 +260,7 @@ void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
         case dist_t::lognormal: {
             // Whole pairs of elements: their 4 words each.
             const uint64_t e0 = gb & ~uint64_t(1), e1 = ((gn - 1) | 1) + 1;
-            source.fill(2 * e0, 2 * (e1 - e0), words);
+            source.fill(wpe * e0, wpe * (e1 - e0), words);
             const bool lognormal = conf_.dist == dist_t::lognormal;
             for (uint64_t g = e0; g < e1; g += 2) {
                 double v[2];
