@@ -424,25 +424,37 @@ PyObject *out_of_range_error = nullptr;
 // (@p range says so in words): a TypeError for what is no integer (1.5
 // is never truncated), OutOfRangeError outside, each naming the value,
 // instead of pybind11's "incompatible function arguments".
-std::int64_t to_integer(const py::handle &value, const char *name,
-        std::int64_t lo, std::int64_t hi, const char *range) {
+// @p value as a Python int (operator.index): a TypeError naming it
+// ("NAME must be WHAT, not float 1.5") for what is no integer.
+py::object to_index(
+        const py::handle &value, const char *name, const char *what) {
     PyObject *index = PyNumber_Index(value.ptr());
     if (!index) {
         PyErr_Clear();
-        throw py::type_error(std::string(name) + " must be an integer, not "
+        throw py::type_error(std::string(name) + " must be " + what
+                + ", not "
                 + std::string(py::str(py::type::of(value).attr("__name__")))
                 + " " + std::string(py::repr(value)));
     }
-    const py::object i = py::reinterpret_steal<py::object>(index);
+    return py::reinterpret_steal<py::object>(index);
+}
+
+// Raises OutOfRangeError: "NAME=VALUE is outside RANGE".
+[[noreturn]] void throw_out_of_range(
+        const char *name, const py::object &value, const char *range) {
+    PyErr_SetString(out_of_range_error,
+            (std::string(name) + "=" + std::string(py::str(value))
+                    + " is outside " + range)
+                    .c_str());
+    throw py::error_already_set();
+}
+
+std::int64_t to_integer(const py::handle &value, const char *name,
+        std::int64_t lo, std::int64_t hi, const char *range) {
+    const py::object i = to_index(value, name, "an integer");
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-    if (overflow || v < lo || v > hi) {
-        PyErr_SetString(out_of_range_error,
-                (std::string(name) + "=" + std::string(py::str(i))
-                        + " is outside " + range)
-                        .c_str());
-        throw py::error_already_set();
-    }
+    if (overflow || v < lo || v > hi) throw_out_of_range(name, i, range);
     return v;
 }
 
@@ -560,30 +572,16 @@ PYBIND11_MODULE(_rndnn, m) {
                             const std::string utf8 = key.cast<std::string>();
                             return g.fold_in(std::string_view(utf8));
                         }
-                        // An integer in [0, 2^64) as to_integer takes one:
-                        // TypeError for the rest (bytes, 1.5), else
-                        // OutOfRangeError naming the value.
-                        PyObject *index = PyNumber_Index(key.ptr());
-                        if (!index) {
-                            PyErr_Clear();
-                            throw py::type_error(
-                                    "key must be an integer or a str, not "
-                                    + std::string(py::str(py::type::of(key)
-                                                    .attr("__name__")))
-                                    + " " + std::string(py::repr(key)));
-                        }
-                        const py::object i
-                                = py::reinterpret_steal<py::object>(index);
+                        // An integer in [0, 2^64): TypeError for the rest
+                        // (bytes, 1.5), else OutOfRangeError naming it.
+                        const py::object i = to_index(
+                                key, "key", "an integer or a str");
                         const unsigned long long v
                                 = PyLong_AsUnsignedLongLong(i.ptr());
                         if (v == static_cast<unsigned long long>(-1)
                                 && PyErr_Occurred()) {
                             PyErr_Clear();
-                            PyErr_SetString(out_of_range_error,
-                                    ("key=" + std::string(py::str(i))
-                                            + " is outside [0, 2^64)")
-                                            .c_str());
-                            throw py::error_already_set();
+                            throw_out_of_range("key", i, "[0, 2^64)");
                         }
                         return g.fold_in(static_cast<std::uint64_t>(v));
                     },

@@ -82,7 +82,8 @@ for p in "${packages[@]}"; do
             for f in "/usr/lib/$multiarch/librndnn.so" "/usr/lib/$multiarch/librndnn.a" \
                     "/usr/lib/$multiarch/pkgconfig/rndnn.pc" \
                     "/usr/lib/$multiarch/cmake/rndnn/rndnnConfig.cmake" \
-                    /usr/include/rndnn/rndnn.hpp /usr/include/rndnn/version.hpp; do
+                    /usr/include/rndnn/rndnn.hpp /usr/include/rndnn/version.hpp \
+                    /usr/include/rndnn.h; do
                 check "librndnn-dev: no $f" grep -qx "$f" <<< "$files"
             done ;;
         rndnn)

@@ -2,9 +2,12 @@
 # The package as another project uses it (docs/build.md, "Installing"):
 # installs the build into a temporary prefix, then builds examples/ against
 # it as an outside project, once through find_package(rndnn) and once
-# through pkg-config, and runs each program (each checks its own result).
+# through pkg-config, and runs each program (each checks its own result;
+# the C API's examples, examples/c/, built as C99, must print what the C++
+# ones print).
 # With --python, also imports the installed Python package (rndnn and
-# rndnn.torch) from outside the tree and runs dropout on a torch tensor.
+# rndnn.torch) from outside the tree and runs dropout on a torch tensor,
+# and draws a mask through the C API with ctypes (examples/c/ctypes_mask.py).
 # Usage: check_install.sh [--python] BUILD_DIR SOURCE_DIR
 #        check_install.sh [--python] --installed PREFIX SOURCE_DIR
 #   --installed: rndnn is installed there already (/usr: the .deb of
@@ -20,12 +23,18 @@ else
     build=$1 src=$2 prefix=$tmp/prefix
     cmake --install "$build" --prefix "$prefix" >/dev/null
 fi
+src=$(cd "$src" && pwd) # the Python checks run from elsewhere
 
 echo "--- find_package(rndnn)"
 cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" \
     >/dev/null
 cmake --build "$tmp/cmake" -j 2 >/dev/null
 for e in mask dropout attention; do "$tmp/cmake/example_$e"; done
+# The C API's examples (C99) print what the C++ ones print.
+for e in mask dropout; do
+    "$src/tests/check_same_output.sh" "$tmp/cmake/example_c_$e" \
+        "$tmp/cmake/example_$e"
+done
 # The sharded generation, where MPI was found: two ranks.
 if [ -x "$tmp/cmake/example_sharded" ]; then
     "$src/tests/mpirun.sh" mpirun -np 2 "$tmp/cmake/example_sharded"
@@ -44,6 +53,14 @@ pc_build() { # COMPILER EXAMPLE
 for e in mask dropout attention; do
     pc_build c++ "$e"
     LD_LIBRARY_PATH=$libdir "$tmp/pc_$e"
+done
+# The C API's examples as strict C99, by the C compiler.
+for e in mask dropout; do
+    # shellcheck disable=SC2046 # pkg-config's words are separate flags
+    cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$src/examples/c/$e.c" \
+        -o "$tmp/pc_c_$e" $(pkg-config --cflags --libs rndnn)
+    LD_LIBRARY_PATH=$libdir "$src/tests/check_same_output.sh" \
+        "$tmp/pc_c_$e" "$tmp/pc_$e"
 done
 # The sharded generation with MPI's compiler wrapper, where find_package
 # found MPI too.
@@ -68,5 +85,9 @@ y = rndnn.torch.Dropout(0.5)(torch.ones(1000))
 assert 400 < int((y == 0).sum()) < 600, y
 print("rndnn", rndnn.__version__, "from", rndnn.__file__)
 ' "$pydir")
+    # The C API through ctypes, from the runtime library, against the
+    # installed package's rndnn.bernoulli.
+    (cd "$tmp" && PYTHONPATH=$pydir PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
+        "$src/examples/c/ctypes_mask.py" "$libdir/librndnn.so.0")
 fi
 echo "installed package: OK"

@@ -24,7 +24,9 @@
 // dyadic and not, at runtime, offsets that cut groups and carry the block
 // index past 2^32, unaligned dst, bit, u8, s32 and f32 dst and 1..3
 // threads (the JIT kernels' entry
-// points, so built in JIT builds only).
+// points, so built in JIT builds only);
+// TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
+// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -35,8 +37,10 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -46,6 +50,9 @@
 #include <gtest/gtest.h>
 
 #include "rng/distributions.hpp"
+#if RNDNN_ENABLE_JIT
+#include "rng/jit/jit_rng_dist.hpp"
+#endif
 #include "rng/rng_impl.hpp"
 #include "src/cpu_isa.hpp"
 #include "tests/test_utils.hpp"
@@ -82,7 +89,8 @@ enum class dist_kind {
     normal,
     exponential,
     gumbel,
-    lognormal
+    lognormal,
+    truncated_normal
 };
 
 const char *kind2str(dist_kind k) {
@@ -97,6 +105,7 @@ const char *kind2str(dist_kind k) {
         case dist_kind::exponential: return "exponential";
         case dist_kind::gumbel: return "gumbel";
         case dist_kind::lognormal: return "lognormal";
+        case dist_kind::truncated_normal: return "truncated_normal";
     }
     return "?";
 }
@@ -120,9 +129,9 @@ struct combo_t {
 // (distribution, dst type, method) the reference writes: bits -> u32,
 // threshold32, onednn and bitsliced(b) -> bit/u8/s32/f32 (mcg31m1's 31-bit
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
-// up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel and
-// lognormal -> f32/bf16 (and f16 from avx2 on: F16C; f64 runs the
-// reference).
+// up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
+// lognormal and truncated_normal -> f32/bf16 (and f16 from avx2 on: F16C;
+// f64 runs the reference).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -167,7 +176,7 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::uniform, data_type::f64});
         for (data_type t : real_types)
             for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
-                         dist_kind::lognormal})
+                         dist_kind::lognormal, dist_kind::truncated_normal})
                 c.push_back({alg, k, t});
     }
     return c;
@@ -187,6 +196,7 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::exponential, data_type::f32, 0, false});
     c.push_back({mt, dist_kind::gumbel, data_type::bf16, 0, false});
     c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
+    c.push_back({mt, dist_kind::truncated_normal, data_type::bf16, 0, false});
     // f64: uniform from 31-bit words and the other distributions run the
     // reference at every tier.
     const rng_alg ph = rng_alg::philox4x32_10;
@@ -206,7 +216,7 @@ struct case_t {
     double p = 0.5;
     bool runtime_p = false;
     float rt_p = 0.5f;
-    float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f; // truncated_normal too
     float loc = 0.f, scale = 1.f; // exponential, gumbel
     // dst
     memory::desc md;
@@ -253,6 +263,10 @@ struct case_t {
                 os << std::setprecision(9) << " loc=" << loc
                    << " scale=" << scale;
                 break;
+            case dist_kind::truncated_normal:
+                os << std::setprecision(9) << " mean=" << mean
+                   << " stddev=" << stddev << " a=" << a << " b=" << b;
+                break;
         }
         os << " dst=" << md.str() << " (" << layout << ", " << md.nelems()
            << " elems, " << bytes << " bytes, handle lead " << lead
@@ -290,6 +304,9 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
         case dist_kind::gumbel: po.append_gumbel(c.loc, c.scale); break;
         case dist_kind::lognormal:
             po.append_lognormal(c.mean, c.stddev);
+            break;
+        case dist_kind::truncated_normal:
+            po.append_truncated_normal(c.mean, c.stddev, c.a, c.b);
             break;
     }
     primitive_attr attr;
@@ -579,6 +596,26 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             const auto r = pick(g, ms);
             c.mean = r.first;
             c.stddev = r.second;
+            break;
+        }
+        case dist_kind::truncated_normal: {
+            // (mean, stddev, a, b): both tails, one side, a narrow
+            // interval, bounds 8 to 9 sigma out, bounds beyond 12 sigma
+            // (infinite), a bound at -0.
+            struct tn_t {
+                float mean, stddev, a, b;
+            };
+            const std::vector<tn_t> ps = {{0.f, 1.f, -2.f, 2.f},
+                    {0.f, 1.f, -1e4f, 1e4f}, {1.5f, 0.3f, 1.6f, 100.f},
+                    {0.f, 1.f, -50.f, -0.5f}, {0.f, 1.f, 8.5f, 20.f},
+                    {0.f, 1.f, -8.9f, -8.2f}, {-3.f, 2.f, -3.1f, -3.05f},
+                    {0.f, 1.f, -0.f, 3.f}, {100.f, 1e-3f, 99.f, 100.0005f},
+                    {0.f, 1.f, -8.7f, 8.7f}};
+            const tn_t r = pick(g, ps);
+            c.mean = r.mean;
+            c.stddev = r.stddev;
+            c.a = r.a;
+            c.b = r.b;
             break;
         }
     }
@@ -905,7 +942,8 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     const dist_kind kinds[] = {dist_kind::bits, dist_kind::threshold32,
             dist_kind::onednn, dist_kind::bitsliced, dist_kind::bytewise,
             dist_kind::uniform, dist_kind::normal, dist_kind::exponential,
-            dist_kind::gumbel, dist_kind::lognormal};
+            dist_kind::gumbel, dist_kind::lognormal,
+            dist_kind::truncated_normal};
     int pairs = 0;
     for (rng_alg alg : rng_algs()) {
         // An algorithm with JIT code: its raw words run on a JIT tier.
@@ -937,9 +975,9 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     }
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
-    // uniform, normal, exponential, gumbel and lognormal; mcg31m1: bits,
-    // 4 x threshold32, 3 x 5.
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 15) + (1 + 4 + 15));
+    // uniform, normal, exponential, gumbel, lognormal and
+    // truncated_normal; mcg31m1: bits, 4 x threshold32, 3 x 6.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 18) + (1 + 4 + 18));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
@@ -955,19 +993,21 @@ TEST(JitDispatch, Sse41DeclinesUniform) {
         }
 }
 
-// truncated_normal has no JIT kernel yet (docs/jit.md): every tier gives
-// the reference, whose values tests/test_rng.cpp checks.
-TEST(JitDispatch, TruncatedNormalRunsTheReference) {
+// truncated_normal runs on every tier (docs/jit.md), but for f16 at sse41
+// (no F16C), which the reference serves.
+TEST(JitDispatch, TruncatedNormalUsesEachTier) {
+    SKIP_WITHOUT_JIT();
     post_ops po;
     po.append_truncated_normal(0.f, 1.f, -2.f, 2.f);
-    for (cpu_isa cap : {cpu_isa::all, cpu_isa::avx512, cpu_isa::avx2,
-                 cpu_isa::sse41})
-        for (data_type t : {data_type::f32, data_type::bf16}) {
+    for (cpu_isa cap : available_tiers())
+        for (data_type t : {data_type::f32, data_type::bf16, data_type::f16}) {
             primitive_attr attr;
             attr.set_post_ops(po);
             attr.set_max_cpu_isa(cap);
             const rng::desc d(rng_alg::philox4x32_10, memory::desc({4096}, t));
-            EXPECT_STREQ(rng::primitive_desc(d, attr).impl_name(), "ref:any")
+            const bool jit = cap >= cpu_isa::avx2 || t != data_type::f16;
+            EXPECT_EQ(std::string(rng::primitive_desc(d, attr).impl_name()),
+                    jit ? jit_name(cap) : "ref:any")
                     << isa2str(cap) << " " << dt2str(t);
         }
 }
@@ -1178,6 +1218,153 @@ TEST(RngJit, BytewiseTieChunksEqualReference) {
                             << " offset=" << run.offset;
                 }
             }
+}
+
+
+// One unit of a distribution's JIT code on chosen words: the kernel copies
+// jit_unit_words words from jit_rng_call_t::state to the frame's words,
+// then runs the distribution's unit code (to call.dst), as
+// jit_rng_generator_t does after the engine's.
+class dist_unit_kernel_t : public impl::jit_generator_t {
+public:
+    dist_unit_kernel_t(cpu_isa isa, const rng_conf_t &conf)
+        : jit_generator_t(isa), conf_(conf) {
+        f_.args = abi_param1;
+        f_.consts = r15;
+        f_.dst = r14;
+        f_.units = r13;
+        f_.state = r12;
+        f_.batch_cnt = rbx;
+        engine_ = impl::jit_engine_factory(conf_.alg)(conf_, *this, f_);
+        std::string why;
+        dist_ = impl::make_jit_dist(*this, f_, conf_, *engine_, why);
+        if (!dist_) throw std::runtime_error(why);
+        preamble(impl::jit_rng_frame_t::size);
+        mov(f_.consts, ptr[f_.args + offsetof(impl::jit_rng_call_t, consts)]);
+        mov(f_.dst, ptr[f_.args + offsetof(impl::jit_rng_call_t, dst)]);
+        mov(rsi, ptr[f_.args + offsetof(impl::jit_rng_call_t, state)]);
+        for (int i = 0; i < impl::jit_unit_words; ++i) {
+            mov(eax, ptr[rsi + 4 * i]);
+            mov(ptr[rsp + f_.words_off + 4 * i], eax);
+        }
+        dist_->emit_unit();
+        postamble();
+        fn_ = finalize<void (*)(const impl::jit_rng_call_t *)>();
+    }
+
+    // dst = the values of words[0 .. jit_unit_words).
+    void run(const uint32_t *words, void *dst) const {
+        auto c = std::make_unique<impl::jit_rng_consts_t>();
+        dist_->fill_consts(0.0, *c);
+        impl::jit_rng_call_t call {};
+        call.dst = dst;
+        call.units = 1;
+        call.consts = c.get();
+        call.state = const_cast<uint32_t *>(words);
+        fn_(&call);
+    }
+
+private:
+    const rng_conf_t conf_;
+    impl::jit_rng_frame_t f_;
+    std::unique_ptr<impl::jit_engine_t> engine_;
+    std::unique_ptr<impl::jit_dist_t> dist_;
+    void (*fn_)(const impl::jit_rng_call_t *) = nullptr;
+};
+
+// truncated_normal's JIT code against truncnorm_value (then rounded to the
+// dst type) on chosen words, at every tier and dst type: every 4097th word,
+// 0, 1, 2^31 and the last word, and the words beside each switch of
+// region (p > 0.5, the central branch, r <= 5), found over all 2^24 cells,
+// for bounds of every kind; mcg31m1's 31-bit words too.
+TEST(RngJit, TruncatedNormalWordSweepEqualsTheReference) {
+    SKIP_WITHOUT_JIT();
+    struct tn_t {
+        rng_alg alg;
+        float mean, stddev, a, b;
+    };
+    const tn_t params[] = {{rng_alg::philox4x32_10, 0.f, 1.f, -2.f, 2.f},
+            {rng_alg::philox4x32_10, 0.f, 1.f, -13.f, 13.f},
+            {rng_alg::philox4x32_10, 1.f, 2.f, 1.f, 1e3f},
+            {rng_alg::philox4x32_10, 0.f, 1.f, 8.5f, 30.f},
+            {rng_alg::philox4x32_10, 0.f, 1.f, -8.9f, -8.8f},
+            {rng_alg::philox4x32_10, 0.f, 1.f, -0.f, 0.25f},
+            {rng_alg::mcg31m1, -1.f, 0.5f, -20.f, 3.f}};
+    uint32_t regions = 0; // bit upper * 4 + central * 2 + (r <= 5)
+    for (const tn_t &tp : params) {
+        const bool mcg = tp.alg == rng_alg::mcg31m1;
+        const int shift = impl::u24_shift(mcg);
+        // 2^32 words (2^31: mcg31m1's 31-bit words).
+        const uint64_t nwords = uint64_t(1) << (mcg ? 31 : 32);
+        std::vector<uint32_t> words = {0, 1,
+                static_cast<uint32_t>(nwords / 2),
+                static_cast<uint32_t>(nwords - 1)};
+        for (uint64_t w = 0; w < nwords; w += 4097)
+            words.push_back(static_cast<uint32_t>(w));
+        const auto conf_of = [&](data_type t) {
+            post_ops po;
+            po.append_truncated_normal(tp.mean, tp.stddev, tp.a, tp.b);
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            return make_rng_conf(rng::desc(tp.alg, memory::desc({64}, t)), attr);
+        };
+        // The cells beside each switch of region (the dst type changes
+        // only the clamp).
+        const impl::truncnorm_t c32 = conf_of(data_type::f32).truncnorm;
+        int last = -1;
+        for (uint32_t k = 0; k < (1u << 24); ++k) {
+            const uint32_t j = k << 1 | 1u;
+            const float p = c32.phi_a + static_cast<float>(j) * 0x1p-25f * c32.mass;
+            const float q = c32.q_b
+                    + static_cast<float>((1u << 25) - j) * 0x1p-25f * c32.mass;
+            const bool upper = p > 0.5f;
+            const float v = upper ? q : p;
+            const bool central = v - 0.5f >= -impl::ppnd_split_q;
+            const bool near = std::sqrt(0.f - impl::ln_approx(v))
+                    <= impl::ppnd_split_r;
+            const int region = upper * 4 + central * 2 + near;
+            regions |= 1u << region;
+            if (last >= 0 && region != last)
+                for (uint32_t d = k - 1; d <= k; ++d)
+                    for (uint32_t low : {0u, (1u << shift) - 1})
+                        words.push_back(d << shift | low);
+            last = region;
+        }
+        for (data_type t : {data_type::f32, data_type::bf16, data_type::f16}) {
+            const rng_conf_t conf = conf_of(t);
+            const impl::truncnorm_t &c = conf.truncnorm;
+            std::vector<uint32_t> all = words;
+            while (all.size() % impl::jit_unit_words != 0)
+                all.push_back(all.back());
+            // The reference's values, in dst's type.
+            const size_t esize = dt_bits(t) / 8;
+            std::vector<uint8_t> want(all.size() * esize);
+            for (size_t i = 0; i < all.size(); ++i) {
+                const float x = impl::truncnorm_value(all[i], shift, c);
+                const uint32_t bits = t == data_type::f32 ? impl::float_bits(x)
+                        : t == data_type::bf16           ? impl::f32_to_bf16(x)
+                                                         : impl::f32_to_f16(x);
+                std::memcpy(&want[i * esize], &bits, esize);
+            }
+            for (cpu_isa isa : available_tiers()) {
+                if (isa < cpu_isa::avx2 && t == data_type::f16) continue;
+                const dist_unit_kernel_t kernel(isa, conf);
+                std::vector<uint8_t> got(want.size(), 0x5a);
+                for (size_t i = 0; i < all.size(); i += impl::jit_unit_words)
+                    kernel.run(&all[i], &got[i * esize]);
+                const int64_t diff = first_diff(want, got);
+                ASSERT_EQ(diff, -1)
+                        << isa2str(isa) << " " << alg2str(tp.alg) << " "
+                        << dt2str(t) << " mean " << tp.mean << " stddev "
+                        << tp.stddev << " [" << tp.a << ", " << tp.b
+                        << "]: word 0x" << std::hex
+                        << all[static_cast<size_t>(diff) / esize];
+            }
+        }
+    }
+    // Both sides, each with the central branch and the two tails (a
+    // central cell always has r <= 5: v >= 0.075 there).
+    EXPECT_EQ(regions, 0xBBu);
 }
 
 #endif

@@ -96,6 +96,7 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     tn.append_truncated_normal(0.5f, 2.f, -1.f, 7.f);
     v.push_back({"truncated_normal f32", data_type::f32, tn});
     v.push_back({"truncated_normal bf16", data_type::bf16, tn});
+    v.push_back({"truncated_normal f16", data_type::f16, tn});
     return v;
 }
 

@@ -14,7 +14,8 @@ compare float64 with float64 (NumPy's default dtype, and rndnn's for
 these functions). Every row runs
 once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
-with the CPU and the load average. A distribution rndnn lacks is skipped.
+with the CPU and the load average. A distribution rndnn lacks is skipped;
+--only WORD keeps the rows whose name holds WORD (e.g. --only truncated).
 Categorical sampling has its own: bench_categorical.py.
 """
 import argparse
@@ -101,6 +102,8 @@ def main():
     parser.add_argument("--elements", type=int, default=1 << 24)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="",
+                        help="run only the rows whose name holds this")
     args = parser.parse_args()
     # OpenMP's thread count, rndnn's kernels' too (they share libgomp).
     torch.set_num_threads(args.threads)
@@ -114,6 +117,8 @@ def main():
     print(f"{'distribution':<30} {'rndnn ms':>9} {'numpy ms':>9} "
           f"{'torch ms':>9} {'numpy/rndnn':>11} {'torch/rndnn':>11}")
     for name, by in cases(n):
+        if args.only not in name:
+            continue
         med = medians(list(by.items()), args.rounds)
         cell = {who: f"{med[who] * 1e3:9.2f}" if who in med else f"{'-':>9}"
                 for who in ("rndnn", "numpy", "torch")}

@@ -115,6 +115,14 @@ struct jit_rng_consts_t {
     jit_vec_t scale, loc, two_m25;
     jit_vec_t exp_t_min, exp_t_max, log2e, round_magic, i_127;
     jit_vec_t exp_c[9];
+    // Truncated normal (truncnorm_value): Phi(alpha), Q(beta), M, the
+    // clamp [lo, hi], 2^25, 0.5; AS 241's split points (-0.425, 5), its
+    // constants 0.180625 and 1.6, and its polynomials (highest power
+    // first).
+    jit_vec_t tn_phi_a, tn_q_b, tn_mass, tn_lo, tn_hi, i_2p25, f_half;
+    jit_vec_t ppnd_minus_split_q, ppnd_split_r, ppnd_const_r, ppnd_shift_c;
+    jit_vec_t ppnd_a[4], ppnd_b[4], ppnd_c[4], ppnd_d[3], ppnd_e[4],
+            ppnd_f[3];
 };
 
 // The kernel's arguments.

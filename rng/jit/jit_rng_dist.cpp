@@ -67,7 +67,8 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         case dist_t::normal:
         case dist_t::exponential:
         case dist_t::gumbel:
-        case dist_t::lognormal: return f16_ok();
+        case dist_t::lognormal:
+        case dist_t::truncated_normal: return f16_ok();
         case dist_t::integers:
             // The 4-word elements (r > 2^32) are the reference's; avx2
             // and avx512 pack the narrow types (sse41 declines).
@@ -86,10 +87,6 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
             // of times an element.
             why = "permutation (cycle walking: a data-dependent count of "
                   "Feistel passes an element) has no JIT kernel";
-            return false;
-        case dist_t::truncated_normal:
-            why = "truncated_normal has no JIT kernel yet (the reference "
-                  "runs it)";
             return false;
     }
     why = "unknown distribution";
@@ -130,7 +127,8 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
         case dist_t::gumbel: return make_jit_gumbel(h, f, conf);
         case dist_t::lognormal: return make_jit_lognormal(h, f, conf);
         case dist_t::permutation: return nullptr; // declined above
-        case dist_t::truncated_normal: return nullptr; // declined above
+        case dist_t::truncated_normal:
+            return make_jit_truncated_normal(h, f, conf);
     }
     return nullptr;
 }

@@ -175,6 +175,8 @@ std::unique_ptr<jit_dist_t> make_jit_gumbel(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_lognormal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
+std::unique_ptr<jit_dist_t> make_jit_truncated_normal(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 
 } // namespace impl
 } // namespace rndnn

@@ -1,5 +1,5 @@
-// Uniform, normal, log-normal, exponential and Gumbel values to f32, bf16
-// or f16, and integers: JIT code.
+// Uniform, normal, log-normal, exponential, Gumbel and truncated normal
+// values to f32, bf16 or f16, and integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -378,14 +378,12 @@ private:
     bool lognormal_;
 };
 
-// --- Exponential and Gumbel to f32, bf16 or f16 ----------------------------
-// exponential_value() and gumbel_value() on two registers of words at a
-// time (elements in index order, as emit_store takes them).
-class jit_ln_value_t : public jit_math_dist_t {
+// --- Values of one word each, two registers at a time ---------------------
+// emit_value() on two registers of words (elements in index order, as
+// emit_store takes them).
+class jit_word_value_t : public jit_math_dist_t {
 public:
-    jit_ln_value_t(jit_generator_t &h, const jit_rng_frame_t &f,
-            const rng_conf_t &conf, bool gumbel)
-        : jit_math_dist_t(h, f, conf), gumbel_(gumbel) {}
+    using jit_math_dist_t::jit_math_dist_t;
 
     void emit_unit() override {
         const int vlen = h_.vlen();
@@ -398,6 +396,20 @@ public:
         h_.add(f_.dst, unit_bytes());
     }
 
+protected:
+    // v (vmm 12 or 13) = the value of each word at `words`; vmm 0 to 11,
+    // rax and k7 may be clobbered.
+    virtual void emit_value(const Xmm &v, const Address &words) = 0;
+};
+
+// --- Exponential and Gumbel to f32, bf16 or f16 ----------------------------
+// exponential_value() and gumbel_value().
+class jit_ln_value_t : public jit_word_value_t {
+public:
+    jit_ln_value_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool gumbel)
+        : jit_word_value_t(h, f, conf), gumbel_(gumbel) {}
+
     void fill_consts(double, jit_rng_consts_t &c) const override {
         fill_ln_consts(c);
         c.two_m25.fill_f32(gumbel_v_min);
@@ -406,8 +418,8 @@ public:
     }
 
 private:
-    // v = the value of each word at `words`; vmm 0 to 6 are clobbered.
-    void emit_value(const Xmm &v, const Address &words) {
+    // vmm 0 to 6 are clobbered.
+    void emit_value(const Xmm &v, const Address &words) override {
         auto &h = h_;
         const int shift = u24_shift(is_mcg(conf_));
         const Xmm u = h.vmm(0), zero = h.vmm(6);
@@ -434,6 +446,146 @@ private:
     }
 
     bool gumbel_;
+};
+
+// --- Truncated normal to f32, bf16 or f16 ----------------------------------
+// truncnorm_value(): normal_quantile's three branches (central, tail with
+// r <= 5, far tail) and the p <= 0.5 / upper choice computed on every lane,
+// then blended (a register skips a branch none of its lanes takes); every
+// operation the reference's, in its order. The clamp
+// max(x, lo), min(., hi) keeps the second operand where the two are equal
+// (+-0), as glibc's x86-64 fmaxf and fminf (maxss, minss) do.
+class jit_truncnorm_t : public jit_word_value_t {
+public:
+    using jit_word_value_t::jit_word_value_t;
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_ln_consts(c);
+        const truncnorm_t &t = conf_.truncnorm;
+        c.tn_phi_a.fill_f32(t.phi_a);
+        c.tn_q_b.fill_f32(t.q_b);
+        c.tn_mass.fill_f32(t.mass);
+        c.mean.fill_f32(t.mean);
+        c.stddev.fill_f32(t.stddev);
+        c.tn_lo.fill_f32(t.lo);
+        c.tn_hi.fill_f32(t.hi);
+        c.two_m25.fill_f32(0x1p-25f);
+        c.i_2p25.fill(1u << 25);
+        c.f_half.fill_f32(0.5f);
+        c.ppnd_minus_split_q.fill_f32(-ppnd_split_q);
+        c.ppnd_split_r.fill_f32(ppnd_split_r);
+        c.ppnd_const_r.fill_f32(ppnd_const_r);
+        c.ppnd_shift_c.fill_f32(ppnd_shift_c);
+        const auto fill = [](jit_vec_t *dst, const float *coefs, int n) {
+            for (int k = 0; k < n; ++k)
+                dst[k].fill_f32(coefs[k]);
+        };
+        fill(c.ppnd_a, ppnd_a, 4);
+        fill(c.ppnd_b, ppnd_b, 4);
+        fill(c.ppnd_c, ppnd_c, 4);
+        fill(c.ppnd_d, ppnd_d, 3);
+        fill(c.ppnd_e, ppnd_e, 4);
+        fill(c.ppnd_f, ppnd_f, 3);
+    }
+
+private:
+    // cmpps predicates (SSE's): x <= y, !(x < y), !(x <= y); no operand
+    // here is NaN where its lane is kept, so nlt is >= and nle is >.
+    static constexpr uint8_t cmp_le = 2, cmp_nlt = 5, cmp_nle = 6;
+
+    // p = horner(x, the n coefficients at constant offset off); p is not x.
+    void emit_horner(const Xmm &p, const Xmm &x, size_t off, int n) {
+        h_.uni_vmulps(p, x, vec(off));
+        h_.uni_vaddps(p, p, vec(off, 1));
+        for (int k = 2; k < n; ++k) {
+            h_.uni_vmulps(p, p, x);
+            h_.uni_vaddps(p, p, vec(off, k));
+        }
+    }
+
+    void emit_value(const Xmm &v, const Address &words) override {
+        auto &h = h_;
+        const int shift = u24_shift(is_mcg(conf_));
+        const Xmm p = h.vmm(0), q = h.vmm(1), upper = h.vmm(2), x = h.vmm(3),
+                  t = h.vmm(11);
+        // j = 2 k + 1; u = j 2^-25, 1 - u = (2^25 - j) 2^-25.
+        h.uni_load(p, words);
+        h.uni_vpsrld(p, p, shift);
+        h.uni_vpslld(p, p, 1);
+        h.uni_vpor(p, p, C(i_one));
+        h.uni_load(q, C(i_2p25));
+        h.uni_vpsubd(q, q, p);
+        h.uni_vcvtdq2ps(p, p);
+        h.uni_vcvtdq2ps(q, q);
+        h.uni_vmulps(p, p, C(two_m25));
+        h.uni_vmulps(q, q, C(two_m25));
+        // p = Phi(alpha) + u M, q = Q(beta) + (1 - u) M; x = p or q.
+        h.uni_vmulps(p, p, C(tn_mass));
+        h.uni_vaddps(p, p, C(tn_phi_a));
+        h.uni_vmulps(q, q, C(tn_mass));
+        h.uni_vaddps(q, q, C(tn_q_b));
+        h.uni_vcmpps(upper, p, C(f_half), cmp_nle); // p > 0.5
+        h.uni_select(x, upper, q, p, t);
+
+        // Central: zc = c A(r) / B(r), c = x - 0.5, r = 0.180625 - c^2.
+        const Xmm c = h.vmm(0), r = h.vmm(1), zc = h.vmm(4), den = h.vmm(5),
+                  central = h.vmm(0);
+        h.uni_vsubps(c, x, C(f_half));
+        h.uni_vmulps(den, c, c);
+        h.uni_load(r, C(ppnd_const_r));
+        h.uni_vsubps(r, r, den);
+        emit_horner(zc, r, RNDNN_JIT_CONST(ppnd_a), 4);
+        emit_horner(den, r, RNDNN_JIT_CONST(ppnd_b), 4);
+        h.uni_vmulps(zc, zc, c);
+        h.uni_vdivps(zc, zc, den);
+        h.uni_vcmpps(central, c, C(ppnd_minus_split_q), cmp_nlt);
+
+        // Tails: s = sqrt(0 - ln x); C(s - 1.6) / D(s - 1.6) for s <= 5,
+        // else E(s - 5) / F(s - 5). A register of central lanes skips them,
+        // one without far lanes skips the far tail (the values are the
+        // same: a select would drop them).
+        Xbyak::Label all_central, no_far;
+        const Xmm ln = h.vmm(3), s = h.vmm(5), d = h.vmm(1), near = h.vmm(3),
+                  is_near = h.vmm(9), far = h.vmm(6), fden = h.vmm(7),
+                  zt = h.vmm(1);
+        const uint32_t all_lanes = (1u << (h.vlen() / 4)) - 1;
+        h.uni_vmovmskps(h.eax, central);
+        h.cmp(h.eax, all_lanes);
+        h.je(all_central, h.T_NEAR);
+        emit_ln(ln, x, h.vmm(1), h.vmm(5), h.vmm(6), h.vmm(7), h.vmm(8));
+        h.uni_vpxor(s, s, s);
+        h.uni_vsubps(s, s, ln);
+        h.uni_vsqrtps(s, s);
+        h.uni_vsubps(d, s, C(ppnd_shift_c));
+        emit_horner(near, d, RNDNN_JIT_CONST(ppnd_c), 4);
+        emit_horner(fden, d, RNDNN_JIT_CONST(ppnd_d), 3);
+        h.uni_vdivps(near, near, fden);
+        h.uni_vcmpps(is_near, s, C(ppnd_split_r), cmp_le);
+        h.uni_vmovmskps(h.eax, is_near);
+        h.cmp(h.eax, all_lanes);
+        h.je(no_far, h.T_NEAR);
+        h.uni_vsubps(d, s, C(ppnd_split_r));
+        emit_horner(far, d, RNDNN_JIT_CONST(ppnd_e), 4);
+        emit_horner(fden, d, RNDNN_JIT_CONST(ppnd_f), 3);
+        h.uni_vdivps(far, far, fden);
+        h.uni_select(near, is_near, near, far, t);
+        h.L(no_far);
+        h.uni_vpxor(zt, zt, zt);
+        h.uni_vsubps(zt, zt, near); // 0 - C / D or 0 - E / F
+        h.uni_select(zc, central, zc, zt, t);
+        h.L(all_central);
+
+        // z = the quantile, negated (0 - z) for q; mean + stddev z,
+        // clamped to [lo, hi].
+        const Xmm z = zc, neg = h.vmm(1);
+        h.uni_vpxor(neg, neg, neg);
+        h.uni_vsubps(neg, neg, z);
+        h.uni_select(neg, upper, neg, z, t);
+        h.uni_vmulps(neg, neg, C(stddev));
+        h.uni_vaddps(neg, neg, C(mean));
+        h.uni_vmaxps(neg, neg, C(tn_lo));
+        h.uni_vminps(v, neg, C(tn_hi));
+    }
 };
 
 // --- Integers with 2 words an element (r <= 2^32), to s64, s32, u8, f32 --
@@ -566,6 +718,11 @@ std::unique_ptr<jit_dist_t> make_jit_exponential(
 std::unique_ptr<jit_dist_t> make_jit_gumbel(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
     return std::make_unique<jit_ln_value_t>(h, f, conf, true);
+}
+
+std::unique_ptr<jit_dist_t> make_jit_truncated_normal(
+        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    return std::make_unique<jit_truncnorm_t>(h, f, conf);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_integers(

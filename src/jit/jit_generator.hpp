@@ -298,6 +298,18 @@ public:
     void uni_vpmovmskb(const Xbyak::Reg32 &d, const Xmm &a) {
         is_sse() ? pmovmskb(d, a) : vpmovmskb(d, a);
     }
+    // d = the sign bits of a's 32-bit lanes (bit i: lane i); k7 is
+    // clobbered at zmm.
+    void uni_vmovmskps(const Xbyak::Reg32 &d, const Xmm &a) {
+        if (a.isZMM()) {
+            vpmovd2m(k7, a);
+            kmovw(d, k7);
+        } else if (is_sse()) {
+            movmskps(d, a);
+        } else {
+            vmovmskps(d, a);
+        }
+    }
     // d = the 32-bit word at a in every lane.
     void uni_vpbroadcastd(const Xmm &d, const Address &a) {
         if (is_sse()) {
@@ -339,6 +351,21 @@ public:
             cmpunordps(d, a);
         } else {
             vcmpunordps(d, a, a);
+        }
+    }
+    // d = ~0 in the lanes where a `pred` b holds, pred one of SSE's eight
+    // (0 .. 7: eq, lt, le, unord, neq, nlt, nle, ord). d must not alias b
+    // unless it also aliases a.
+    void uni_vcmpps(const Xmm &d, const Xmm &a, const Operand &b, uint8_t pred) {
+        if (d.isZMM()) {
+            vcmpps(k7, a, b, pred);
+            vpmovm2d(d, k7);
+        } else if (is_sse()) {
+            check_no_alias(d, a, b);
+            uni_mov(d, a);
+            cmpps(d, b, pred);
+        } else {
+            vcmpps(d, a, b, pred);
         }
     }
 
