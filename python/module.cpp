@@ -173,14 +173,19 @@ std::pair<std::int64_t, std::int64_t> draw(std::int64_t seed,
 // global tensor, so that every block of a partition moves its generator
 // alike (each rank's copy stays the same).
 // A window (docs/semantics.md, "Windows") where @p global_shape is not
-// empty: @p shape is then the block at @p origin (empty: zeros).
+// empty: @p shape is then the block at @p origin (empty: zeros). @p p:
+// bernoulli's p tensor (rng::desc::p_tensor), dense, of @p p_shape and
+// @p p_dtype (f32 or bf16), or none.
 void generate(py::array out, const std::vector<std::int64_t> &shape,
         const std::string &dtype, const rndnn::post_ops &po,
         const std::string &alg, const std::string &name, std::uint64_t stream,
         const std::vector<std::int64_t> &global_shape,
         const std::vector<std::int64_t> &origin, std::int64_t seed,
-        std::int64_t offset, rndnn::generator *generator) {
+        std::int64_t offset, rndnn::generator *generator,
+        std::optional<py::array> p, const std::vector<std::int64_t> &p_shape,
+        const std::string &p_dtype) {
     rndnn::rng::desc d(rndnn::str2alg(alg), dense(shape, dtype));
+    if (p) d.p_tensor = dense(p_shape, p_dtype);
     d.with_offset = true;
     d.name = name;
     d.global_dims = to_dims(global_shape);
@@ -193,20 +198,23 @@ void generate(py::array out, const std::vector<std::int64_t> &shape,
     const auto prim = recent.get({d, attr},
             [&] { return rndnn::rng(rndnn::rng::primitive_desc(d, attr)); });
     std::uint8_t *data = dense_data(out, d.dst, "out", true);
+    std::unordered_map<int, rndnn::memory> args
+            = {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
+                    {RNDNN_ARG_STREAM,
+                            rndnn::memory::scalar(
+                                    static_cast<std::int64_t>(stream))}};
+    if (p)
+        args[RNDNN_ARG_SRC] = rndnn::memory(
+                d.p_tensor, dense_data(*p, d.p_tensor, "p", false));
     const auto [drawn_seed, drawn_offset]
             = draw(seed, offset, generator,
                     elements(d.global_dims.empty() ? d.dst.get_dims()
                                                    : d.global_dims));
+    args[RNDNN_ARG_SEED] = rndnn::memory::scalar(drawn_seed);
+    args[RNDNN_ARG_OFFSET] = rndnn::memory::scalar(drawn_offset);
     {
         py::gil_scoped_release unlocked;
-        prim->execute(kernel_stream(),
-                {{RNDNN_ARG_DST, rndnn::memory(d.dst, data)},
-                        {RNDNN_ARG_SEED, rndnn::memory::scalar(drawn_seed)},
-                        {RNDNN_ARG_OFFSET,
-                                rndnn::memory::scalar(drawn_offset)},
-                        {RNDNN_ARG_STREAM,
-                                rndnn::memory::scalar(
-                                        static_cast<std::int64_t>(stream))}});
+        prim->execute(kernel_stream(), args);
     }
     clear_unused_bits(data, d.dst);
 }
@@ -635,9 +643,12 @@ PYBIND11_MODULE(_rndnn, m) {
     py::delattr(generator_class, "_setstate");
 
     // generate(out, shape, dtype, dist, params, method, bits, alg, name,
-    // stream, global_shape, origin, seed, offset, generator, int_params):
+    // stream, global_shape, origin, seed, offset, generator, int_params,
+    // p, p_shape, p_dtype):
     // the one entry point of bits/bernoulli/uniform/normal/integers
-    // (params: the real parameters, int_params the exact s64 ones). With a generator (not None), seed and
+    // (params: the real parameters, int_params the exact s64 ones; p:
+    // bernoulli's p tensor, C-contiguous, of p_shape (dst's rank) and
+    // p_dtype 'f32' or 'bf16', or None). With a generator (not None), seed and
     // offset are not read: the generator gives them (draw()).
     m.def(
             "generate",
@@ -651,12 +662,16 @@ PYBIND11_MODULE(_rndnn, m) {
                     const std::vector<std::int64_t> &origin,
                     std::int64_t seed, std::int64_t offset,
                     rndnn::generator *generator,
-                    const std::vector<std::int64_t> &int_params) {
+                    const std::vector<std::int64_t> &int_params,
+                    std::optional<py::array> p,
+                    const std::vector<std::int64_t> &p_shape,
+                    const std::string &p_dtype) {
                 rndnn::post_ops po;
                 po.append_distribution(
                         dist, params, to_method(method), bits, int_params);
                 generate(std::move(out), shape, dtype, po, alg, name, stream,
-                        global_shape, origin, seed, offset, generator);
+                        global_shape, origin, seed, offset, generator,
+                        std::move(p), p_shape, p_dtype);
             },
             py::arg("out"), py::arg("shape"), py::arg("dtype"),
             py::arg("dist"), py::arg("params"), py::arg("method"),
@@ -664,7 +679,10 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("stream"), py::arg("global_shape"), py::arg("origin"),
             py::arg("seed"), py::arg("offset"),
             py::arg("generator").none(true),
-            py::arg("int_params") = std::vector<std::int64_t>());
+            py::arg("int_params") = std::vector<std::int64_t>(),
+            py::arg("p").none(true) = py::none(),
+            py::arg("p_shape") = std::vector<std::int64_t>(),
+            py::arg("p_dtype") = "f32");
 
     // dropout(src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
     // backward, method, bits, alg, name, stream, global_shape, origin,

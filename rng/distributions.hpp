@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "rndnn/enums.hpp"
@@ -22,6 +23,18 @@ namespace impl {
 // exact in double).
 inline uint64_t bernoulli_threshold32(double p) {
     return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
+}
+
+// threshold32 with a per-element p (a p tensor): 1 iff W < p * 2^32 as
+// exact reals, that is W < ceil(p * 2^32) = bernoulli_threshold32(p) (W
+// and p * 2^32, p an f32 or bf16 value, are exact in double). W becomes a
+// double as 2^52 + W (its bits 0x43300000'00000000 | W) minus 2^52, both
+// exact: the compiler vectorises that, not a u32 conversion.
+inline bool bernoulli_tensor_decide(uint32_t w, float p) {
+    const uint64_t bits = 0x4330000000000000ull | w;
+    double wd;
+    std::memcpy(&wd, &bits, 8);
+    return wd - 0x1p52 < static_cast<double>(p) * 0x1p32;
 }
 
 // oneDNN's dropout keeps an element iff W > (2^32 - 1) * rate, in double.
@@ -196,6 +209,17 @@ constexpr float sin_coefs[6]
 constexpr float cos_coefs[6]
         = {cos_c10, cos_c8, cos_c6, cos_c4, cos_c2, cos_c0};
 
+// max and min as x86's maxps and minps take them: x if x > y (x < y),
+// else y, so y for a NaN x and for equal zeros. Written out rather than
+// std::fmax and std::fmin, which C leaves free to return either of two
+// equal zeros: the reference then matches the JIT kernels' vmaxps and
+// vminps (operands in this order) on any libm.
+inline float max_ps(float x, float y) { return x > y ? x : y; }
+inline float min_ps(float x, float y) { return x < y ? x : y; }
+// The same for f64 (maxpd, minpd).
+inline double max_pd(double x, double y) { return x > y ? x : y; }
+inline double min_pd(double x, double y) { return x < y ? x : y; }
+
 // c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule: a multiply
 // and an add a coefficient, each rounded, in the JIT kernels' order.
 template <typename T, int N>
@@ -309,7 +333,7 @@ inline float exponential_value(uint32_t w, int shift, float scale) {
 constexpr float gumbel_v_min = 0x1p-25f;
 inline float gumbel_value(uint32_t w, int shift, float loc, float scale) {
     const float u = static_cast<float>((w >> shift) + 1u) * 0x1p-24f;
-    const float v = std::fmax(0.f - ln_approx(u), gumbel_v_min);
+    const float v = max_ps(0.f - ln_approx(u), gumbel_v_min);
     return loc - scale * ln_approx(v);
 }
 
@@ -327,7 +351,7 @@ constexpr float round_magic = 0x1.8p23f; // 1.5 * 2^23
 constexpr float exp_coefs[9] = {1.f / 40320, 1.f / 5040, 1.f / 720,
         1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
 inline float exp_approx(float t) {
-    t = std::fmin(std::fmax(t, exp_t_min), exp_t_max);
+    t = min_ps(max_ps(t, exp_t_min), exp_t_max);
     const float y = t * log2e + round_magic;
     const float n_f = y - round_magic;
     const auto n = static_cast<int32_t>(
@@ -457,7 +481,7 @@ inline double exponential_value_f64(uint64_t u53, double scale) {
 // 2^-25), loc - scale * ln v.
 constexpr double gumbel_v_min64 = 0x1p-54;
 inline double gumbel_value_f64(uint64_t u53, double loc, double scale) {
-    const double v = std::fmax(
+    const double v = max_pd(
             0.0 - ln_approx_f64(open0_u53(u53)), gumbel_v_min64);
     return loc - scale * ln_approx_f64(v);
 }
@@ -474,7 +498,7 @@ constexpr double exp_coefs64[14] = {1.0 / 6227020800.0, 1.0 / 479001600.0,
         1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5,
         1.0, 1.0};
 inline double exp_approx_f64(double t) {
-    t = std::fmin(std::fmax(t, exp_t_min64), exp_t_max64);
+    t = min_pd(max_pd(t, exp_t_min64), exp_t_max64);
     const double y = t * log2e64 + round_magic64;
     const double n_f = y - round_magic64;
     const auto n = static_cast<int64_t>(
@@ -671,7 +695,7 @@ inline float truncnorm_value(uint32_t w, int shift, const truncnorm_t &c) {
     const float zl = normal_quantile(upper ? q : p);
     const float z = upper ? 0.f - zl : zl;
     const float x = c.mean + c.stddev * z;
-    return std::fmin(std::fmax(x, c.lo), c.hi);
+    return min_ps(max_ps(x, c.lo), c.hi);
 }
 
 } // namespace impl

@@ -29,7 +29,7 @@ bool draw_desc::operator==(const draw_desc &o) const {
 
 bool rng::desc::operator==(const desc &o) const {
     return draw_desc::operator==(o) && dst == o.dst
-            && runtime_p == o.runtime_p;
+            && runtime_p == o.runtime_p && p_tensor == o.p_tensor;
 }
 
 // --- primitive descriptor -------------------------------------------------
@@ -130,18 +130,64 @@ void resolve_bernoulli_method(
 
 namespace {
 
+// Sets @p d's p tensor on @p c (bernoulli by @p method), checked: the
+// checks rng::desc::p_tensor documents but its values'.
+void set_p_tensor(rng_conf_t &c, const rng::desc &d, bernoulli_method method) {
+    const memory::desc &p = d.p_tensor;
+    if (d.runtime_p)
+        fail(status::invalid_arguments,
+                "a p tensor and a runtime p cannot be given together");
+    if (method != bernoulli_method::threshold32)
+        fail(status::invalid_arguments,
+                cat("a p tensor takes bernoulli threshold32, not ",
+                        bernoulli_method2str(method)));
+    if (engine_traits(c.alg).word_bits != 32)
+        fail(status::invalid_arguments,
+                cat("a p tensor needs 32-bit words; ", alg2str(c.alg),
+                        " has ", engine_traits(c.alg).word_bits));
+    if (p.is_host_scalar()
+            || (p.get_data_type() != data_type::f32
+                    && p.get_data_type() != data_type::bf16))
+        fail(status::invalid_arguments,
+                cat("p tensor ", p.str(), " is not an f32 or bf16 tensor"));
+    if (!p.is_dense())
+        fail(status::invalid_arguments,
+                cat("p tensor ", p.str(), " is not dense row-major"));
+    const dims &pd = p.get_dims(), &dd = d.dst.get_dims();
+    bool fits = pd.size() == dd.size();
+    for (size_t j = 0; fits && j < pd.size(); ++j)
+        fits = pd[j] == dd[j] || pd[j] == 1;
+    if (!fits)
+        fail(status::invalid_arguments,
+                cat("p tensor dims ", dims2str(pd),
+                        " do not broadcast to dst dims ", dims2str(dd),
+                        " (same rank, each dim dst's or 1)"));
+    c.p_tensor = true;
+    c.p_dt = p.get_data_type();
+    c.p_strides = p.get_strides();
+    for (size_t j = 0; j < pd.size(); ++j)
+        if (pd[j] != dd[j]) c.p_strides[j] = 0;
+}
+
 // Sets the Bernoulli problem @p b on @p c, checked: p in [0, 1] unless
-// runtime, a method and b that @p c's algorithm can draw.
-void set_bernoulli(rng_conf_t &c, const bernoulli_t &b, bool runtime_p) {
+// runtime, a method and b that @p c's algorithm can draw; with a p tensor
+// (@p d's), threshold32 (what automatic gives) and the tensor's checks.
+void set_bernoulli(rng_conf_t &c, const bernoulli_t &b, const rng::desc &d) {
+    const bool runtime_p = d.runtime_p;
     check_enum(b.method, "bernoulli method", "bernoulli_method");
     bernoulli_method method = b.method;
     int bits = b.bits;
+    if (!d.p_tensor.is_zero()) {
+        if (method == bernoulli_method::automatic)
+            method = bernoulli_method::threshold32;
+        set_p_tensor(c, d, method);
+    }
     resolve_bernoulli_method(c.alg, method, bits);
     c.dist = dist_t::bernoulli;
     c.p = b.p;
     c.method = method;
     c.bits = method == bernoulli_method::bitsliced ? bits : 1;
-    if (!runtime_p) check_probability(b.p, "bernoulli p");
+    if (!runtime_p && !c.p_tensor) check_probability(b.p, "bernoulli p");
     if (method == bernoulli_method::bitsliced && (bits < 1 || bits > 32))
         fail(status::invalid_arguments,
                 cat("bitsliced b=", bits, " is outside [1, 32]"));
@@ -203,7 +249,7 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
         const post_ops::entry &e = po.get(0);
         switch (e.k) {
             case post_ops::kind::bernoulli:
-                set_bernoulli(c, {e.p, e.method, e.bits}, d.runtime_p);
+                set_bernoulli(c, {e.p, e.method, e.bits}, d);
                 break;
             case post_ops::kind::uniform:
                 c.dist = impl::dist_t::uniform;
@@ -391,6 +437,10 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
         fail(status::invalid_arguments,
                 "a runtime p needs a bernoulli post-op");
+    if (!d.p_tensor.is_zero() && c.dist != impl::dist_t::bernoulli)
+        fail(status::invalid_arguments,
+                cat("a p tensor needs a bernoulli post-op, not dist=",
+                        dist2str(c.dist)));
     check_dst_type(c.dist, d.dst.get_data_type());
     return c;
 }
@@ -398,7 +448,7 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
 rng_conf_t make_bernoulli_conf(
         const rng::desc &d, const bernoulli_t &b, cpu_isa max_isa) {
     rng_conf_t c = check_problem(d, max_isa);
-    set_bernoulli(c, b, d.runtime_p);
+    set_bernoulli(c, b, d);
     check_dst_type(c.dist, d.dst.get_data_type());
     return c;
 }
@@ -406,7 +456,9 @@ rng_conf_t make_bernoulli_conf(
 std::string rng_alg_dist_info(const rng_conf_t &c) {
     std::string dist = dist2str(c.dist);
     if (c.dist == dist_t::bernoulli)
-        dist += c.runtime_p ? ":p=runtime" : cat(":p=", c.p);
+        dist += c.runtime_p ? ":p=runtime"
+                : c.p_tensor ? cat(":p=tensor:", dt2str(c.p_dt))
+                             : cat(":p=", c.p);
     if (c.dist == dist_t::bernoulli)
         dist += c.method == bernoulli_method::bitsliced
                 ? cat(":bitsliced:", c.bits)
@@ -522,6 +574,7 @@ void rng::execute(const stream &strm,
         const impl::rng_window_t &w = pd_.impl()->window;
         impl::rng_arg_spec_t spec(d, w.active ? w.global_nelems : c.nelems);
         spec.p_arg = d.runtime_p ? RNDNN_ARG_P : 0;
+        if (c.p_tensor) spec.p_tensor = &d.p_tensor;
         impl::rng_args_t a = impl::read_rng_args(spec, args);
         impl::rng_run_t &run = a.run;
         if (!d.runtime_p) run.p = c.p;

@@ -1,6 +1,7 @@
 // The RNG's runtime arguments (rng_args.hpp).
 #include "rng/rng_args.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "src/args.hpp"
@@ -8,6 +9,49 @@
 
 namespace rndnn {
 namespace impl {
+
+namespace {
+
+// The p tensor's values (@p n of type T from @p v; @p one: 1's bits,
+// @p neg_zero: -0's), checked to lie in [0, 1]: a value is in range iff
+// its bits are at most one's or are -0's, so chunks are tested by integer
+// compares (vectorised), and a bad chunk is searched for its first bad
+// value, named with its f32 value (@p to_f32).
+template <typename T, typename F>
+void check_p_values(const T *v, dim_t n, T one, T neg_zero, F to_f32) {
+    constexpr dim_t chunk = 1024;
+    for (dim_t i0 = 0; i0 < n; i0 += chunk) {
+        const dim_t i1 = std::min(n, i0 + chunk);
+        unsigned bad = 0;
+        for (dim_t i = i0; i < i1; ++i)
+            bad |= static_cast<unsigned>(v[i] > one) & (v[i] != neg_zero);
+        if (!bad) continue;
+        for (dim_t i = i0; i < i1; ++i)
+            if (v[i] > one && v[i] != neg_zero)
+                fail(status::invalid_arguments,
+                        cat("p tensor element ", i, " is ", to_f32(v[i]),
+                                ", outside [0, 1]"));
+    }
+}
+
+// The p tensor (RNDNN_ARG_SRC of desc @p md), its values checked: the
+// address of its first element.
+const void *read_p_tensor(const std::unordered_map<int, memory> &args,
+        const memory::desc &md) {
+    const memory &m = tensor_arg(args, RNDNN_ARG_SRC, "p tensor (src)", md);
+    const dim_t n = md.nelems();
+    if (n == 0) return nullptr;
+    if (md.get_data_type() == data_type::bf16) {
+        const uint16_t *v = m.data<uint16_t>() + md.get_offset0();
+        check_p_values<uint16_t>(v, n, 0x3f80, 0x8000, bf16_to_f32);
+        return v;
+    }
+    const uint32_t *v = m.data<uint32_t>() + md.get_offset0();
+    check_p_values<uint32_t>(v, n, 0x3f800000u, 0x80000000u, bits_float);
+    return v;
+}
+
+} // namespace
 
 rng_args_t read_rng_args(const rng_arg_spec_t &spec,
         const std::unordered_map<int, memory> &args) {
@@ -39,6 +83,7 @@ rng_args_t read_rng_args(const rng_arg_spec_t &spec,
         r.run.stream = static_cast<uint64_t>(i);
     }
     if (spec.p_arg) r.run.p = read_probability(args, spec.p_arg, spec.scalars);
+    if (spec.p_tensor) r.run.p_src = read_p_tensor(args, *spec.p_tensor);
     if (spec.with_next_offset) {
         const memory *n = find_arg(args, RNDNN_ARG_NEXT_OFFSET);
         if (!n)

@@ -22,6 +22,9 @@ struct rng_run_t {
     uint64_t stream = 0;
     dim_t offset = 0; // >= 0, offset + nelems <= 2^63 - 1
     double p = 0.5; // the Bernoulli p, runtime or not
+    // The p tensor (rng_conf_t::p_tensor): its element for dst's element 0
+    // (offset0 applied), values checked to lie in [0, 1]; else nullptr.
+    const void *p_src = nullptr;
     void *dst = nullptr;
     int nthr = 1;
 };
@@ -41,9 +44,14 @@ struct rng_arg_spec_t {
     dim_t nelems; // elements drawn: offset + nelems <= 2^63 - 1
     bool with_seed = true; // false: no seed is read (run.seed stays 0)
     int p_arg = 0; // the id of a runtime probability (f32 in [0, 1]), or 0
+    // The desc of a p tensor (RNDNN_ARG_SRC: dense, f32 or bf16, values in
+    // [0, 1]), or nullptr.
+    const memory::desc *p_tensor = nullptr;
 };
 struct rng_args_t {
-    rng_run_t run; // seed, offset, stream and (if p_arg) p; the rest unset
+    // seed, offset, stream, (if p_arg) p and (if p_tensor) p_src; the rest
+    // unset
+    rng_run_t run;
     int64_t *next_offset = nullptr; // where to write it, if asked
 };
 // Reads and checks the arguments (src/args.hpp's readers).

@@ -6,6 +6,7 @@
 #define RNDNN_RNG_RNG_IMPL_HPP
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 
 #include "rndnn/rng.hpp"
 #include "rng/distributions.hpp"
+#include "rng/engines/word_source.hpp"
 #include "rng/rng_args.hpp"
 #include "src/impl_list.hpp"
 
@@ -63,6 +65,13 @@ struct rng_conf_t {
     int tie_chunk_blocks = 0;
     double p = 0.5; // the probability of a 1, unless runtime_p
     bool runtime_p = false;
+    // bernoulli with a p tensor (rng::desc::p_tensor; method threshold32):
+    // element i's p is the p_dt element at rng_run_t::p_src + sum_d i_d *
+    // p_strides[d] (i_d its coordinates in dst's dims; a stride is 0
+    // where p broadcasts).
+    bool p_tensor = false;
+    data_type p_dt = data_type::f32;
+    dims p_strides;
     float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;
@@ -133,6 +142,14 @@ rng_picked_t pick_rng_impl(const rng_conf_t &conf, const std::string &info);
 // The reference kernel (rng/ref/ref_rng.cpp): takes every valid problem.
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf);
+
+// The reference kernel with the words of @p words (seed, stream): the JIT
+// tiers' kernel of a p tensor (rng/jit/jit_rng.cpp), whose words come from
+// their bits kernel, bit for bit the reference's.
+using word_source_maker_t = std::function<std::unique_ptr<word_source_t>(
+        uint64_t seed, uint64_t stream)>;
+std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(
+        const rng_conf_t &conf, word_source_maker_t words);
 
 // The reference kernel with mt19937's words in tier isa's vector code
 // (rng/ref/ref_rng.cpp): init() declines other algorithms, tiers the CPU

@@ -12,13 +12,20 @@ namespace impl {
 void rng_window_t::row(dim_t r, dim_t &global, dim_t &pos) const {
     const size_t last = local.size() - 1;
     global = origin[last] * global_strides[last];
-    pos = offset0;
+    pos = offset0 + row_pos(r, local_strides);
     for (size_t j = last; j-- > 0;) {
-        const dim_t i = r % local[j];
+        global += (origin[j] + r % local[j]) * global_strides[j];
         r /= local[j];
-        global += (origin[j] + i) * global_strides[j];
-        pos += i * local_strides[j];
     }
+}
+
+dim_t rng_window_t::row_pos(dim_t r, const dims &strides) const {
+    dim_t pos = 0;
+    for (size_t j = local.size() - 1; j-- > 0;) {
+        pos += (r % local[j]) * strides[j];
+        r /= local[j];
+    }
+    return pos;
 }
 
 rng_window_t make_rng_window(const rng::desc &d) {
@@ -78,6 +85,7 @@ std::vector<rng_conf_t> rng_window_row_confs(
         rng_conf_t c = conf;
         c.dst = memory::desc({w.row_len}, dt, {w.local_strides.back()}, phase);
         c.nelems = w.row_len;
+        if (c.p_tensor) c.p_strides = {conf.p_strides.back()};
         confs.push_back(c);
     }
     return confs;
@@ -94,7 +102,10 @@ rng_picked_t pick_rng_window_impl(const rng_window_t &w,
 
 rng_window_kernel_t::rng_window_kernel_t(const rng_window_t &w,
         const rng_conf_t &conf, const rng_impl_t &entry)
-    : w_(w), dt_(conf.dst.get_data_type()) {
+    : w_(w)
+    , dt_(conf.dst.get_data_type())
+    , p_strides_(conf.p_strides)
+    , p_esize_(conf.p_tensor ? dt_bits(conf.p_dt) / 8 : 0) {
     for (const rng_conf_t &c : rng_window_row_confs(w, conf))
         rows_.push_back(entry.create(c));
 }
@@ -111,6 +122,9 @@ void rng_window_kernel_t::execute(const rng_run_t &run) const {
         rr.nthr = nthr;
         auto *base = static_cast<unsigned char *>(run.dst);
         rr.dst = bits ? base + pos / 8 : base + pos * esize;
+        if (run.p_src)
+            rr.p_src = static_cast<const unsigned char *>(run.p_src)
+                    + w_.row_pos(r, p_strides_) * p_esize_;
         rows_[bits ? pos % 8 : 0]->execute(rr);
     };
     if (w_.row_len >= long_row || run.nthr <= 1) {

@@ -25,6 +25,9 @@ struct rng_window_t {
     // global index of its first element (before the offset) and that
     // element's position in dst, in elements, offset0 included.
     void row(dim_t r, dim_t &global, dim_t &pos) const;
+    // Row r's first element's position under @p strides (one a local dim;
+    // the last unused), offset0 excluded: in dst, or in a p tensor.
+    dim_t row_pos(dim_t r, const dims &strides) const;
 };
 
 // d's window, checked against d.dst; inactive when d.global_dims is empty.
@@ -35,7 +38,8 @@ rng_window_t make_rng_window(const rng::desc &d);
 
 // The problems of a window's rows: conf with dst one row of conf.dst (its
 // last dim's stride), offset0 k in confs[k]: a bit dst's rows start at any
-// of 8 bit phases; one conf for other types.
+// of 8 bit phases; one conf for other types. A p tensor's strides are its
+// last one's (rng_window_kernel_t moves p_src to each row).
 std::vector<rng_conf_t> rng_window_row_confs(
         const rng_window_t &w, const rng_conf_t &conf);
 
@@ -60,6 +64,8 @@ public:
 private:
     rng_window_t w_;
     data_type dt_;
+    dims p_strides_; // conf's p tensor's, if any
+    dim_t p_esize_; // its element's bytes, 0 without one
     std::vector<std::unique_ptr<rng_kernel_t>> rows_;
 };
 

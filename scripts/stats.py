@@ -59,6 +59,27 @@ for p in (0.5, 0.1, 0.9999):
     CASES.append((f"bernoulli({p})", bernoulli_test))
 
 
+# bernoulli with a p array: 16 levels of p tiled over the 2^24 elements
+# (float32 values), each level's count of ones against n_k p_k: the sum of
+# (ones_k - n_k p_k)^2 / (n_k p_k (1 - p_k)) is chi-square with 16 degrees
+# of freedom.
+P_LEVELS = np.float32([1e-4, 0.01, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6,
+                       0.7, 0.75, 0.8, 0.9, 0.99, 0.9999])
+
+
+def bernoulli_p_test(seed):
+    p = np.tile(P_LEVELS, N // P_LEVELS.size)
+    x = rndnn.bernoulli(p, seed=seed)
+    ones = x.reshape(-1, P_LEVELS.size).sum(axis=0, dtype=np.int64)
+    n = N // P_LEVELS.size
+    q = P_LEVELS.astype(np.float64)
+    stat = float((((ones - n * q) ** 2) / (n * q * (1 - q))).sum())
+    return "chi2", stat, float(stats.chi2.sf(stat, P_LEVELS.size))
+
+
+CASES.append(("bernoulli(p array, 16 levels)", bernoulli_p_test))
+
+
 # integers: the counts of [low, high) against the uniform (r small), or of
 # the values' 2^16 equal-width bins (r large).
 def integers_test(low, high):

@@ -315,6 +315,105 @@ TEST_F(Cli, GenEqualsApi) {
     }
 }
 
+// --p-file gives bernoulli each element's p: the API's values with that p
+// tensor, whole or in small pieces, broadcast, f32 or bf16, in a window.
+TEST_F(Cli, GenPFileEqualsApi) {
+    using rndnn::data_type;
+    const rndnn::dims shape = {5, 300}, prow = {1, 300};
+    std::vector<float> p(300);
+    for (size_t i = 0; i < p.size(); ++i)
+        p[i] = static_cast<float>(i) / 299.f;
+    std::vector<uint16_t> p16(300);
+    for (size_t i = 0; i < p.size(); ++i) { // bf16: the top half of f32
+        uint32_t u;
+        std::memcpy(&u, &p[i], 4);
+        p16[i] = static_cast<uint16_t>(u >> 16);
+    }
+    // The API's bytes of block @p dims at @p origin of @p global (empty:
+    // no window) with the p tensor @p pd over @p data.
+    auto api = [&](const rndnn::dims &dims, const rndnn::dims &global,
+                       const rndnn::dims &origin, const rndnn::memory::desc &pd,
+                       void *data) {
+        rndnn::rng::desc d(rndnn::rng_alg::philox4x32_10,
+                rndnn::memory::desc(dims, data_type::u8));
+        d.p_tensor = pd;
+        d.global_dims = global;
+        d.origin = origin;
+        rndnn::post_ops po;
+        po.append_bernoulli(0.5);
+        rndnn::primitive_attr attr;
+        attr.set_post_ops(po);
+        bytes_t out(d.dst.get_size(), '\0');
+        rndnn::rng(rndnn::rng::primitive_desc(d, attr))
+                .execute(rndnn::stream(1),
+                        {{RNDNN_ARG_DST, rndnn::memory(d.dst, &out[0])},
+                                {RNDNN_ARG_SRC, rndnn::memory(pd, data)},
+                                {RNDNN_ARG_SEED,
+                                        rndnn::memory::scalar(int64_t(3))}});
+        return out;
+    };
+    {
+        std::ofstream os(dir_ / "p.npy", std::ios::binary);
+        rndnn::npy::save(os, rndnn::memory(
+                rndnn::memory::desc({300}, data_type::f32), p.data()));
+        std::ofstream os16(dir_ / "p16.npy", std::ios::binary);
+        rndnn::npy::save(os16, rndnn::memory(
+                rndnn::memory::desc(prow, data_type::bf16), p16.data()));
+    }
+    const bytes_t want = api(shape, {}, {},
+            rndnn::memory::desc(prow, data_type::f32), p.data());
+    const args_t base = {"gen", "--dist", "bernoulli", "--dtype", "u8",
+            "--shape", "5x300", "--seed", "3", "--format", "raw", "--out",
+            "t.u8", "--p-file"};
+    args_t a = base;
+    a.push_back("p.npy");
+    EXPECT_TRUE(gen_file(a, "t.u8") == want);
+    a.insert(a.end(), {"--chunk-bytes", "77"});
+    EXPECT_TRUE(gen_file(a, "t.u8") == want);
+    a = base;
+    a.push_back("p16.npy");
+    EXPECT_TRUE(gen_file(a, "t.u8")
+            == api(shape, {}, {}, rndnn::memory::desc(prow, data_type::bf16),
+                    p16.data()));
+    // A window: the block's p is the file's.
+    a = base;
+    a.push_back("p.npy");
+    a[6] = "2x300";
+    a.insert(a.end(), {"--global-shape", "9x300", "--origin", "4x0"});
+    EXPECT_TRUE(gen_file(a, "t.u8")
+            == api({2, 300}, {9, 300}, {4, 0},
+                    rndnn::memory::desc(prow, data_type::f32), p.data()));
+    a = base;
+    a.push_back("p.npy");
+    a[2] = "uniform";
+    a.erase(a.begin() + 3, a.begin() + 5);
+    expect_failure(run(a), 2, "--p-file is only used with --dist bernoulli");
+    a = base;
+    a.insert(a.end(), {"p.npy", "--p", "0.3"});
+    expect_failure(run(a), 2, "--p and --p-file exclude each other");
+    a = base;
+    a.push_back("p.npy");
+    a[6] = "5x299";
+    expect_failure(run(a), 2, "do not broadcast to dst dims 5x299");
+    p[7] = 2.f;
+    {
+        std::ofstream os(dir_ / "p.npy", std::ios::binary);
+        rndnn::npy::save(os, rndnn::memory(
+                rndnn::memory::desc({300}, data_type::f32), p.data()));
+    }
+    a = base;
+    a.push_back("p.npy");
+    expect_failure(run(a), 2, "p tensor element 7 is 2");
+    // rndnn bench makes its own p tensor (--p-tensor TYPE).
+    const result_t b = run({"bench", "--dist", "bernoulli", "--p-tensor",
+            "bf16", "--dtype", "bit", "--shape", "3x1000", "--runs", "1"});
+    EXPECT_EQ(b.status, 0) << b.err;
+    EXPECT_NE(b.out.find("--p-tensor bf16"), std::string::npos) << b.out;
+    expect_failure(run({"bench", "--dist", "bernoulli", "--p", "0.3",
+                           "--p-tensor", "f32", "--shape", "8"}),
+            2, "--p and --p-tensor exclude each other");
+}
+
 // The Bernoulli method onednn is oneDNN's dropout rule: with the keep
 // probability of rate 0.1 (t / 2^32, t = 2^32 - 1 - floor((2^32 - 1) *
 // 0.1f) = 3865470560) it writes the mask that oneDNN 3.14 wrote.

@@ -2,7 +2,8 @@
 // (the Multfly answers of docs/multfly.md), tests/data/bytewise.md (the
 // bytewise Bernoulli method's, from scripts/bytewise_known_answers.py),
 // tests/data/integers.md (from scripts/integers_known_answers.py),
-// tests/data/permutation.md (from scripts/permutation_known_answers.py) and
+// tests/data/permutation.md (from scripts/permutation_known_answers.py),
+// tests/data/bernoulli_p.md (from scripts/bernoulli_p_known_answers.py) and
 // tests/data/f64.md (from scripts/f64_known_answers.py),
 // parsed from the text itself, plus the library's built-in `verify` checks.
 // The distribution values of known-answers.md are also computed here from
@@ -270,6 +271,78 @@ TEST(KnownAnswers, PermutationFromTheSpec) {
         ++checked;
     }
     EXPECT_EQ(checked, 10);
+}
+
+// tests/data/bernoulli_p.md, from scripts/bernoulli_p_known_answers.py
+// (the definition over a Philox and exact comparisons of its own): each
+// line's 0/1 values from its p tensor, at every tier this process may use
+// and in the reference, on 1 and 3 threads.
+TEST(KnownAnswers, BernoulliPFromTheSpec) {
+    const std::string text = read_text("bernoulli_p.md");
+    const std::regex line(R"(bernoulli_p (\w+) seed (\d+) stream (\d+) )"
+                          R"(offset (\d+) (\w+) dims ([0-9x]+) p ([0-9x]+)\s*)"
+                          R"(p -> ([0-9a-f ]+?)\s*-> ([01 ]+))");
+    const auto to_dims = [](const std::string &t) {
+        dims d;
+        std::istringstream is(t);
+        for (std::string tok; std::getline(is, tok, 'x');)
+            d.push_back(std::stoll(tok));
+        return d;
+    };
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        test::run_args_t r;
+        r.seed = static_cast<int64_t>(std::stoull(m[2]));
+        r.stream = static_cast<int64_t>(std::stoull(m[3]));
+        r.offset = static_cast<int64_t>(std::stoll(m[4]));
+        const data_type pdt = str2dt(m[5]);
+        rng::desc d(str2alg(m[1]), memory::desc(to_dims(m[6]), data_type::u8));
+        d.p_tensor = memory::desc(to_dims(m[7]), pdt);
+        d.with_offset = true;
+        const auto pw = hex_words(m[8]);
+        std::vector<float> p32;
+        std::vector<uint16_t> p16;
+        for (uint32_t w : pw) {
+            p16.push_back(static_cast<uint16_t>(w));
+            float f;
+            std::memcpy(&f, &w, 4);
+            p32.push_back(f);
+        }
+        ASSERT_EQ(static_cast<dim_t>(pw.size()), d.p_tensor.nelems());
+        void *pdata = pdt == data_type::bf16 ? static_cast<void *>(p16.data())
+                                             : static_cast<void *>(p32.data());
+        std::vector<uint8_t> want;
+        std::istringstream is(m[9].str());
+        for (int v; is >> v;)
+            want.push_back(static_cast<uint8_t>(v));
+        ASSERT_EQ(static_cast<dim_t>(want.size()), d.dst.nelems());
+        post_ops po;
+        po.append_bernoulli(0.5);
+        for (cpu_isa cap : test::test_tiers())
+            for (int nthr : {1, 3}) {
+                primitive_attr attr;
+                attr.set_post_ops(po);
+                attr.set_max_cpu_isa(cap);
+                std::vector<uint8_t> got(want.size());
+                rng(rng::primitive_desc(d, attr))
+                        .execute(stream(nthr),
+                                {{RNDNN_ARG_DST, memory(d.dst, got.data())},
+                                        {RNDNN_ARG_SRC,
+                                                memory(d.p_tensor, pdata)},
+                                        {RNDNN_ARG_SEED,
+                                                memory::scalar(r.seed)},
+                                        {RNDNN_ARG_OFFSET,
+                                                memory::scalar(r.offset)},
+                                        {RNDNN_ARG_STREAM,
+                                                memory::scalar(r.stream)}});
+                EXPECT_EQ(got, want) << m[0].str() << " cap "
+                                     << isa2str(cap) << " nthr " << nthr;
+            }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 5);
 }
 
 namespace {

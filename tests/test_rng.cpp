@@ -1244,6 +1244,188 @@ TEST(RngArgs, RuntimeP) {
             "p argument is missing");
 }
 
+// --- bernoulli with a p tensor -------------------------------------------------
+
+namespace {
+
+// Draws bernoulli with the p tensor @p p (f32 values; bf16: rounded to it
+// first, @p pdims its dims) into d's dst.
+std::vector<uint8_t> run_p(rng::desc d, const dims &pdims,
+        const std::vector<float> &p, data_type pdt = dt::f32,
+        const run_args_t &r = {}) {
+    d.p_tensor = memory::desc(pdims, pdt);
+    std::vector<uint16_t> p16;
+    for (float v : p)
+        p16.push_back(impl::f32_to_bf16(v));
+    const void *pdata = pdt == dt::bf16 ? static_cast<const void *>(p16.data())
+                                        : static_cast<const void *>(p.data());
+    d.with_offset = true;
+    rng prim {rng::primitive_desc(d, bernoulli_attr(0.5,
+            bernoulli_method::automatic))};
+    std::vector<uint8_t> out(d.dst.get_size());
+    prim.execute(stream(r.nthr),
+            {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                    {RNDNN_ARG_SRC,
+                            memory(d.p_tensor, const_cast<void *>(pdata))},
+                    {RNDNN_ARG_SEED, memory::scalar(r.seed)},
+                    {RNDNN_ARG_OFFSET, memory::scalar(r.offset)},
+                    {RNDNN_ARG_STREAM, memory::scalar(r.stream)}});
+    return out;
+}
+
+// Edge probabilities (docs/semantics.md) and random ones, n in all.
+std::vector<float> some_ps(size_t n, uint64_t seed) {
+    std::vector<float> p = {0.f, 1.f, 0x1p-32f, 0x1p-33f, 1.f - 0x1p-24f,
+            0x1p-149f, 0x1p-126f, 0.5f, 0.3f, 1.f - 0x1p-8f, 0x1p-31f};
+    prng_t g(seed);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    while (p.size() < n)
+        p.push_back(u(g));
+    p.resize(n);
+    return p;
+}
+
+} // namespace
+
+TEST(RngPTensor, EachElementByItsP) {
+    for (rng_alg alg : rng_algs()) {
+        if (alg == rng_alg::mcg31m1) continue; // 31-bit words: refused
+        for (data_type pdt : {dt::f32, dt::bf16}) {
+            for (int nthr : {1, 3}) {
+                const run_args_t r {77, 13, 2, nthr};
+                const dim_t n = 7 * 4099;
+                const auto p = some_ps(n, 5);
+                const auto out = run_p(make_desc(alg, {7, 4099}, dt::u8),
+                        {7, 4099}, p, pdt, r);
+                const auto w = engine_words(alg, r.seed, r.stream, r.offset, n);
+                for (dim_t i = 0; i < n; ++i) {
+                    const double pi = pdt == dt::bf16
+                            ? impl::bf16_to_f32(impl::f32_to_bf16(p[i]))
+                            : p[i];
+                    const bool expect = w[i] < std::ceil(std::ldexp(pi, 32));
+                    ASSERT_EQ(out[i], expect ? 1 : 0)
+                            << alg2str(alg) << " p=" << pi << " i=" << i;
+                }
+            }
+        }
+    }
+}
+
+// Every bf16 value in [0, 1] (0x0000 to 0x3f80, subnormals included) as
+// a p, against W < ceil(p * 2^32), in the reference and at the best tier.
+TEST(RngPTensor, EveryBf16Value) {
+    const dim_t n = 0x3f81;
+    rng::desc d(rng_alg::philox4x32_10, memory::desc({n}, dt::u8));
+    d.p_tensor = memory::desc({n}, dt::bf16);
+    d.with_offset = true;
+    std::vector<uint16_t> p(n);
+    for (dim_t i = 0; i < n; ++i)
+        p[i] = static_cast<uint16_t>(i);
+    const run_args_t r {31, 7, 5, 2};
+    const auto w = engine_words(rng_alg::philox4x32_10, r.seed, r.stream,
+            r.offset, n);
+    for (cpu_isa cap : {cpu_isa::none, cpu_isa::all}) {
+        primitive_attr attr = bernoulli_attr(0.5, bernoulli_method::automatic);
+        attr.set_max_cpu_isa(cap);
+        std::vector<uint8_t> out(n);
+        rng(rng::primitive_desc(d, attr))
+                .execute(stream(r.nthr),
+                        {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                {RNDNN_ARG_SRC, memory(d.p_tensor, p.data())},
+                                {RNDNN_ARG_SEED, memory::scalar(r.seed)},
+                                {RNDNN_ARG_OFFSET, memory::scalar(r.offset)},
+                                {RNDNN_ARG_STREAM, memory::scalar(r.stream)}});
+        for (dim_t i = 0; i < n; ++i) {
+            const double pi = impl::bf16_to_f32(p[i]);
+            ASSERT_EQ(out[i], w[i] < std::ceil(std::ldexp(pi, 32)) ? 1 : 0)
+                    << "p bits " << p[i] << " cap " << isa2str(cap);
+        }
+    }
+}
+
+TEST(RngPTensor, ConstantPIsThreshold32) {
+    for (float p : some_ps(11, 0))
+        for (data_type t : {dt::bit, dt::u8, dt::s32, dt::f32}) {
+            const auto d = make_desc(rng_alg::philox4x32_10, {3, 1001}, t);
+            const run_args_t r {5, 3, 1, 2};
+            const auto fixed = run(d, bernoulli_attr(p), r);
+            EXPECT_EQ(run_p(d, {3, 1001}, std::vector<float>(3003, p),
+                              dt::f32, r),
+                    fixed)
+                    << "p=" << p << " " << dt2str(t);
+            EXPECT_EQ(run_p(d, {1, 1}, {p}, dt::f32, r), fixed)
+                    << "p=" << p << " broadcast " << dt2str(t);
+        }
+}
+
+TEST(RngPTensor, BroadcastIsTheExpandedTensor) {
+    const auto d = make_desc(rng_alg::philox4x32_10, {5, 6, 70}, dt::u8);
+    const auto p = some_ps(5 * 70, 9);
+    std::vector<float> full;
+    for (dim_t i = 0; i < 5; ++i)
+        for (dim_t j = 0; j < 6; ++j)
+            for (dim_t k = 0; k < 70; ++k)
+                full.push_back(p[i * 70 + k]);
+    const auto expect = run_p(d, {5, 6, 70}, full);
+    EXPECT_EQ(run_p(d, {5, 1, 70}, p), expect);
+    EXPECT_EQ(run_p(d, {5, 1, 70}, p, dt::f32, {0, 0, 0, 2}), expect);
+}
+
+TEST(RngPTensor, Errors) {
+    auto d = make_desc(rng_alg::philox4x32_10, {4, 8}, dt::u8);
+    d.p_tensor = memory::desc({4, 8}, dt::f32);
+    const auto bern = bernoulli_attr(0.5, bernoulli_method::automatic);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, uniform_attr(0, 1)),
+            "a p tensor needs a bernoulli post-op, not dist=uniform");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(d, bernoulli_attr(0.5,
+                               bernoulli_method::bitsliced, 8)),
+            "not bitsliced");
+    auto rp = d;
+    rp.runtime_p = true;
+    EXPECT_ERROR_NAMES(rng::primitive_desc(rp, bern), "runtime p");
+    auto mcg = d;
+    mcg.alg = rng_alg::mcg31m1;
+    EXPECT_ERROR_NAMES(rng::primitive_desc(mcg, bern), "mcg31m1 has 31");
+    auto bad = d;
+    bad.p_tensor = memory::desc({4, 8}, dt::f16);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bad, bern), "not an f32 or bf16");
+    bad.p_tensor = memory::desc({4, 2}, dt::f32);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bad, bern),
+            "p tensor dims 4x2 do not broadcast to dst dims 4x8");
+    bad.p_tensor = memory::desc({32}, dt::f32);
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bad, bern), "do not broadcast");
+    bad.p_tensor = memory::desc({4, 8}, dt::f32, {1, 4});
+    EXPECT_ERROR_NAMES(rng::primitive_desc(bad, bern), "not dense");
+
+    rng prim {rng::primitive_desc(d, bern)};
+    std::vector<uint8_t> out(32, 7);
+    std::vector<float> p(32, 0.5f);
+    auto exec = [&](const memory::desc &md) {
+        prim.execute(stream(1),
+                {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                        {RNDNN_ARG_SRC, memory(md, p.data())},
+                        {RNDNN_ARG_SEED, memory::scalar(int64_t(0))}});
+    };
+    p[17] = 1.5f;
+    EXPECT_ERROR_NAMES(exec(d.p_tensor), "p tensor element 17 is 1.5");
+    p[17] = 0.5f;
+    p[3] = NAN;
+    EXPECT_ERROR_NAMES(exec(d.p_tensor), "p tensor element 3 is nan");
+    p[3] = -0.f;
+    p[31] = -1e-30f;
+    EXPECT_ERROR_NAMES(exec(d.p_tensor), "p tensor element 31 is -1e-30");
+    EXPECT_EQ(out, std::vector<uint8_t>(32, 7)); // nothing written
+    p[31] = 0.f;
+    EXPECT_ERROR_NAMES(exec(memory::desc({1, 8}, dt::f32)), "p tensor (src)");
+    EXPECT_ERROR_NAMES(prim.execute(stream(1),
+                               {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                       {RNDNN_ARG_SEED,
+                                               memory::scalar(int64_t(0))}}),
+            "p tensor (src)");
+    exec(d.p_tensor);
+    EXPECT_NE(out, std::vector<uint8_t>(32, 7));
+}
+
 // --- errors -----------------------------------------------------------------
 
 TEST(RngErrors, CreationNamesTheBadValue) {

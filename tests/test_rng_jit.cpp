@@ -812,6 +812,80 @@ TEST_P(JitEqualityEdges, LargeOutputsStreamAndEqualTheReference) {
     }
 }
 
+// Bernoulli with a p tensor: the tier's kernel (its bits kernel's words,
+// decided as the reference decides) writes the reference's bits, for each
+// algorithm whose words are addressed by counter (mt19937's sequential
+// words are the reference's to draw), dst type, f32 and bf16 p, a p that
+// broadcasts, offsets near 2^63 - 1, heads and tails of units, threads.
+TEST_P(JitEqualityEdges, PTensorEqualsTheReference) {
+    const cpu_isa tier = GetParam();
+    struct edge_t {
+        dims shape, pdims;
+        int64_t offset;
+        int nthr;
+    };
+    const edge_t edges[] = {{{1}, {1}, 0, 1}, {{4097}, {4097}, 5, 2},
+            {{3, 5000}, {3, 5000}, 4093, 3}, {{7, 300}, {1, 300}, 1, 2},
+            {{6, 2, 65}, {6, 1, 1}, 63, 1},
+            {{100003}, {100003}, s64_max - 100003, 3}};
+    prng_t g(17);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
+                 rng_alg::threefry4x32_20, rng_alg::multfly, rng_alg::mt19937})
+        for (data_type dt :
+                {data_type::bit, data_type::u8, data_type::s32, data_type::f32})
+            for (data_type pdt : {data_type::f32, data_type::bf16})
+                for (const edge_t &e : edges) {
+                    rng::desc d(alg, memory::desc(e.shape, dt));
+                    d.p_tensor = memory::desc(e.pdims, pdt);
+                    d.with_offset = true;
+                    const dim_t np = d.p_tensor.nelems();
+                    std::vector<float> p32(np);
+                    std::vector<uint16_t> p16(np);
+                    for (dim_t i = 0; i < np; ++i) {
+                        p32[i] = i % 5 == 0 ? float(i % 2) : u(g);
+                        p16[i] = impl::f32_to_bf16(p32[i]);
+                    }
+                    void *pdata = pdt == data_type::bf16
+                            ? static_cast<void *>(p16.data())
+                            : static_cast<void *>(p32.data());
+                    post_ops po;
+                    po.append_bernoulli(0.5);
+                    auto exec = [&](cpu_isa cap, std::string &impl) {
+                        primitive_attr attr;
+                        attr.set_post_ops(po);
+                        attr.set_max_cpu_isa(cap);
+                        const rng::primitive_desc pd(d, attr);
+                        impl = pd.impl_name();
+                        std::vector<uint8_t> out(d.dst.get_size());
+                        rng(pd).execute(stream(e.nthr),
+                                {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                        {RNDNN_ARG_SRC,
+                                                memory(d.p_tensor, pdata)},
+                                        {RNDNN_ARG_SEED,
+                                                memory::scalar(int64_t(9))},
+                                        {RNDNN_ARG_OFFSET,
+                                                memory::scalar(e.offset)},
+                                        {RNDNN_ARG_STREAM,
+                                                memory::scalar(int64_t(3))}});
+                        return out;
+                    };
+                    std::string ref_impl, impl;
+                    const auto ref = exec(cpu_isa::none, ref_impl);
+                    const auto out = exec(tier, impl);
+                    const std::string what = impl::cat(alg2str(alg), " ",
+                            dt2str(dt), " p ", dt2str(pdt), " ",
+                            impl::dims2str(e.shape), " p ",
+                            impl::dims2str(e.pdims), " offset ", e.offset);
+                    EXPECT_EQ(ref_impl, "ref:any") << what;
+                    EXPECT_EQ(impl,
+                            alg == rng_alg::mt19937 ? mt19937_impl_name(tier)
+                                                    : jit_name(tier))
+                            << what;
+                    EXPECT_TRUE(out == ref) << what << " cap " << isa2str(tier);
+                }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, JitEqualityEdges,
         ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(JitEqualityEdges);

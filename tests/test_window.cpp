@@ -210,6 +210,94 @@ TEST_P(RngWindowTier, PartitionsHoldTheWholeTensor) {
             }
 }
 
+// Bernoulli with a p tensor: the blocks of a partition, each with its
+// block of the p tensor (1 where p broadcasts), hold the whole tensor's
+// values, at this tier, on 1 to 3 threads.
+TEST_P(RngWindowTier, PTensorPartitionsHoldTheWholeTensor) {
+    std::mt19937_64 g(34);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    for (rng_alg alg : rng_algs()) {
+        if (alg == rng_alg::mcg31m1) continue; // 31-bit words: refused
+        for (data_type dt : {data_type::bit, data_type::u8})
+            for (int trial = 0; trial < 2; ++trial) {
+                const int rank = 1 + static_cast<int>(g() % 4);
+                dims global(rank), pglobal(rank);
+                for (int j = 0; j < rank; ++j) {
+                    global[j] = 1 + static_cast<dim_t>(g() % (rank == 1 ? 300 : 23));
+                    pglobal[j] = g() % 3 == 0 ? 1 : global[j];
+                }
+                const data_type pdt = trial == 1 ? data_type::bf16 : data_type::f32;
+                const memory::desc pmd(pglobal, pdt);
+                std::vector<uint16_t> p(static_cast<size_t>(pmd.nelems() * 2));
+                for (dim_t i = 0; i < pmd.nelems(); ++i) {
+                    const float v = i % 7 == 0 ? float(i % 2) : u(g);
+                    if (pdt == data_type::bf16)
+                        p[i] = impl::f32_to_bf16(v);
+                    else
+                        std::memcpy(&p[2 * i], &v, 4);
+                }
+                const int nthr = 1 + static_cast<int>(g() % 3);
+                primitive_attr attr;
+                post_ops po;
+                po.append_bernoulli(0.5);
+                attr.set_post_ops(po);
+                attr.set_max_cpu_isa(GetParam());
+                // d's values with the p tensor pd over pdata.
+                auto draw = [&](rng::desc d, const memory::desc &pd,
+                                    void *pdata) {
+                    d.p_tensor = pd;
+                    d.with_offset = true;
+                    if (alg == rng_alg::multfly) d.name = "layer.1";
+                    std::vector<uint8_t> out(d.dst.get_size() + 1);
+                    rng(rng::primitive_desc(d, attr))
+                            .execute(stream(nthr),
+                                    {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                            {RNDNN_ARG_SRC, memory(pd, pdata)},
+                                            {RNDNN_ARG_SEED,
+                                                    memory::scalar(int64_t(5))},
+                                            {RNDNN_ARG_OFFSET,
+                                                    memory::scalar(int64_t(77))}});
+                    return out;
+                };
+                const rng::desc whole_d(alg, memory::desc(global, dt));
+                const auto whole = draw(whole_d, pmd, p.data());
+                for_each_block(g, global, [&](const dims &origin,
+                                                  const dims &local) {
+                    // The block's p: p's dims, the block's where p has them.
+                    dims plocal(rank), porigin(rank);
+                    for (int j = 0; j < rank; ++j) {
+                        plocal[j] = pglobal[j] == 1 ? 1 : local[j];
+                        porigin[j] = pglobal[j] == 1 ? 0 : origin[j];
+                    }
+                    const memory::desc pbd(plocal, pdt);
+                    const size_t es = dt_bits(pdt) / 8;
+                    std::vector<uint8_t> pb(pbd.get_size() + 4);
+                    for (dim_t i = 0; i < pbd.nelems(); ++i)
+                        std::memcpy(&pb[i * es],
+                                reinterpret_cast<const uint8_t *>(p.data())
+                                        + global_index(plocal, porigin,
+                                                  pglobal, i) * es,
+                                es);
+                    rng::desc d = whole_d;
+                    d.dst = memory::desc(local, dt);
+                    d.global_dims = global;
+                    d.origin = origin;
+                    SCOPED_TRACE(impl::cat(alg2str(alg), " ", dt2str(dt),
+                            " p ", dt2str(pdt), " ", impl::dims2str(pglobal),
+                            " global ", impl::dims2str(global), " origin ",
+                            impl::dims2str(origin), " block ",
+                            impl::dims2str(local), " nthr ", nthr));
+                    const auto block = draw(d, pbd, pb.data());
+                    for (dim_t i = 0; i < d.dst.nelems(); ++i) {
+                        const dim_t gi = global_index(local, origin, global, i);
+                        ASSERT_TRUE(same_element(dt, block, i, whole, gi))
+                                << "element " << i << " (global " << gi << ")";
+                    }
+                });
+            }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, RngWindowTier,
         ::testing::ValuesIn(tier_params()), tier_param_name);
 

@@ -65,6 +65,16 @@ public:
         memory::desc dst;
         /// execute() takes the Bernoulli p as RNDNN_ARG_P (f32).
         bool runtime_p = false;
+        /// Empty (the default), or the desc of a tensor of probabilities,
+        /// one an element, that execute() takes as RNDNN_ARG_SRC: a
+        /// bernoulli post-op (threshold32, the method automatic resolves
+        /// to with it) then draws element i with probability p[i] (1 iff
+        /// its word W < p[i] * 2^32 as exact reals, docs/semantics.md).
+        /// Type f32 or bf16, dense row-major (any offset0), of dst's rank,
+        /// each dim dst's or 1 (broadcast, NumPy's rule); with a window,
+        /// dst is the block and p is the block's. Values in [0, 1], checked
+        /// at execution. Needs 32-bit words (not mcg31m1).
+        memory::desc p_tensor;
 
         bool operator==(const desc &o) const;
     };
@@ -78,7 +88,11 @@ public:
         ///     outside [1, 32], bitsliced with mcg31m1, uniform or normal
         ///     parameters whose values the dst type cannot hold, a name
         ///     longer than 32 bytes or given to another algorithm, more
-        ///     than one post-op, a seed type other than s32/s64...
+        ///     than one post-op, a seed type other than s32/s64, a p tensor
+        ///     (desc::p_tensor) without a bernoulli post-op, with a runtime
+        ///     p, a method other than threshold32 or mcg31m1, of a type
+        ///     other than f32/bf16, not dense, or whose dims are neither
+        ///     dst's nor 1...
         /// @throws error (unimplemented) if no implementation applies.
         primitive_desc(const desc &adesc,
                 const primitive_attr &attr = primitive_attr());
@@ -114,11 +128,15 @@ public:
     /// Generates into RNDNN_ARG_DST (its desc must equal pd's dst).
     /// Arguments: RNDNN_ARG_SEED (required), RNDNN_ARG_OFFSET (iff
     /// with_offset), RNDNN_ARG_STREAM (optional, default 0), RNDNN_ARG_P
-    /// (iff runtime_p), RNDNN_ARG_NEXT_OFFSET (iff with_next_offset).
+    /// (iff runtime_p), RNDNN_ARG_SRC (the p tensor, iff desc::p_tensor is
+    /// not empty; its desc must equal it), RNDNN_ARG_NEXT_OFFSET (iff
+    /// with_next_offset).
     /// @throws error (invalid_arguments) naming the argument if one is
     ///     missing, of the wrong type or kind, offset < 0, offset +
-    ///     nelems > 2^63 - 1, or a runtime p outside [0, 1]; nothing is
-    ///     written then.
+    ///     nelems > 2^63 - 1, a runtime p outside [0, 1], or a value of
+    ///     the p tensor outside [0, 1] or NaN (the message names the first
+    ///     such, by its row-major index in the p tensor, and its value);
+    ///     nothing is written then.
     /// @throws error (out_of_memory) if a kernel's scratch cannot be
     ///     allocated (as every public call turns std::bad_alloc; common.hpp).
     void execute(const stream &strm,

@@ -58,6 +58,14 @@ def cases(n):
             "torch": lambda: torch.empty(n, dtype=torch.uint8).bernoulli_(
                 0.9)}),
     ]
+    # bernoulli with a p per element (p float32 in [0, 1), made once):
+    # rndnn.bernoulli(p), rng.random(n) < p, torch.bernoulli(p).
+    p = g.random(n, dtype=np.float32)
+    p_torch = torch.from_numpy(p)
+    out.append(("bernoulli(p array) u8", {
+        "rndnn": lambda: rndnn.bernoulli(p, seed=1),
+        "numpy": lambda: (g.random(n, dtype=np.float32) < p).view(np.uint8),
+        "torch": lambda: torch.bernoulli(p_torch).to(torch.uint8)}))
     if hasattr(rndnn, "integers"):
         out.append(("integers [0, 1000) s64", {
             "rndnn": lambda: rndnn.integers(0, 1000, n, seed=1),

@@ -40,7 +40,8 @@ def bits(size: Optional[Size] = ..., *, dtype: DType = ...,
          out: Optional[Array] = ...) -> Any: ...
 
 
-def bernoulli(p: float = ..., size: Optional[Size] = ..., *,
+def bernoulli(p: Union[float, Array, Sequence[float]] = ...,
+              size: Optional[Size] = ..., *,
               dtype: DType = ..., packed: bool = ..., method: Method = ...,
               seed: Optional[int] = ..., offset: Optional[int] = ...,
               stream: int = ..., generator: Optional[AnyGenerator] = ...,

@@ -428,9 +428,10 @@ def _shard(shard, shape):
 
 def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               method="auto", alg, seed, offset, stream, generator, name,
-              out, global_shape, origin, int_params=()):
+              out, global_shape, origin, int_params=(), p_tensor=None):
     """@params: (name, value) of the real parameters; @int_params: the
-    exact s64 ones, checked (integers')."""
+    exact s64 ones, checked (integers'); @p_tensor: bernoulli's p array
+    as _p_tensor() gives it, or None."""
     dtype, as_torch = _dtype(dtype)
     if packed:
         if dtype not in (None, "bit"):
@@ -482,10 +483,18 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
     # The type the library writes: bits' words are u32 whatever the array
     # (int32 holds them), bool arrays hold u8's 0/1 bytes.
     written = "u32" if dist == "bits" else _WRITTEN.get(dtype, dtype)
+    p_args = {}
+    if p_tensor is not None:
+        p_array, p_dtype = p_tensor
+        if p_array.ndim > len(shape):
+            raise Error(f"p of shape {p_array.shape} does not broadcast to "
+                        f"size {shape}: it has more dims")
+        p_args = {"p": p_array, "p_dtype": p_dtype, "p_shape":
+                  [1] * (len(shape) - p_array.ndim) + list(p_array.shape)}
     _rndnn.generate(array, list(shape), written, dist, params, kind, bits,
                     alg, name, stream, *window,
                     *_source(seed, offset, generator),
-                    int_params=list(int_params))
+                    int_params=list(int_params), **p_args)
     return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
@@ -542,12 +551,52 @@ def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
     threshold32; p exact to 2^-32 either way), 'threshold32',
     'bytewise' (threshold32's p from a byte an element), 'bitsliced:B' or
     'onednn' (oneDNN's dropout rule, docs/semantics.md).
+
+    p may be an array (NumPy array, torch CPU tensor or sequence): element
+    i is 1 with probability p[i] (threshold32: 1 iff its word W < p[i] *
+    2^32 exactly; a constant p gives bernoulli(p)'s values). p broadcasts
+    to size by NumPy's rule; size defaults to p's shape (with a window,
+    size and p are the block's). float32 and bfloat16 are used as they
+    are; float64, float16 and sequences are rounded to float32 first
+    (float64 to the nearest float32, which may move p by 2^-25 of
+    itself); other types are refused. Values outside [0, 1] or NaN raise
+    rndnn.Error naming the first. A torch p gives a torch result
+    (uint8 unless dtype= says otherwise). method: 'auto' or 'threshold32'.
     """
+    p_tensor = None
+    if isinstance(p, (np.ndarray, list, tuple)) or _is_tensor(p):
+        p_tensor = _p_tensor(p)
+        if size is None and out is None:
+            size = p_tensor[0].shape
+        if dtype is None and out is None and _is_tensor(p):
+            dtype = _torch().uint8
+        p = 0.5  # unused: the array gives each element's
     return _generate("bernoulli", "bernoulli", [("p", p)], size, dtype,
                      "u8", packed=packed, method=method, alg=alg, seed=seed,
                      offset=offset, stream=stream, generator=generator,
                      name=name, out=out, global_shape=global_shape,
-                     origin=origin)
+                     origin=origin, p_tensor=p_tensor)
+
+
+def _p_tensor(p):
+    """(a C-contiguous NumPy array of bernoulli's p values, 'f32' or
+    'bf16' (its uint16 bits)): float32 and bfloat16 as they are, float64,
+    float16 and sequences rounded to float32; other types refused."""
+    if _is_tensor(p):
+        if p.device.type != "cpu":
+            raise Error(f"p is on {p.device}, rndnn runs on the CPU")
+        p = p.detach().contiguous()
+        if str(p.dtype) == "torch.bfloat16":
+            torch = _torch()
+            return p.view(torch.int16).numpy().view(np.uint16), "bf16"
+        p = p.numpy()
+    elif not isinstance(p, np.ndarray):
+        p = np.asarray(p, dtype=np.float64)
+    if p.dtype not in (np.float32, np.float64, np.float16):
+        raise Error(f"p is {p.dtype}: bernoulli's p array must be float32, "
+                    "bfloat16 (torch), float16 or float64")
+    # asarray, not ascontiguousarray: a 0-d p stays 0-d.
+    return np.asarray(p, dtype=np.float32, order="C"), "f32"
 
 
 @_older_names({"shape": "size", "a": "low", "b": "high"})

@@ -2,6 +2,9 @@
 // engine emitter and a distribution emitter, and drives it: threads, whole
 // units straight into dense dst, partial units and other layouts through a
 // scratch buffer and the layout's stores.
+#include <algorithm>
+#include <cstring>
+
 #include "rng/jit/jit_rng_generator.hpp"
 
 namespace rndnn {
@@ -226,6 +229,55 @@ private:
     jit_rng_driver_t drv_;
 };
 
+// The words of an engine from tier isa's JIT kernel of raw words (a
+// bits problem of jit_rng_scratch_elems u32s): a word source for the
+// reference kernel, bit for bit the scalar words.
+class jit_word_source_t : public word_source_t {
+public:
+    jit_word_source_t(std::shared_ptr<const rng_kernel_t> bits, uint64_t seed,
+            uint64_t stream)
+        : bits_(std::move(bits)), seed_(seed), stream_(stream) {}
+
+    void fill(uint64_t first, size_t n, uint32_t *out) override {
+        constexpr size_t chunk = jit_rng_scratch_elems;
+        rng_run_t run;
+        run.seed = seed_;
+        run.stream = stream_;
+        for (size_t k = 0; k < n; k += chunk) {
+            const size_t m = std::min(chunk, n - k);
+            run.offset = static_cast<dim_t>(first + k);
+            run.dst = m == chunk ? out + k : buf_;
+            bits_->execute(run);
+            if (m < chunk) std::memcpy(out + k, buf_, m * 4);
+        }
+    }
+
+private:
+    std::shared_ptr<const rng_kernel_t> bits_;
+    uint64_t seed_, stream_;
+    alignas(64) uint32_t buf_[jit_rng_scratch_elems];
+};
+
+// Bernoulli with a p tensor at tier isa: the reference kernel (its p
+// gather and exact compare) on the words of the tier's bits kernel.
+std::unique_ptr<rng_kernel_t> create_jit_p_tensor(
+        cpu_isa isa, const rng_conf_t &conf) {
+    rng_conf_t bits;
+    bits.alg = conf.alg;
+    bits.dist = dist_t::bits;
+    bits.name = conf.name;
+    bits.max_isa = conf.max_isa;
+    bits.dst = memory::desc({jit_rng_scratch_elems}, data_type::u32);
+    bits.nelems = jit_rng_scratch_elems;
+    std::shared_ptr<const rng_kernel_t> kernel
+            = make_jit_kernel<rng_kernel_t, jit_rng_t>(isa, bits);
+    return create_ref_rng_with_words(conf,
+            [kernel](uint64_t seed, uint64_t stream) {
+                return std::make_unique<jit_word_source_t>(
+                        kernel, seed, stream);
+            });
+}
+
 } // namespace
 
 bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
@@ -239,6 +291,7 @@ bool init_jit_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
 
 std::unique_ptr<rng_kernel_t> create_jit_rng(
         cpu_isa isa, const rng_conf_t &conf) {
+    if (conf.p_tensor) return create_jit_p_tensor(isa, conf);
     return make_jit_kernel<rng_kernel_t, jit_rng_t>(isa, conf);
 }
 

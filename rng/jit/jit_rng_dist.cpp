@@ -56,8 +56,17 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         }
     }
     switch (conf.dist) {
-        case dist_t::bits:
-        case dist_t::bernoulli: return true; // every dst type they write
+        case dist_t::bits: return true; // every dst type it writes
+        case dist_t::bernoulli:
+            // A p tensor: the bits kernel's words, decided in C++
+            // (create_jit_rng), where the words are addressed by counter.
+            if (conf.p_tensor && !engine_traits(conf.alg).by_counter) {
+                why = cat("a p tensor with alg=", alg2str(conf.alg),
+                        ": its words are sequential (the reference draws "
+                        "them)");
+                return false;
+            }
+            return true; // every dst type it writes
         case dist_t::uniform:
             if (isa < cpu_isa::avx2) {
                 why = "uniform needs FMA (avx2 tier and up)";

@@ -29,10 +29,13 @@ constexpr dim_t min_elems_per_thread = 16384;
 
 class ref_rng_t : public rng_kernel_t {
 public:
-    // words_isa: the tier of mt19937's word code (none: scalar).
-    ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa)
+    // words_isa: the tier of mt19937's word code (none: scalar); words:
+    // where the words come from instead, if set.
+    ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa,
+            word_source_maker_t words = nullptr)
         : conf_(conf)
         , words_isa_(words_isa)
+        , words_(std::move(words))
         , layout_(conf.dst)
         , shift_(u24_shift(engine_traits(conf.alg).word_bits == 31))
         , dst_dt_(conf.dst.get_data_type()) {}
@@ -65,6 +68,9 @@ private:
     // an element (value_words), stored.
     void values_f64(word_source_t &source, const rng_run_t &run, uint64_t gb,
             uint64_t gn) const;
+    // The p tensor's values (as f32) of dst's elements [i0, i0 + cnt),
+    // counted row-major over dst's dims.
+    void p_values(const rng_run_t &run, dim_t i0, dim_t cnt, float *out) const;
     // permutation's values of elements [gb, gn), stored.
     void permutation(const rng_run_t &run, uint64_t gb, uint64_t gn) const;
     // bytewise's decisions of elements [gb, gn) into flags: their units
@@ -74,6 +80,7 @@ private:
 
     rng_conf_t conf_;
     cpu_isa words_isa_;
+    word_source_maker_t words_;
     layout_t layout_;
     int shift_;
     data_type dst_dt_;
@@ -81,8 +88,9 @@ private:
 
 void ref_rng_t::run_range(
         const rng_run_t &run, uint64_t gs, uint64_t ge) const {
-    const auto source = make_word_source(
-            conf_.alg, run.seed, run.stream, conf_.name, words_isa_);
+    const auto source = words_ ? words_(run.seed, run.stream)
+                               : make_word_source(conf_.alg, run.seed,
+                                       run.stream, conf_.name, words_isa_);
     alignas(64) uint32_t words[block_elems + align_elems];
     alignas(64) float values[block_elems];
     alignas(64) uint8_t flags[block_elems];
@@ -146,7 +154,12 @@ void ref_rng_t::run_range(
                 layout_.store(run.dst, i0, cnt, words);
                 break;
             case dist_t::bernoulli:
-                if (conf_.method == bernoulli_method::bytewise) {
+                if (conf_.p_tensor) {
+                    source->fill(gb, cnt, words);
+                    p_values(run, i0, cnt, values);
+                    for (dim_t k = 0; k < cnt; ++k)
+                        flags[k] = bernoulli_tensor_decide(words[k], values[k]);
+                } else if (conf_.method == bernoulli_method::bytewise) {
                     bytewise_flags(*source, threshold, gb, gn, flags);
                 } else if (conf_.method != bernoulli_method::bitsliced) {
                     source->fill(gb, cnt, words);
@@ -317,6 +330,51 @@ void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
     }
 }
 
+void ref_rng_t::p_values(
+        const rng_run_t &run, dim_t i0, dim_t cnt, float *out) const {
+    const dims &d = conf_.dst.get_dims();
+    const dims &s = conf_.p_strides;
+    const size_t rank = d.size();
+    // The coordinates of element i0 and its position in p.
+    dims c(rank);
+    dim_t pos = 0;
+    dim_t r = i0;
+    for (size_t j = rank; j-- > 0;) {
+        c[j] = r % d[j];
+        r /= d[j];
+        pos += c[j] * s[j];
+    }
+    const bool bf16 = conf_.p_dt == data_type::bf16;
+    const auto *p32 = static_cast<const float *>(run.p_src);
+    const auto *p16 = static_cast<const uint16_t *>(run.p_src);
+    if (rank == 0) { // one element
+        std::fill(out, out + cnt, bf16 ? bf16_to_f32(p16[0]) : p32[0]);
+        return;
+    }
+    const size_t last = rank - 1;
+    const dim_t step = s[last];
+    for (dim_t k = 0; k < cnt;) {
+        // The rest of the current row, at stride step (0: one value).
+        const dim_t span = std::min(cnt - k, d[last] - c[last]);
+        if (bf16)
+            for (dim_t e = 0; e < span; ++e)
+                out[k + e] = bits_float(uint32_t(p16[pos + e * step]) << 16);
+        else
+            for (dim_t e = 0; e < span; ++e)
+                out[k + e] = p32[pos + e * step];
+        k += span;
+        pos += span * step;
+        c[last] += span;
+        // Carry into the outer coordinates.
+        for (size_t j = last; c[j] == d[j] && j > 0; --j) {
+            pos -= c[j] * s[j];
+            c[j] = 0;
+            pos += s[j - 1];
+            ++c[j - 1];
+        }
+    }
+}
+
 void ref_rng_t::permutation(
         const rng_run_t &run, uint64_t gb, uint64_t gn) const {
     const auto key = philox_key(run.seed);
@@ -362,6 +420,11 @@ bool init_ref_rng(const rng_conf_t &, std::string &) { return true; }
 
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf) {
     return std::make_unique<ref_rng_t>(conf, cpu_isa::none);
+}
+
+std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(
+        const rng_conf_t &conf, word_source_maker_t words) {
+    return std::make_unique<ref_rng_t>(conf, cpu_isa::none, std::move(words));
 }
 
 bool init_simd_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {

@@ -18,6 +18,13 @@ using words_t = std::vector<string>;
 
 void parse_rng(const po::variables_map &vm, problem_t &p) {
     p.rng = parse_rng_problem(vm);
+    // bernoulli's p tensor, of dst's dims, its values made by prepare_rng.
+    if (vm.count("p-tensor") && given(vm, "p"))
+        throw usage_error("--p and --p-tensor exclude each other: the tensor "
+                          "gives each element's p");
+    if (vm.count("p-tensor"))
+        p.rng.desc.p_tensor = rndnn::memory::desc(p.rng.desc.dst.get_dims(),
+                rndnn::str2dt(vm["p-tensor"].as<string>()));
     p.strm = rndnn::stream(p.rng.so.threads);
     p.rng_pds = pds_t<rndnn::rng>(
             p.rng.desc, p.rng.desc, p.rng.attr, p.max_isa);
@@ -27,10 +34,29 @@ void parse_rng(const po::variables_map &vm, problem_t &p) {
 prepared_t prepare_rng(const problem_t &p) {
     const rndnn::memory::desc &md = p.rng_pds.impl.dst_desc();
     const stream_options_t &so = p.rng.so;
-    const args_t args = {{RNDNN_ARG_DST, rndnn::memory(md)},
+    args_t args = {{RNDNN_ARG_DST, rndnn::memory(md)},
             {RNDNN_ARG_SEED, rndnn::memory::scalar(so.seed)},
             {RNDNN_ARG_OFFSET, rndnn::memory::scalar(so.offset)},
             {RNDNN_ARG_STREAM, rndnn::memory::scalar(so.stream_id)}};
+    const rndnn::memory::desc &pd = p.rng.desc.p_tensor;
+    if (!pd.is_zero()) {
+        // p in [0, 1): element i's is a hash of i's top 24 bits over 2^24
+        // (bf16: those of f32's top half), exact in both types.
+        rndnn::memory pm(pd);
+        const bool bf16 = pd.get_data_type() == rndnn::data_type::bf16;
+        for (rndnn::dim_t i = 0; i < pd.nelems(); ++i) {
+            const float v = static_cast<float>(
+                    (static_cast<uint32_t>(i) * 2654435761u) >> 8)
+                    * 0x1p-24f;
+            uint32_t u;
+            std::memcpy(&u, &v, 4);
+            if (bf16)
+                pm.data<uint16_t>()[i] = static_cast<uint16_t>(u >> 16);
+            else
+                pm.data<float>()[i] = v;
+        }
+        args.emplace(RNDNN_ARG_SRC, pm);
+    }
     prepared_t t;
     t.elements = md.nelems();
     t.bytes = md.get_size();
@@ -234,7 +260,7 @@ prepared_t prepare_softmax_dropout(const problem_t &p) {
 // rng's: --dist and every distribution's parameters (the library's
 // table), so that a new distribution's options need no row here.
 std::vector<const char *> rng_bench_flags() {
-    std::vector<const char *> own = {"dist"};
+    std::vector<const char *> own = {"dist", "p-tensor"};
     for (const rndnn::distribution_info &d : rndnn::distributions())
         for (const auto &param : d.params)
             if (std::none_of(own.begin(), own.end(), [&](const char *o) {
@@ -287,6 +313,10 @@ po::options_description problem_options() {
             "cap on the ISA of the implementation: none (the reference "
             "kernel), sse41, avx2, avx512, all; default: all (no cap)");
     add_rng_problem_options(desc);
+    opt("p-tensor", text(),
+            "bernoulli: each element's p from a tensor of this type (f32 or "
+            "bf16) of --shape's dims, made for the bench (values in [0, 1) "
+            "from a hash of the index; `rndnn gen --p-file` reads one)");
     add_dropout_problem_options(desc, dropout_cli_t::bench);
     desc.add_options()("inplace",
             "dropout: dst (diff_src) is the memory of src (diff_dst)")(

@@ -34,6 +34,10 @@ int gen_main(int argc, char **argv) {
     opt("out", text(), "output file, or - for stdout (required)");
     opt("format", text(),
             "raw or npy; default npy if the file name ends in .npy, else raw");
+    opt("p-file", text(),
+            "bernoulli: each element's probability from this .npy (f32 "
+            "<f4, or bf16 as <u2 bits), of --shape's dims or 1 where it "
+            "broadcasts (the block's with --global-shape)");
     add_piece_options(desc);
 
     // Every rank parses and checks everything before a file is created:
@@ -50,6 +54,8 @@ int gen_main(int argc, char **argv) {
                 vm);
         if (help) return;
         a.problem = parse_rng_problem(vm);
+        if (vm.count("p-file"))
+            read_p_file(vm, "--p-file", vm["p-file"].as<string>(), a.problem);
         if (!vm.count("out")) throw usage_error("--out is required");
         a.out = vm["out"].as<string>();
         if (a.out.empty()) throw usage_error("--out '' names no file");

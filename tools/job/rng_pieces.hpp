@@ -12,7 +12,8 @@
 namespace rndnn_cli {
 
 // Generates elements of problem @p p's dst (a window of its global tensor
-// where p.desc has global_dims) by ranges of its row-major elements, with
+// where p.desc has global_dims; with p's p tensor, each box with its
+// values) by ranges of its row-major elements, with
 // the seed, offset and stream of p.so (p.desc.with_offset must be set).
 class rng_pieces {
 public:
@@ -27,7 +28,10 @@ private:
     // The primitive for @p count elements at a runtime offset: pieces
     // come in few sizes, so a few are kept.
     const rndnn::rng &flat(std::int64_t count);
-    void run(const rndnn::rng &prim, std::int64_t first, void *dst);
+    // @p p: the p tensor's values for prim (its desc's p_tensor), or
+    // nullptr.
+    void run(const rndnn::rng &prim, std::int64_t first, void *dst,
+            void *p = nullptr);
 
     const rng_problem_t &p_;
     rndnn::stream strm_;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rndnn/npy.hpp"
+
 namespace rndnn_cli {
 
 namespace {
@@ -168,6 +170,24 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
     }
     check_offset_range(p.so, n);
     return p;
+}
+
+void read_p_file(const po::variables_map &vm, const std::string &flag,
+        const std::string &path, rng_problem_t &p) {
+    const rndnn::post_ops &ops = p.attr.get_post_ops();
+    if (ops.len() != 1 || ops.get(0).k != rndnn::post_ops::kind::bernoulli)
+        throw usage_error(flag + " is only used with --dist bernoulli");
+    if (given(vm, "p"))
+        throw usage_error("--p and " + flag
+                + " exclude each other: the file gives each element's p");
+    p.p = rndnn::npy::load_file(path);
+    const rndnn::dims &dst = p.desc.dst.get_dims();
+    if (p.p.shape.size() > dst.size())
+        throw usage_error(flag + " '" + path + "' has "
+                + std::to_string(p.p.shape.size()) + " dims, --shape "
+                + std::to_string(dst.size()) + ": it cannot broadcast");
+    p.p.shape.insert(p.p.shape.begin(), dst.size() - p.p.shape.size(), 1);
+    p.desc.p_tensor = p.p.md();
 }
 
 } // namespace rndnn_cli
