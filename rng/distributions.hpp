@@ -534,35 +534,69 @@ inline int permutation_half_bits(uint64_t n) {
     return bits <= 2 ? 1 : (bits + 1) / 2; // ceil(bits / 2), at least 1
 }
 
-// E(x), x < 4^h.
-inline uint64_t permutation_feistel(uint64_t x, int h, const uint32_t key[2],
-        uint64_t stream) {
+// Lanes of the network computed at once (philox4x32_lanes).
+constexpr int permutation_lanes = 32;
+
+// x[i] = E(x[i]) in every lane, x[i] < 4^h (h <= 32: the halves are
+// 32-bit words).
+inline void permutation_feistel(uint64_t (&x)[permutation_lanes], int h,
+        const uint32_t key[2], uint64_t stream) {
+    constexpr int n_lanes = permutation_lanes;
     const uint64_t mask = (uint64_t(1) << h) - 1;
-    uint64_t l = x >> h, r = x & mask;
-    for (int round = 0; round < permutation_rounds; ++round) {
-        const uint32_t ctr[4] = {static_cast<uint32_t>(r),
-                permutation_tag | static_cast<uint32_t>(h) << 8
-                        | static_cast<uint32_t>(round),
-                static_cast<uint32_t>(stream),
-                static_cast<uint32_t>(stream >> 32)};
-        uint32_t out[4];
-        philox4x32_10(ctr, key, out);
-        const uint64_t f = out[0] & mask;
-        const uint64_t t = l ^ f;
-        l = r;
-        r = t;
+    uint32_t l[n_lanes], r[n_lanes];
+    for (int i = 0; i < n_lanes; ++i) {
+        l[i] = static_cast<uint32_t>(x[i] >> h);
+        r[i] = static_cast<uint32_t>(x[i] & mask);
     }
-    return l << h | r;
+    for (int round = 0; round < permutation_rounds; ++round) {
+        uint32_t ctr[4][n_lanes];
+        for (int i = 0; i < n_lanes; ++i) {
+            ctr[0][i] = r[i];
+            ctr[1][i] = permutation_tag | static_cast<uint32_t>(h) << 8
+                    | static_cast<uint32_t>(round);
+            ctr[2][i] = static_cast<uint32_t>(stream);
+            ctr[3][i] = static_cast<uint32_t>(stream >> 32);
+        }
+        philox4x32_lanes<10, n_lanes>(ctr, key);
+        for (int i = 0; i < n_lanes; ++i) {
+            const uint32_t t = l[i] ^ (ctr[0][i] & static_cast<uint32_t>(mask));
+            l[i] = r[i];
+            r[i] = t;
+        }
+    }
+    for (int i = 0; i < n_lanes; ++i)
+        x[i] = uint64_t(l[i]) << h | r[i];
 }
 
-// pi(g), g < n: E applied until the value falls below n.
-inline uint64_t permutation_value(uint64_t g, uint64_t n, int h,
-        const uint32_t key[2], uint64_t stream) {
-    uint64_t x = g;
-    do {
-        x = permutation_feistel(x, h, key, stream);
-    } while (x >= n);
-    return x;
+// out[k] = pi(g0 + k) for k < count, g0 + count <= n: each lane applies E
+// to its element until the value falls below n, then takes the next
+// element, so the lanes stay busy whatever their elements' walks.
+template <typename T>
+inline void permutation_values(uint64_t g0, uint64_t count, uint64_t n,
+        int h, const uint32_t key[2], uint64_t stream, T *out) {
+    constexpr int n_lanes = permutation_lanes;
+    uint64_t x[n_lanes] = {}, at[n_lanes] = {};
+    bool busy[n_lanes] = {};
+    uint64_t next = 0;
+    int live = 0;
+    const auto take = [&](int i) { // the next element, if any, to lane i
+        busy[i] = next < count;
+        if (!busy[i]) return;
+        at[i] = next;
+        x[i] = g0 + next++;
+        ++live;
+    };
+    for (int i = 0; i < n_lanes; ++i)
+        take(i);
+    while (live > 0) {
+        permutation_feistel(x, h, key, stream);
+        for (int i = 0; i < n_lanes; ++i)
+            if (busy[i] && x[i] < n) {
+                out[at[i]] = static_cast<T>(x[i]);
+                --live;
+                take(i);
+            }
+    }
 }
 
 // --- Truncated normal -------------------------------------------------------

@@ -50,6 +50,7 @@
 #include <gtest/gtest.h>
 
 #include "rng/distributions.hpp"
+#include "rng/engines/philox.hpp"
 #if RNDNN_ENABLE_JIT
 #include "rng/jit/jit_rng_dist.hpp"
 #endif
@@ -1448,12 +1449,13 @@ TEST(RngJit, TruncatedNormalWordSweepEqualsTheReference) {
 // --- JitIntegers: integers against the reference ---------------------------
 
 // At every tier of tier_params(): integers over ranges that stress the
-// carries of the multiply-shift (r = 1, 2, 3, 2^31 + 1, 2^32 - 1, 2^32; the
-// 4-word ranges 2^32 + 1, 2^63, 2^64 - 1 stay on the reference), negative
-// lows, every dst type, every engine of 32-bit words by counter, odd
-// offsets and lengths, 1 and 3 threads, dense and strided dsts and a
-// window, all equal to the reference (cap none); avx2 and avx512 serve
-// the 2-word ranges.
+// carries of the multiply-shift (2 words: r = 1, 2, 3, 2^31 + 1, 2^32 - 1,
+// 2^32; 4 words: 2^32 + 1, 2^32 + 2^31, 2^33, 2^62 + 3, 2^63 - 1, 2^63,
+// 2^63 + 1, 2^64 - 2^32 + 1, 2^64 - 1, whose 32-bit halves are 0, 1 or
+// all ones), negative lows, low = INT64_MIN and high = INT64_MAX, every
+// dst type, every engine of 32-bit words by counter, odd offsets and
+// lengths, 1 and 3 threads, dense and strided dsts and a window, all
+// equal to the reference (cap none); avx2 and avx512 serve every range.
 class JitIntegers : public tier_suite_t {};
 
 TEST_P(JitIntegers, EqualsTheReference) {
@@ -1462,8 +1464,12 @@ TEST_P(JitIntegers, EqualsTheReference) {
     const std::pair<int64_t, uint64_t> ranges[] = {{0, 1}, {-1, 2}, {5, 3},
             {-7, 200}, {-(int64_t(1) << 31), (uint64_t(1) << 31) + 1},
             {s64_min, two32 - 1}, {s64_max - int64_t(two32), two32},
-            {-3, two32 + 1}, {s64_min, uint64_t(1) << 63},
-            {s64_min, ~uint64_t(0)}};
+            {-3, two32 + 1}, {s64_max - int64_t(two32 + (two32 >> 1)),
+                                     two32 + (two32 >> 1)},
+            {-5, two32 * 2}, {-(int64_t(1) << 61), (uint64_t(1) << 62) + 3},
+            {-1, (uint64_t(1) << 63) - 1}, {s64_min, uint64_t(1) << 63},
+            {-(int64_t(1) << 62), (uint64_t(1) << 63) + 1},
+            {s64_min + 7, ~uint64_t(0) - two32 + 2}, {s64_min, ~uint64_t(0)}};
     int jit_served = 0;
     for (rng_alg alg : {rng_alg::philox4x32_10, rng_alg::philox4x32_10_onednn,
                  rng_alg::threefry4x32_20, rng_alg::multfly})
@@ -1529,14 +1535,103 @@ TEST_P(JitIntegers, EqualsTheReference) {
                 const std::string impl
                         = rng::primitive_desc(rng::desc(alg, mds[0]), attr)
                                   .impl_name();
-                const bool want_jit = lr.second <= two32
-                        && tier >= cpu_isa::avx2;
+                const bool want_jit = tier >= cpu_isa::avx2;
                 EXPECT_EQ(impl, want_jit ? jit_name(tier) : "ref:any");
                 jit_served += want_jit;
             }
     if (tier >= cpu_isa::avx2) {
         EXPECT_GT(jit_served, 40);
     }
+}
+
+// The Philox4x32-10 counter whose block is `out`: each round undone (the
+// multipliers are odd, so a low product gives its factor back).
+std::array<uint32_t, 4> philox_inverse(
+        const std::array<uint32_t, 4> &out, const uint32_t key[2]) {
+    const auto inverse = [](uint32_t m) { // m x = 1 mod 2^32 (Newton)
+        uint32_t x = m;
+        for (int i = 0; i < 5; ++i)
+            x *= 2u - m * x;
+        return x;
+    };
+    uint32_t y0 = out[0], y1 = out[1], y2 = out[2], y3 = out[3];
+    for (int r = 9; r >= 0; --r) {
+        const auto k = impl::philox_round_key(key, r);
+        const uint32_t x2 = y1 * inverse(impl::philox_m1);
+        const uint32_t x0 = y3 * inverse(impl::philox_m0);
+        const auto hi1 = uint32_t((uint64_t(impl::philox_m1) * x2) >> 32);
+        const auto hi0 = uint32_t((uint64_t(impl::philox_m0) * x0) >> 32);
+        const uint32_t x1 = y0 ^ hi1 ^ k[0], x3 = y2 ^ hi0 ^ k[1];
+        y0 = x0, y1 = x1, y2 = x2, y3 = x3;
+    }
+    return {y0, y1, y2, y3};
+}
+
+// At every tier: elements of 4 words whose products sit at the carry of
+// the multiply-shift, which random words reach with probability about
+// 2^-32: X = xh 2^64 + xl with (xh r mod 2^64) + hi64(xl r) equal to 2^64
+// (the carry comes from the last unit of the low product) or 2^64 - 1 (no
+// carry), for odd r (xh solves the congruence). Philox4x32-10 run
+// backwards gives each element's counter, so its (offset, stream): the
+// value equals hi64(xh r + hi64(xl r)) + low, at the JIT tier and the
+// reference, first in a row of 63 and inside one of 100. (A term of
+// hi64(xl r) lost moves it down by one for about half the elements.)
+TEST_P(JitIntegers, CarriesOfTheFourWordProduct) {
+    using impl::uint128_t;
+    const cpu_isa tier = GetParam();
+    const int64_t seed = 0x243f6a8885a308d3;
+    const uint32_t key[2] = {uint32_t(seed), uint32_t(uint64_t(seed) >> 32)};
+    const auto hi64 = [](uint128_t v) { return uint64_t(v >> 64); };
+    std::mt19937_64 g(34);
+    const uint64_t two32 = uint64_t(1) << 32;
+    for (uint64_t r : {~uint64_t(0), (uint64_t(1) << 63) + 1, two32 + 1,
+                 2 * two32 - 1, ~uint64_t(0) - two32 + 2,
+                 3 * two32 + 0x89abcdef, uint64_t(0x9e3779b97f4a7c15)})
+        for (int i = 0; i < 16; ++i) {
+            const int carry = i % 2;
+            uint64_t e, xh, xl, c1;
+            int64_t stream;
+            for (;;) { // until the counter is an offset and a stream
+                xl = g();
+                c1 = hi64(uint128_t(xl) * r);
+                uint64_t r_inv = r; // r r_inv = 1 mod 2^64
+                for (int k = 0; k < 6; ++k)
+                    r_inv *= 2 - r * r_inv;
+                xh = (0 - c1 - (carry ? 0 : 1)) * r_inv;
+                const auto ctr = philox_inverse({uint32_t(xh >> 32),
+                        uint32_t(xh), uint32_t(xl >> 32), uint32_t(xl)},
+                        key);
+                e = ctr[0] | uint64_t(ctr[1]) << 32;
+                stream = static_cast<int64_t>(ctr[2] | uint64_t(ctr[3]) << 32);
+                if (e >= 100 && e < (uint64_t(1) << 61) && stream >= 0) break;
+            }
+            const uint128_t p = uint128_t(xh) * r;
+            ASSERT_EQ(uint64_t(p) + c1 < c1, carry == 1); // as crafted
+            const auto low = static_cast<int64_t>( // high <= INT64_MAX
+                    uint64_t(s64_min) + (~uint64_t(0) - r) / 2);
+            const auto want = static_cast<int64_t>(
+                    uint64_t(low) + hi64(p + c1));
+            post_ops po;
+            po.append_integers(low, static_cast<int64_t>(uint64_t(low) + r));
+            for (cpu_isa cap : {tier, cpu_isa::none}) {
+                primitive_attr attr;
+                attr.set_post_ops(po);
+                attr.set_max_cpu_isa(cap);
+                for (int64_t before : {0, 37}) {
+                    const rng::desc d(rng_alg::philox4x32_10,
+                            memory::desc({before + 63}, data_type::s64));
+                    std::vector<int64_t> out(before + 63);
+                    run_args_t a;
+                    a.seed = seed;
+                    a.stream = stream;
+                    a.offset = static_cast<int64_t>(e) - before;
+                    generate(d, attr, out.data(), a);
+                    EXPECT_EQ(out[before], want)
+                            << isa2str(cap) << " r " << r << " carry "
+                            << carry << " offset " << a.offset;
+                }
+            }
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, JitIntegers,

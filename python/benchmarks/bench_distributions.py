@@ -15,7 +15,10 @@ these functions). Every row runs
 once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
 with the CPU and the load average. A distribution rndnn lacks is skipped;
---only WORD keeps the rows whose name holds WORD (e.g. --only truncated).
+--only runs the rows whose name contains its text (--only integers:
+integers into new arrays and into `out=`, with a 4-word range, and the
+bounds of any generator, a new array of ones and a fill of one written
+before).
 Categorical sampling has its own: bench_categorical.py.
 """
 import argparse
@@ -71,6 +74,24 @@ def cases(n):
             "rndnn": lambda: rndnn.integers(0, 1000, n, seed=1),
             "numpy": lambda: g.integers(0, 1000, n),
             "torch": lambda: torch.randint(0, 1000, (n,))}))
+        # 4 words an element (high - low > 2^32).
+        out.append(("integers [0, 2^40) s64", {
+            "rndnn": lambda: rndnn.integers(0, 1 << 40, n, seed=1),
+            "numpy": lambda: g.integers(0, 1 << 40, n),
+            "torch": lambda: torch.randint(0, 1 << 40, (n,))}))
+        # Into memory written before (NumPy's integers has no out=), and
+        # the bounds of any generator: a new s64 array of ones, a fill of
+        # one written before.
+        mine, theirs = np.ones(n, np.int64), torch.ones(n, dtype=torch.int64)
+        out.append(("integers [0, 1000) s64 out=", {
+            "rndnn": lambda: rndnn.integers(0, 1000, n, seed=1, out=mine),
+            "torch": lambda: torch.randint(0, 1000, (n,), out=theirs)}))
+        out.append(("integers bound: new s64 ones", {
+            "numpy": lambda: np.ones(n, np.int64),
+            "torch": lambda: torch.ones(n, dtype=torch.int64)}))
+        out.append(("integers bound: s64 fill, out=", {
+            "numpy": lambda: mine.fill(1),
+            "torch": lambda: theirs.fill_(1)}))
     if hasattr(rndnn, "exponential"):
         out.append(("exponential f32", {
             "rndnn": lambda: rndnn.exponential(1.0, n, seed=1, dtype=F32),
@@ -111,7 +132,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", default="",
-                        help="run only the rows whose name holds this")
+                        help="the rows whose name contains this")
     args = parser.parse_args()
     # OpenMP's thread count, rndnn's kernels' too (they share libgomp).
     torch.set_num_threads(args.threads)
@@ -130,8 +151,9 @@ def main():
         med = medians(list(by.items()), args.rounds)
         cell = {who: f"{med[who] * 1e3:9.2f}" if who in med else f"{'-':>9}"
                 for who in ("rndnn", "numpy", "torch")}
-        ratio = {who: f"{med[who] / med['rndnn']:10.1f}x" if who in med
-                 else f"{'-':>11}" for who in ("numpy", "torch")}
+        ratio = {who: f"{med[who] / med['rndnn']:10.1f}x"
+                 if who in med and "rndnn" in med else f"{'-':>11}"
+                 for who in ("numpy", "torch")}
         print(f"{name:<30} {cell['rndnn']} {cell['numpy']} {cell['torch']} "
               f"{ratio['numpy']} {ratio['torch']}", flush=True)
     print(f"load average after "

@@ -28,27 +28,33 @@ constexpr std::array<uint32_t, 2> philox_round_key(
     return {key[0] + uint32_t(r) * philox_w0, key[1] + uint32_t(r) * philox_w1};
 }
 
+// Philox4x32 with R rounds on L counters at once, in place: x[0][i] ..
+// x[3][i] are counter i, then its block. The lanes are independent, so
+// the loops over them vectorise and their multiplies overlap.
+template <int R, int L>
+inline void philox4x32_lanes(uint32_t (&x)[4][L], const uint32_t key[2]) {
+    static_assert(R >= 0, "round count must be non-negative");
+    for (int r = 0; r < R; ++r) {
+        const auto [k0, k1] = philox_round_key(key, r);
+        for (int i = 0; i < L; ++i) {
+            const uint64_t p0 = uint64_t(philox_m0) * x[0][i];
+            const uint64_t p1 = uint64_t(philox_m1) * x[2][i];
+            x[0][i] = uint32_t(p1 >> 32) ^ x[1][i] ^ k0;
+            x[1][i] = uint32_t(p1);
+            x[2][i] = uint32_t(p0 >> 32) ^ x[3][i] ^ k1;
+            x[3][i] = uint32_t(p0);
+        }
+    }
+}
+
 // Philox4x32 with R rounds: out = bijection_key(ctr). out may alias ctr.
 template <int R>
 inline void philox4x32(
         const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
-    static_assert(R >= 0, "round count must be non-negative");
-    uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
-    for (int r = 0; r < R; ++r) {
-        const auto [k0, k1] = philox_round_key(key, r);
-        const uint64_t p0 = uint64_t(philox_m0) * x0;
-        const uint64_t p1 = uint64_t(philox_m1) * x2;
-        const uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
-        const uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
-        x0 = hi1 ^ x1 ^ k0;
-        x1 = lo1;
-        x2 = hi0 ^ x3 ^ k1;
-        x3 = lo0;
-    }
-    out[0] = x0;
-    out[1] = x1;
-    out[2] = x2;
-    out[3] = x3;
+    uint32_t x[4][1] = {{ctr[0]}, {ctr[1]}, {ctr[2]}, {ctr[3]}};
+    philox4x32_lanes<R, 1>(x, key);
+    for (int k = 0; k < 4; ++k)
+        out[k] = x[k][0];
 }
 
 // The standard 10-round variant (rng_alg::philox4x32_10 and its layouts).

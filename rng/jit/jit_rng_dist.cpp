@@ -79,13 +79,7 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         case dist_t::lognormal:
         case dist_t::truncated_normal: return f16_ok();
         case dist_t::integers:
-            // The 4-word elements (r > 2^32) are the reference's; avx2
-            // and avx512 pack the narrow types (sse41 declines).
-            if (integers_words(conf.range) != 2) {
-                why = "integers with high - low > 2^32 (4 words an "
-                      "element) has no JIT kernel";
-                return false;
-            }
+            // avx2 and avx512 pack the narrow types (sse41 declines).
             if (isa < cpu_isa::avx2) {
                 why = "integers needs the avx2 tier and up";
                 return false;

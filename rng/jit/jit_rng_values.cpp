@@ -103,7 +103,7 @@ public:
             h.uni_vpsrlq(t, v, 32); // hi
             h.uni_vpor(t, t, C(f64_hi_magic));
             h.vsubpd(t, t, C(f64_hi_bias)); // hi 2^32, exact
-            h.uni_vpand(v, v, C(f64_low32)); // lo
+            h.uni_vpand(v, v, C(int_lo32)); // lo
             h.uni_vpor(v, v, C(f64_lo_magic));
             h.vsubpd(v, v, C(f64_lo_bias)); // lo, exact
             h.vaddpd(v, v, t); // u53, exact
@@ -124,8 +124,8 @@ public:
             c.f64_two_m53.set_q(lane, double_bits(0x1p-53));
             c.f64_a.set_q(lane, double_bits(conf_.a));
             c.f64_b_minus_a.set_q(lane, double_bits(b_minus_a));
-            c.f64_low32.set_q(lane, 0xffffffffu);
         }
+        c.int_lo32.fill_lo(~0u);
     }
 };
 
@@ -588,105 +588,182 @@ private:
     }
 };
 
-// --- Integers with 2 words an element (r <= 2^32), to s64, s32, u8, f32 --
-// An element's words W(2g), W(2g + 1) are the dwords of a qword lane, low
-// and high: X = w0 2^32 + w1, and floor(X r / 2^64) = (w0 r + (w1 r >>
-// 32)) >> 32 (no carry out: rng/distributions.hpp), two vpmuludq; r = 2^32
-// takes w0 itself. value = low + v in qword lanes; the narrower types keep
-// the low dword (values that fit, checked at creation) and pack.
+// --- Integers, to s64, s32, u8, f32 ----------------------------------------
+// 2 words an element (r <= 2^32): an element's words W(2g), W(2g + 1) are
+// the dwords of a qword lane, low and high: X = w0 2^32 + w1, and floor(X
+// r / 2^64) = (w0 r + (w1 r >> 32)) >> 32 (no carry out:
+// rng/distributions.hpp), two vpmuludq whose memory operands are the
+// words and the words 4 bytes on (w1 in the low dword); r = 2^32 takes w0
+// itself. The narrower types keep the low dword of low + v (values that
+// fit, checked at creation): the high dwords of the sums, packed, plus low
+// mod 2^32.
+//
+// 4 words an element (r > 2^32): X = xh 2^64 + xl, xh = w0 2^32 + w1, xl =
+// w2 2^32 + w3; the elements' (w0, w1) and (w2, w3) qwords are gathered
+// into two registers, and v = hi64(xh r + hi64(xl r)) in 32-bit halves
+// (emit_mul_hi), eight vpmuludq.
 class jit_integers_t : public jit_dist_t {
 public:
     using jit_dist_t::jit_dist_t;
 
-    int unit_elems() const override { return jit_unit_words / 2; }
+    int unit_elems() const override { return jit_unit_words / words(); }
     int unit_bytes() const override { return unit_elems() * out_size(); }
 
     void emit_unit() override {
         const int per_vec = h_.vlen() / 8; // elements (qwords) a vector
-        const Xmm r = h_.vmm(15), low = h_.vmm(14);
-        h_.uni_load(r, C(int_range));
-        h_.uni_load(low, C(int_low));
+        h_.uni_load(r_lo_, C(int_range));
+        if (words() == 4) h_.uni_load(r_hi_, C(int_range_hi));
+        h_.uni_load(low_, C(int_low));
         for (int i = 0; i < unit_elems() / per_vec; i += 2) {
             const Xmm a = h_.vmm(0), b = h_.vmm(1);
-            emit_values(a, i, r, low, h_.vmm(2));
-            emit_values(b, i + 1, r, low, h_.vmm(3));
-            emit_store(a, b, i * per_vec);
+            const int first = i * per_vec * out_size(); // bytes
+            const Address at = h_.ptr[f_.dst + first];
+            if (words() == 4) { // s64 alone holds ranges above 2^32
+                emit_values4(a, i);
+                emit_values4(b, i + 1);
+            } else {
+                emit_sums2(a, i, h_.vmm(2));
+                emit_sums2(b, i + 1, h_.vmm(3));
+                if (dst_type(conf_) != data_type::s64) {
+                    emit_store_high(a, b, at);
+                    continue;
+                }
+                for (const Xmm &v : {a, b}) {
+                    h_.uni_vpsrlq(v, v, 32);
+                    h_.uni_vpaddq(v, v, low_);
+                }
+            }
+            h_.uni_store_out(at, a);
+            h_.uni_store_out(h_.ptr[f_.dst + first + h_.vlen()], b);
         }
         h_.add(f_.dst, unit_bytes());
     }
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
         c.int_range.fill(static_cast<uint32_t>(conf_.range));
-        for (int lane = 0; lane < 8; ++lane)
+        c.int_range_hi.fill(static_cast<uint32_t>(conf_.range >> 32));
+        c.int_low32.fill(static_cast<uint32_t>(conf_.low));
+        c.int_lo32.fill_lo(~0u);
+        for (int lane = 0; lane < 8; ++lane) {
             c.int_low.set_q(lane, static_cast<uint64_t>(conf_.low));
+            c.int_perm[0].set_q(lane, 2 * lane);
+            c.int_perm[1].set_q(lane, 2 * lane + 1);
+        }
+        for (int k = 0; k < 16; ++k)
+            c.int_odd.d[k] = 2 * k + 1;
     }
 
 private:
+    int words() const { return integers_words(conf_.range); }
     int out_size() const {
         return static_cast<int>(dt_bits(dst_type(conf_)) / 8);
     }
-
-    // v = the values of vector i of the unit's words, in qword lanes; t is
-    // clobbered.
-    void emit_values(const Xmm &v, int i, const Xmm &r, const Xmm &low,
-            const Xmm &t) {
-        h_.uni_load(v, h_.ptr[h_.rsp + f_.words_off + i * h_.vlen()]);
-        if (conf_.range == (uint64_t(1) << 32)) { // v = w0
-            h_.uni_vpsllq(v, v, 32);
-            h_.uni_vpsrlq(v, v, 32);
-        } else {
-            h_.uni_vpsrlq(t, v, 32); // w1
-            h_.uni_vpmuludq(t, t, r);
-            h_.uni_vpsrlq(t, t, 32);
-            h_.uni_vpmuludq(v, v, r); // w0 r
-            h_.uni_vpaddq(v, v, t);
-            h_.uni_vpsrlq(v, v, 32);
-        }
-        h_.uni_vpaddq(v, v, low);
+    Address words_at(int byte) const {
+        return h_.ptr[h_.rsp + f_.words_off + byte];
     }
 
-    // The values a, b (elements first .. first + 2 L - 1, L a vector) to
-    // dst in its type; a and b are clobbered.
-    void emit_store(const Xmm &a, const Xmm &b, int first) {
+    // 2 words: s = w0 r + (w1 r >> 32) of vector i of the unit's words,
+    // whose high dwords are the offsets v (r = 2^32: s = w0 2^32); t is
+    // clobbered. The words 4 bytes on end 4 bytes past the unit's, inside
+    // the frame's words slot (vpmuludq ignores the dword read there).
+    void emit_sums2(const Xmm &s, int i, const Xmm &t) {
+        const int at = i * h_.vlen();
+        if (conf_.range == (uint64_t(1) << 32)) {
+            h_.uni_load(s, words_at(at));
+            h_.uni_vpsllq(s, s, 32);
+            return;
+        }
+        h_.uni_vpmuludq(t, r_lo_, words_at(at + 4)); // w1 r
+        h_.uni_vpsrlq(t, t, 32);
+        h_.uni_vpmuludq(s, r_lo_, words_at(at)); // w0 r
+        h_.uni_vpaddq(s, s, t);
+    }
+
+    // 4 words: v = the values of vector i of the unit's elements, in
+    // qword lanes in order; vmm 2 to 8 are clobbered.
+    void emit_values4(const Xmm &v, int i) {
         auto &h = h_;
-        const int per_vec = h.vlen() / 8, size = out_size();
-        const data_type t = dst_type(conf_);
-        if (t == data_type::s64) {
-            h.uni_store_out(h.ptr[f_.dst + first * size], a);
-            h.uni_store_out(h.ptr[f_.dst + (first + per_vec) * size], b);
-            return;
+        const int at = 2 * i * h.vlen();
+        const Xmm hi = h.vmm(2), lo = h.vmm(3), c = h.vmm(4);
+        // hi: (w0, w1) of each element, lo: (w2, w3).
+        h.uni_load(c, words_at(at));
+        if (h.is_avx512()) { // in order
+            h.uni_load(hi, C(int_perm[0]));
+            h.vpermi2q(hi, c, words_at(at + h.vlen()));
+            h.uni_load(lo, C(int_perm[1]));
+            h.vpermi2q(lo, c, words_at(at + h.vlen()));
+        } else { // elements 0, 2, 1, 3; vpermq below restores the order
+            h.vpunpckhqdq(lo, c, words_at(at + h.vlen()));
+            h.vpunpcklqdq(hi, c, words_at(at + h.vlen()));
         }
-        if (h.is_avx512()) {
-            for (int k = 0; k < 2; ++k) {
-                const Zmm z((k == 0 ? a : b).getIdx());
-                const Address at = h.ptr[f_.dst + (first + k * per_vec) * size];
-                if (t == data_type::u8) {
-                    h.vpmovqb(at, z);
-                    continue;
-                }
-                const Ymm y(z.getIdx());
-                h.vpmovqd(y, z);
-                if (t == data_type::f32) h.vcvtdq2ps(y, y);
-                h.uni_store_out(at, y);
-            }
-            return;
-        }
-        // avx2: the low dwords of a's and b's qwords, in order.
-        const Ymm ya(a.getIdx()), yb(b.getIdx());
-        const Address at = h.ptr[f_.dst + first * size];
-        h.vshufps(ya, ya, yb, 0x88);
-        h.vpermq(ya, ya, 0xD8);
-        if (t == data_type::u8) {
-            const Xmm xa(a.getIdx()), hi(b.getIdx());
-            h.vextracti128(hi, ya, 1);
-            h.vpackusdw(xa, xa, hi);
-            h.vpackuswb(xa, xa, xa);
-            h.vmovq(at, xa);
-            return;
-        }
-        if (t == data_type::f32) h.vcvtdq2ps(ya, ya);
-        h.uni_store_out(at, ya);
+        emit_mul_hi(c, lo, false); // hi64(xl r)
+        emit_mul_hi(c, hi, true); // hi64(xh r + hi64(xl r))
+        h.uni_vpaddq(v, c, low_);
+        if (!h.is_avx512()) h.vpermq(Ymm(v.getIdx()), Ymm(v.getIdx()), 0xD8);
     }
+
+    // c = hi64(x r + c), c < 2^64 (0 without with_c: c is only written),
+    // x = a 2^32 + b with a in the low dword of its qword lane and b in the
+    // high one (the words' order), r = p 2^32 + q: t = b q + (c mod 2^32),
+    // u = a q + (t >> 32) + (c >> 32), w = b p + (u mod 2^32), then c = a p
+    // + (u >> 32) + (w >> 32); each sum is below 2^64. vmm 5 to 8 are
+    // clobbered.
+    void emit_mul_hi(const Xmm &c, const Xmm &x, bool with_c) {
+        auto &h = h_;
+        const Xmm b = h.vmm(5), t = h.vmm(6), u = h.vmm(7), w = h.vmm(8);
+        h.uni_vpsrlq(b, x, 32);
+        h.uni_vpmuludq(t, b, r_lo_);
+        if (with_c) {
+            h.uni_vpand(u, c, C(int_lo32));
+            h.uni_vpaddq(t, t, u);
+        }
+        h.uni_vpsrlq(t, t, 32);
+        h.uni_vpmuludq(u, x, r_lo_);
+        h.uni_vpaddq(u, u, t);
+        if (with_c) {
+            h.uni_vpsrlq(c, c, 32);
+            h.uni_vpaddq(u, u, c);
+        }
+        h.uni_vpmuludq(w, b, r_hi_);
+        h.uni_vpand(t, u, C(int_lo32));
+        h.uni_vpaddq(w, w, t);
+        h.uni_vpsrlq(u, u, 32);
+        h.uni_vpsrlq(w, w, 32);
+        h.uni_vpmuludq(c, x, r_hi_);
+        h.uni_vpaddq(c, c, u);
+        h.uni_vpaddq(c, c, w);
+    }
+
+    // 2 words, s32, u8, f32: the high dwords of the sums a, b (2 L
+    // elements, L a vector) plus low mod 2^32, to dst at `at`; a and b are
+    // clobbered.
+    void emit_store_high(const Xmm &a, const Xmm &b, const Address &at) {
+        auto &h = h_;
+        const data_type t = dst_type(conf_);
+        const Xmm v = h.vmm(2);
+        if (h.is_avx512()) {
+            h.uni_load(v, C(int_odd));
+            h.vpermi2d(v, a, b);
+        } else {
+            h.vshufps(v, a, b, 0xDD);
+            h.vpermq(Ymm(v.getIdx()), Ymm(v.getIdx()), 0xD8);
+        }
+        h.uni_vpaddd(v, v, C(int_low32));
+        if (t == data_type::f32) h.uni_vcvtdq2ps(v, v);
+        if (t != data_type::u8) {
+            h.uni_store_out(at, v);
+        } else if (h.is_avx512()) {
+            h.vpmovdb(at, Zmm(v.getIdx()));
+        } else {
+            const Xmm lo(v.getIdx()), hi(a.getIdx());
+            h.vextracti128(hi, Ymm(v.getIdx()), 1);
+            h.vpackusdw(lo, lo, hi);
+            h.vpackuswb(lo, lo, lo);
+            h.vmovq(at, lo);
+        }
+    }
+
+    const Xmm r_lo_ = h_.vmm(15), r_hi_ = h_.vmm(13), low_ = h_.vmm(14);
 };
 
 #undef C

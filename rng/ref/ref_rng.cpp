@@ -383,16 +383,14 @@ void ref_rng_t::permutation(
     const auto cnt = static_cast<dim_t>(gn - gb);
     if (dst_dt_ == data_type::s64) {
         alignas(64) int64_t values[block_elems];
-        for (dim_t k = 0; k < cnt; ++k)
-            values[k] = static_cast<int64_t>(permutation_value(
-                    gb + k, conf_.n, h, key.data(), run.stream));
+        permutation_values(gb, gn - gb, conf_.n, h, key.data(), run.stream,
+                values);
         layout_.store(run.dst, i0, cnt, values);
         return;
     }
     alignas(64) int32_t values[block_elems]; // s32: n <= 2^31
-    for (dim_t k = 0; k < cnt; ++k)
-        values[k] = static_cast<int32_t>(permutation_value(
-                gb + k, conf_.n, h, key.data(), run.stream));
+    permutation_values(gb, gn - gb, conf_.n, h, key.data(), run.stream,
+            values);
     layout_.store(run.dst, i0, cnt, values);
 }
 
