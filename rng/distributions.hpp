@@ -1,7 +1,7 @@
 // Distribution post-ops: the one definition of how words become values.
 // Reference and JIT kernels compute exactly these operations, in this
-// order, in f32 without contraction, so every ISA gives the same bits
-// (docs/semantics.md states the formulas).
+// order, in f32 (f64 for an f64 dst) without contraction, so every ISA
+// gives the same bits (docs/semantics.md states the formulas).
 #ifndef RNDNN_RNG_DISTRIBUTIONS_HPP
 #define RNDNN_RNG_DISTRIBUTIONS_HPP
 
@@ -216,12 +216,15 @@ constexpr float cos_coefs[6]
 // vminps (operands in this order) on any libm.
 inline float max_ps(float x, float y) { return x > y ? x : y; }
 inline float min_ps(float x, float y) { return x < y ? x : y; }
+// The same for f64 (maxpd, minpd).
+inline double max_pd(double x, double y) { return x > y ? x : y; }
+inline double min_pd(double x, double y) { return x < y ? x : y; }
 
 // c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule: a multiply
 // and an add a coefficient, each rounded, in the JIT kernels' order.
-template <int N>
-inline float horner(float x, const float (&c)[N]) {
-    float r = c[0];
+template <typename T, int N>
+inline T horner(T x, const T (&c)[N]) {
+    T r = c[0];
     for (int k = 1; k < N; ++k)
         r = r * x + c[k];
     return r;
@@ -368,6 +371,143 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
     normal_pair(w0, w1, shift, mean, sigma, v0, v1);
     *v0 = exp_approx(*v0);
     *v1 = exp_approx(*v1);
+}
+
+// --- f64 values -------------------------------------------------------------
+// An f64 dst takes two words an element, 53 random bits, as NumPy's
+// Generator.random(): element g's X = W(2g) + W(2g + 1) 2^wb (the low word
+// first; wb = 32, or 31 for mcg31m1) and u53 = X >> (2 wb - 53). The
+// continuous distributions then compute in f64 with f64 forms of the f32
+// approximations above: +, -, *, /, sqrt and fma only, each correctly
+// rounded, so no libm enters (docs/semantics.md, their measured errors).
+
+// The engine words an element of uniform, normal, exponential, gumbel or
+// lognormal takes for dst type t: one (24 random bits), or two for f64.
+constexpr int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
+
+// u53 in [0, 2^53) from element g's words w0 = W(2g), w1 = W(2g + 1).
+inline uint64_t u53_of(uint32_t w0, uint32_t w1, int word_bits) {
+    const uint64_t x = static_cast<uint64_t>(w1) << word_bits | w0;
+    return x >> (2 * word_bits - 53);
+}
+
+// uniform: u = u53 2^-53 in [0, 1) (NumPy's random()); dst = fma(u, b - a,
+// a), b - a in f64 (a and b are f32 values, so a finite width).
+inline double uniform_value_f64(uint64_t u53, double a, double b_minus_a) {
+    return std::fma(static_cast<double>(u53) * 0x1p-53, b_minus_a, a);
+}
+
+// u in (0, 1]: (u53 + 1) 2^-53, exact.
+inline double open0_u53(uint64_t u53) {
+    return static_cast<double>(u53 + 1) * 0x1p-53;
+}
+
+// ln2 split as fdlibm's: e * ln2_hi64 is exact for |e| < 2^21.
+constexpr double ln2_hi64 = 0x1.62e42fee00000p-1;
+constexpr double ln2_lo64 = 0x1.a39ef35793c76p-33;
+constexpr uint64_t sqrt_half_bits64 = 0x3fe6a09e667f3bcdu; // sqrt(0.5)
+// 2 atanh(s) to s^21/21 (|s| <= 0.1716: the next term is below 2^-60 of
+// the sum), highest power first.
+constexpr double atanh_coefs64[10] = {1.0 / 21, 1.0 / 19, 1.0 / 17,
+        1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3};
+
+// ln x for any positive normal f64 x, as ln_approx in f64: x = m 2^e, m
+// in [sqrt(0.5), sqrt(2)).
+inline double ln_approx_f64(double x) {
+    const uint64_t bits = double_bits(x);
+    int64_t e = static_cast<int64_t>(bits >> 52) - 1022;
+    uint64_t mbits = (bits & 0x000fffffffffffffu) | 0x3fe0000000000000u;
+    if (mbits < sqrt_half_bits64) {
+        mbits += uint64_t(1) << 52; // m * 2
+        e -= 1;
+    }
+    const double m = bits_double(mbits);
+    const double s = (m - 1.0) / (m + 1.0);
+    const double s2 = s * s;
+    const double q = horner(s2, atanh_coefs64) * s2;
+    const double ln_m = (s + s * q) * 2.0;
+    const double fe = static_cast<double>(e);
+    return (fe * ln2_lo64 + ln_m) + fe * ln2_hi64;
+}
+
+// sin(pi/2 t) and cos(pi/2 t) for |t| <= 1/2 by their Taylor polynomials
+// to t^19 and t^18 ((pi/2)^k / k! rounded to f64), highest power first.
+constexpr double sin_coefs64[10] = {-0x1.8a404211f9547p-45,
+        0x1.aaec32af93359p-38, -0x1.6fadb9f155744p-31, 0x1.e8f434d018d63p-25,
+        -0x1.e3074fde8871fp-19, 0x1.50783487ee782p-13, -0x1.32d2cce62bd86p-8,
+        0x1.466bc6775aae2p-4, -0x1.4abbce625be53p-1, 0x1.921fb54442d18p+0};
+constexpr double cos_coefs64[10] = {-0x1.2a0c591af8314p-41,
+        0x1.20c62c2f2d7f5p-34, -0x1.b6e24f44b128fp-28, 0x1.f9d38a3763cc3p-22,
+        -0x1.a6d1f2a204a8cp-16, 0x1.e1f506891babbp-11, -0x1.55d3c7e3cbffap-6,
+        0x1.03c1f081b5ac4p-2, -0x1.3bd3cc9be45dep+0, 1.0};
+
+// sin and cos of 2 pi k 2^-53, k in [0, 2^53), as sincos_2pi: the
+// quadrant and t in [-1/2, 1/2) from k's bits, exactly.
+inline void sincos_2pi_f64(uint64_t k, double *sin_out, double *cos_out) {
+    const uint64_t j = k + (uint64_t(1) << 50);
+    const uint64_t quadrant = (j >> 51) & 3u;
+    const int64_t rem = static_cast<int64_t>(j & ((uint64_t(1) << 51) - 1))
+            - (int64_t(1) << 50);
+    const double t = static_cast<double>(rem) * 0x1p-51;
+    const double t2 = t * t;
+    const double s = horner(t2, sin_coefs64) * t;
+    const double c = horner(t2, cos_coefs64);
+    const bool odd = quadrant & 1u;
+    const double sn = odd ? c : s, cs = odd ? s : c;
+    *sin_out = (quadrant == 2 || quadrant == 3) ? -sn : sn;
+    *cos_out = (quadrant == 1 || quadrant == 2) ? -cs : cs;
+}
+
+// normal: Box-Muller on the pair of elements 2k, 2k + 1 (words 4k to 4k +
+// 3): u1 = open0_u53(the even element's u53), the angle 2 pi u53' 2^-53
+// from the odd one's; r = sqrt(ln(u1) * -2) (at most 8.57); then mean +
+// stddev * z, two roundings.
+inline void normal_pair_f64(uint64_t u53_even, uint64_t u53_odd, double mean,
+        double stddev, double *v0, double *v1) {
+    const double r = std::sqrt(ln_approx_f64(open0_u53(u53_even)) * -2.0);
+    double sn, cs;
+    sincos_2pi_f64(u53_odd, &sn, &cs);
+    *v0 = mean + stddev * (r * cs);
+    *v1 = mean + stddev * (r * sn);
+}
+
+// exponential: (0 - ln u) * scale, u = open0_u53 (values up to 36.74
+// scale).
+inline double exponential_value_f64(uint64_t u53, double scale) {
+    return (0.0 - ln_approx_f64(open0_u53(u53))) * scale;
+}
+
+// gumbel: v = max(0 - ln u, 2^-54) (u = 1 alone takes 2^-54, as gumbel's
+// 2^-25), loc - scale * ln v.
+constexpr double gumbel_v_min64 = 0x1p-54;
+inline double gumbel_value_f64(uint64_t u53, double loc, double scale) {
+    const double v = max_pd(
+            0.0 - ln_approx_f64(open0_u53(u53)), gumbel_v_min64);
+    return loc - scale * ln_approx_f64(v);
+}
+
+// exp t for any finite f64 t, as exp_approx in f64: t clamped to [-746,
+// 710] (exp(-746) rounds to 0, exp(710) overflows); n = round(t / ln 2)
+// by 1.5 * 2^52; r = t - n ln 2 (|r| <= 0.347) in ln2_hi64 and ln2_lo64;
+// the Taylor polynomial of degree 13; times 2^(n >> 1) 2^(n - (n >> 1)).
+constexpr double exp_t_min64 = -746.0, exp_t_max64 = 710.0;
+constexpr double log2e64 = 0x1.71547652b82fep+0;
+constexpr double round_magic64 = 0x1.8p52;
+constexpr double exp_coefs64[14] = {1.0 / 6227020800.0, 1.0 / 479001600.0,
+        1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+        1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5,
+        1.0, 1.0};
+inline double exp_approx_f64(double t) {
+    t = min_pd(max_pd(t, exp_t_min64), exp_t_max64);
+    const double y = t * log2e64 + round_magic64;
+    const double n_f = y - round_magic64;
+    const auto n = static_cast<int64_t>(
+            double_bits(y) - double_bits(round_magic64));
+    const double r = (t - n_f * ln2_hi64) - n_f * ln2_lo64;
+    const double p = horner(r, exp_coefs64);
+    const int64_t n1 = n >> 1, n2 = n - n1; // both in [-539, 513]
+    return (p * bits_double(static_cast<uint64_t>(n1 + 1023) << 52))
+            * bits_double(static_cast<uint64_t>(n2 + 1023) << 52);
 }
 
 // --- Permutation ----------------------------------------------------------

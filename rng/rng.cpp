@@ -66,10 +66,13 @@ void check_dst_type(impl::dist_t dist, data_type t) {
 
 // Refuses a value post-op (uniform, normal, ...) (`what`: it and its parameters, as
 // messages name them) whose extreme values lo and hi (f32, as the kernels
-// compute them) are not finite, or round to infinity in dst's type.
+// compute them) are not finite, or round to infinity in dst's type. An f64
+// dst passes: its values are computed in f64, where finite f32 parameters
+// keep every value but lognormal's finite (check_lognormal_f64).
 void check_fits(const std::string &what, float lo, float hi,
         const memory::desc &dst) {
     const data_type t = dst.get_data_type();
+    if (t == data_type::f64) return;
     const auto finite = [t](float v) {
         if (t == data_type::bf16)
             v = impl::bf16_to_f32(impl::f32_to_bf16(v));
@@ -256,7 +259,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                     fail(status::invalid_arguments,
                             cat("uniform range [", e.a, ", ", e.b,
                                     ") is not a finite range with a <= b"));
-                if (!std::isfinite(e.b - e.a))
+                if (c.dst.get_data_type() != data_type::f64
+                        && !std::isfinite(e.b - e.a))
                     fail(status::invalid_arguments,
                             cat("uniform range [", e.a, ", ", e.b,
                                     "): its width b - a overflows f32"));
@@ -352,6 +356,20 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                             impl::exp_approx(e.mean + e.stddev * r_max)
                                     * (1.f + 0x1p-21f),
                             c.dst);
+                }
+                if (c.dst.get_data_type() == data_type::f64) {
+                    // As above in f64: t reaches mean + sigma * 8.57.
+                    const double r_max64 = std::sqrt(
+                            impl::ln_approx_f64(0x1p-53) * -2.0);
+                    const double top = impl::exp_approx_f64(
+                                               e.mean + e.stddev * r_max64)
+                            * (1.0 + 0x1p-50);
+                    if (!std::isfinite(top))
+                        fail(status::invalid_arguments,
+                                cat("lognormal mean=", e.mean, " sigma=",
+                                        e.stddev, " gives values up to ", top,
+                                        " in magnitude, which f64 cannot hold "
+                                        "(they would be infinite)"));
                 }
                 break;
             case post_ops::kind::permutation:

@@ -17,7 +17,8 @@ std::size_t dt_bits(data_type adt) {
         case data_type::f32:
         case data_type::s32:
         case data_type::u32: return 32;
-        case data_type::s64: return 64;
+        case data_type::s64:
+        case data_type::f64: return 64;
     }
     return 0;
 }

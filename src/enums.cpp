@@ -20,7 +20,8 @@ constexpr row_t<data_type> data_types[] = {{data_type::undef, "undef"},
         {data_type::f32, "f32"}, {data_type::bf16, "bf16"},
         {data_type::f16, "f16"}, {data_type::s8, "s8"}, {data_type::u8, "u8"},
         {data_type::s32, "s32"}, {data_type::u32, "u32"},
-        {data_type::s64, "s64"}, {data_type::bit, "bit"}};
+        {data_type::s64, "s64"}, {data_type::bit, "bit"},
+        {data_type::f64, "f64"}};
 constexpr row_t<status> statuses[] = {{status::success, "success"},
         {status::invalid_arguments, "invalid_arguments"},
         {status::unimplemented, "unimplemented"},

@@ -27,7 +27,8 @@ const struct {
 } descr_table[] = {{data_type::f32, "<f4"}, {data_type::f16, "<f2"},
         {data_type::bf16, "<u2"}, {data_type::s8, "|i1"},
         {data_type::u8, "|u1"}, {data_type::s32, "<i4"},
-        {data_type::u32, "<u4"}, {data_type::s64, "<i8"}};
+        {data_type::u32, "<u4"}, {data_type::s64, "<i8"},
+        {data_type::f64, "<f8"}};
 
 const char *descr_of(data_type t) {
     if (t == data_type::bit) return "|u1";

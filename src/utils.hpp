@@ -106,6 +106,16 @@ inline float bits_float(uint32_t u) {
     std::memcpy(&f, &u, sizeof(f));
     return f;
 }
+inline uint64_t double_bits(double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, sizeof(u));
+    return u;
+}
+inline double bits_double(uint64_t u) {
+    double d;
+    std::memcpy(&d, &u, sizeof(d));
+    return d;
+}
 
 // f32 -> bf16 and f32 -> f16, rounding to nearest even once. Inf and NaN
 // are kept: a NaN becomes quiet and keeps the top bits of its payload, as

@@ -48,6 +48,7 @@ SAME(rndnn_s32, data_type::s32);
 SAME(rndnn_u32, data_type::u32);
 SAME(rndnn_s64, data_type::s64);
 SAME(rndnn_bit, data_type::bit);
+SAME(rndnn_f64, data_type::f64);
 SAME(rndnn_cpu_isa_none, cpu_isa::none);
 SAME(rndnn_cpu_isa_sse41, cpu_isa::sse41);
 SAME(rndnn_cpu_isa_avx2, cpu_isa::avx2);

@@ -247,6 +247,23 @@ std::vector<gen_case_t> gen_cases() {
                     "257", "--offset", "3"},
             p);
 
+    // f64: 2 words an element (4 a normal pair), from an odd offset.
+    p = {};
+    p.shape = {3, 101};
+    p.dt = data_type::f64;
+    p.offset = 5;
+    p.ops.append_uniform(0.f, 1.f);
+    add("uniform f64",
+            {"--dist", "uniform", "--dtype", "f64", "--shape", "3x101",
+                    "--offset", "5"},
+            p);
+    p.ops = {};
+    p.ops.append_normal(1.5f, 2.f);
+    add("normal f64",
+            {"--dist", "normal", "--mean", "1.5", "--stddev", "2", "--dtype",
+                    "f64", "--shape", "3x101", "--offset", "5"},
+            p);
+
     p = {};
     p.shape = {100};
     p.dt = data_type::f32; // the default
@@ -857,6 +874,10 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
             {{"--shape", "0x9223372036854775807"}, "too big for NumPy"},
             {{"--dist", "uniform", "--dtype", "u8"}, "u8"},
             {{"--dtype", "f64"}, "f64"},
+            {{"--dtype", "f128"}, "f128"},
+            {{"--dist", "truncated_normal", "--dtype", "f64"},
+                    "truncated_normal cannot write dst type f64"},
+            {{"--dist", "integers", "--dtype", "f64"}, "f64"},
             {{"--dist", "gaussian"}, "gaussian"},
             {{"--alg", "nope"}, "nope"},
             {{"--dist", "bernoulli", "--method", "bitsliced:0"}, "b=0"},

@@ -2,8 +2,9 @@
 // (the Multfly answers of docs/multfly.md), tests/data/bytewise.md (the
 // bytewise Bernoulli method's, from scripts/bytewise_known_answers.py),
 // tests/data/integers.md (from scripts/integers_known_answers.py),
-// tests/data/permutation.md (from scripts/permutation_known_answers.py) and
-// tests/data/bernoulli_p.md (from scripts/bernoulli_p_known_answers.py),
+// tests/data/permutation.md (from scripts/permutation_known_answers.py),
+// tests/data/bernoulli_p.md (from scripts/bernoulli_p_known_answers.py) and
+// tests/data/f64.md (from scripts/f64_known_answers.py),
 // parsed from the text itself, plus the library's built-in `verify` checks.
 // The distribution values of known-answers.md are also computed here from
 // docs/semantics.md's formulas, written out again apart from the library.
@@ -532,6 +533,47 @@ TEST(KnownAnswers, TruncatedNormalFromTheSpec) {
         ++checked;
     }
     EXPECT_EQ(checked, 6);
+}
+
+// tests/data/f64.md, from scripts/f64_known_answers.py (Python's f64
+// operations and its own Philox): the library's f64 bits at every tier on
+// 2 threads.
+TEST(KnownAnswers, F64FromTheSpec) {
+    const std::string text = read_text("f64.md");
+    const std::regex line(R"((\w+)\(([-0-9.e, ]+)\) (\w+) seed (\d+) )"
+                          R"(stream (\d+) offset (\d+)\s*->((?:\s+[0-9a-f]{16})+))");
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        std::vector<uint64_t> want;
+        std::istringstream hexes(m[7].str());
+        for (std::string tok; hexes >> tok;)
+            want.push_back(std::stoull(tok, nullptr, 16));
+        std::vector<double> params;
+        std::istringstream ps(m[2].str());
+        for (std::string tok; std::getline(ps, tok, ',');)
+            params.push_back(std::stod(tok));
+        const auto n = static_cast<dim_t>(want.size());
+        rng::desc d(str2alg(m[3]), memory::desc({n}, data_type::f64));
+        post_ops po;
+        po.append_distribution(m[1], params);
+        for (cpu_isa cap : test::test_tiers()) {
+            primitive_attr attr;
+            attr.set_post_ops(po);
+            attr.set_max_cpu_isa(cap);
+            std::vector<uint64_t> got(want.size());
+            test::run_args_t r;
+            r.seed = static_cast<int64_t>(std::stoull(m[4]));
+            r.stream = static_cast<int64_t>(std::stoull(m[5]));
+            r.offset = static_cast<int64_t>(std::stoull(m[6]));
+            r.nthr = 2;
+            test::generate(d, attr, got.data(), r);
+            EXPECT_EQ(got, want) << m[0] << " cap " << isa2str(cap);
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 9);
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

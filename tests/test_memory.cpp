@@ -192,9 +192,14 @@ TEST(Memory, HostScalars) {
 
 TEST(DataTypes, Names) {
     for (dt t : {dt::f32, dt::bf16, dt::f16, dt::s8, dt::u8, dt::s32, dt::u32,
-                 dt::s64, dt::bit})
+                 dt::s64, dt::bit, dt::f64})
         EXPECT_EQ(str2dt(dt2str(t)), t);
-    EXPECT_NE(error_of([] { str2dt("f64"); }).find("f64"), std::string::npos);
+    EXPECT_STREQ(dt2str(dt::f64), "f64");
+    // f64 came last: the values before it stay what they were.
+    EXPECT_EQ(static_cast<int>(dt::bit), 9);
+    EXPECT_EQ(static_cast<int>(dt::f64), 10);
+    EXPECT_NE(error_of([] { str2dt("f128"); }).find("f128"), std::string::npos);
+    EXPECT_EQ(dt_bits(dt::f64), 64u);
     EXPECT_EQ(dt_bits(dt::bit), 1u);
     EXPECT_EQ(dt_bits(dt::bf16), 16u);
 }
@@ -249,6 +254,15 @@ TEST(Npy, RoundTrip) {
     EXPECT_EQ(a.shape, (dims {3, 4}));
     ASSERT_EQ(a.data.size(), 48u);
     EXPECT_EQ(std::memcmp(a.data.data(), m.get_data_handle(), 48), 0);
+    memory d(memory::desc({2}, dt::f64)); // <f8
+    d.data<double>()[0] = 0.1;
+    d.data<double>()[1] = -1e300;
+    std::stringstream sd;
+    npy::save(sd, d);
+    EXPECT_NE(sd.str().find("'<f8'"), std::string::npos);
+    const npy::array b = npy::load(sd);
+    EXPECT_EQ(b.dt, dt::f64);
+    EXPECT_EQ(std::memcmp(b.data.data(), d.get_data_handle(), 16), 0);
 }
 
 TEST(Npy, RejectsBadFiles) {
@@ -259,9 +273,9 @@ TEST(Npy, RejectsBadFiles) {
     EXPECT_NE(error_of([&] { npy::load(truncated); }).find("truncated"),
             std::string::npos);
     std::string h = npy::header(memory::desc({2}, dt::f32));
-    h.replace(h.find("<f4"), 3, "<f8");
-    std::stringstream f8(h + std::string(16, '\0'));
-    EXPECT_NE(error_of([&] { npy::load(f8); }).find("<f8"), std::string::npos);
+    h.replace(h.find("<f4"), 3, "<c8");
+    std::stringstream c8(h + std::string(16, '\0'));
+    EXPECT_NE(error_of([&] { npy::load(c8); }).find("<c8"), std::string::npos);
     // Strided memories are not written.
     memory strided(memory::desc({2}, dt::f32, {2}));
     std::stringstream out;
@@ -436,6 +450,8 @@ TEST(NpyHeader, Grammar) {
                     dt::f32, {}},
             {"{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
                     dt::s64, {3}},
+            {"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+                    dt::f64, {3}},
             {"{'descr':'<u4','fortran_order':False,'shape':(2,3)}", dt::u32,
                     {2, 3}},
             {"  {'shape': ( 2 , 3 , ) ,'fortran_order' : False, "
@@ -501,8 +517,8 @@ TEST(NpyHeader, Grammar) {
             {"{'descr': '<f\\x34', " + rest + "}",
                     "a backslash in a string (escapes are not supported) at "
                     "byte 23"},
-            {"{'descr': '<f8', " + rest + "}",
-                    ".npy dtype '<f8' is not supported"},
+            {"{'descr': '<c8', " + rest + "}",
+                    ".npy dtype '<c8' is not supported"},
     };
     for (const auto &c : bad)
         EXPECT_NE(header_error(c.first).find(c.second), std::string::npos)

@@ -1157,6 +1157,9 @@ TEST(Dropout, BadProblemsNameTheValue) {
     d = make_desc(p, prop_kind::forward_training);
     d.src = d.dst = memory::desc({4, 6}, data_type::s32);
     EXPECT_ERROR_NAMES(pd(d), "s32");
+    // f64 is the RNG's continuous distributions' type only.
+    d.src = d.dst = memory::desc({4, 6}, data_type::f64);
+    EXPECT_ERROR_NAMES(pd(d), "f64");
     d = make_desc(p, prop_kind::forward_training);
     d.alg = rng_alg::mcg31m1;
     d.method = bernoulli_method::bitsliced;

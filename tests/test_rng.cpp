@@ -617,6 +617,161 @@ TEST(RngSemantics, SinCosAccuracyAndQuadrants) {
     EXPECT_EQ(c, 0.f);
 }
 
+// --- f64 ----------------------------------------------------------------------
+
+namespace {
+// The spacing of f64 values at |v| (subnormal spacing below 2^-1022).
+long double ulp64(long double v) {
+    const int e = v == 0 ? -1022
+                         : std::max(std::ilogb(static_cast<double>(v)), -1022);
+    return std::ldexp(1.0L, e - 52);
+}
+// Element g's 53 bits from its two words, the low word first: the test's
+// own arithmetic, as docs/semantics.md states it.
+uint64_t u53_of_words(const std::vector<uint32_t> &w, uint64_t g, int bits) {
+    const uint64_t x = uint64_t(w[2 * g + 1]) << bits | w[2 * g];
+    return x >> (2 * bits - 53);
+}
+constexpr long double two_pi_l = 6.283185307179586476925286766559005768L;
+} // namespace
+
+// The ulp bounds of docs/semantics.md's f64 paragraph (measured against
+// long double libm, whose own error is near 2^-11 of an f64 ulp).
+constexpr double ln64_max_ulp = 2;
+constexpr double exp64_max_ulp = 1.2;
+constexpr double gumbel64_max_ulp = 2.2; // of max(1, |x|)
+constexpr double sincos64_max_abs = 0x1p-52;
+
+TEST(RngSemantics, F64FromTheWords) {
+    for (rng_alg alg : rng_algs()) {
+        SCOPED_TRACE(alg2str(alg));
+        const int bits = alg == rng_alg::mcg31m1 ? 31 : 32;
+        const dim_t n = 3001, off = 5; // starts on an odd element
+        const run_args_t r {11, off, 3, 1};
+        const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
+        const auto f64_of = [&](const primitive_attr &attr) {
+            const auto out = run(make_desc(alg, {n}, dt::f64), attr, r);
+            std::vector<double> v(n);
+            std::memcpy(v.data(), out.data(), n * sizeof(double));
+            return v;
+        };
+        const float a = -2.5f, b = 7.f;
+        const auto uni = f64_of(uniform_attr(a, b));
+        const auto nrm = f64_of(normal_attr(1.5f, 2.f));
+        const auto lgn = f64_of(lognormal_attr(0.25f, 0.5f));
+        const auto exn = f64_of(exponential_attr(1.f));
+        const auto gum = f64_of(gumbel_attr(0.f, 1.f));
+        for (dim_t i = 0; i < n; ++i) {
+            const uint64_t g = off + i, k = u53_of_words(w, g, bits);
+            // NumPy's random(): exact, then one fma.
+            const double u = static_cast<double>(k) / 9007199254740992.0;
+            ASSERT_EQ(uni[i], std::fma(u, double(b) - double(a), double(a)))
+                    << i;
+            ASSERT_GE(uni[i], a);
+            ASSERT_LT(uni[i], b);
+            // Open at 0: u53 + 1.
+            const long double uo = (k + 1.0L) / 9007199254740992.0L;
+            const long double e = -logl(uo);
+            ASSERT_LE(fabsl(exn[i] - e), ln64_max_ulp * ulp64(e)) << i;
+            const long double gv = -logl(std::max(e, 0x1p-54L));
+            ASSERT_LE(fabsl(gum[i] - gv),
+                    gumbel64_max_ulp * ulp64(std::max(1.0L, fabsl(gv))))
+                    << i;
+            // Box-Muller on the pair's 4 words.
+            const uint64_t ke = u53_of_words(w, g & ~1ull, bits);
+            const uint64_t ko = u53_of_words(w, g | 1, bits);
+            const long double rr
+                    = sqrtl(-2 * logl((ke + 1.0L) / 9007199254740992.0L));
+            const long double ang = two_pi_l * ko / 9007199254740992.0L;
+            const long double z = (g & 1) ? rr * sinl(ang) : rr * cosl(ang);
+            ASSERT_LE(fabsl(nrm[i] - (1.5L + 2 * z)), 1e-14L * (1 + fabsl(z))) << i;
+            // lognormal is exp of normal's value, the same words.
+            double v[2];
+            impl::normal_pair_f64(ke, ko, 0.25, 0.5, &v[0], &v[1]);
+            ASSERT_EQ(lgn[i], impl::exp_approx_f64(v[g & 1])) << i;
+            ASSERT_LE(fabsl(lgn[i] - expl(v[g & 1])),
+                    exp64_max_ulp * ulp64(expl(v[g & 1])))
+                    << i;
+        }
+    }
+}
+
+// ln, sin, cos and exp in f64 against long double, over the inputs the
+// samplers give them (u = (k + 1) 2^-53, gumbel's v in [2^-54, 36.8],
+// every angle k 2^-53 turn) and exp over its whole range; sampled.
+TEST(RngSemantics, F64ApproxAccuracy) {
+    std::mt19937_64 gen(5);
+    double worst_ln = 0, worst_exp = 0, worst_sc = 0;
+    for (int i = 0; i < 2000000; ++i) {
+        uint64_t k = gen() >> 11;
+        if (i < 1000) k = static_cast<uint64_t>(i); // the smallest u
+        if (i >= 1000 && i < 2000) k = (uint64_t(1) << 53) - 1 - (i - 1000);
+        const double u = impl::open0_u53(k);
+        const long double lu = logl(u);
+        ASSERT_EQ(impl::ln_approx_f64(u) == 0, lu == 0) << k;
+        if (lu != 0)
+            worst_ln = std::max(worst_ln,
+                    double(fabsl(impl::ln_approx_f64(u) - lu) / ulp64(lu)));
+        const double x = std::ldexp(1.0 + impl::open0_u53(gen() >> 11) - 0x1p-53,
+                static_cast<int>(gen() % 60) - 55); // [2^-55, 32)
+        const long double lx = logl(x);
+        if (lx != 0)
+            worst_ln = std::max(worst_ln,
+                    double(fabsl(impl::ln_approx_f64(x) - lx) / ulp64(lx)));
+        const double t = -745.0 + impl::open0_u53(gen() >> 11) * 1454.7;
+        const long double et = expl(t);
+        worst_exp = std::max(worst_exp,
+                double(fabsl(impl::exp_approx_f64(t) - et) / ulp64(et)));
+        double s, c;
+        impl::sincos_2pi_f64(k, &s, &c);
+        const long double ang = two_pi_l * k / 9007199254740992.0L;
+        worst_sc = std::max(worst_sc,
+                double(std::max(fabsl(s - sinl(ang)), fabsl(c - cosl(ang)))));
+    }
+    std::printf("f64: ln %.3f ulp, exp %.3f ulp, sincos %.3g\n", worst_ln,
+            worst_exp, worst_sc);
+    EXPECT_LE(worst_ln, ln64_max_ulp);
+    EXPECT_LE(worst_exp, exp64_max_ulp);
+    EXPECT_LE(worst_sc, sincos64_max_abs);
+    // Exact points and the clamps.
+    EXPECT_EQ(impl::ln_approx_f64(1.0), 0.0);
+    double s, c;
+    impl::sincos_2pi_f64(uint64_t(1) << 51, &s, &c); // a quarter turn
+    EXPECT_EQ(s, 1.0);
+    EXPECT_EQ(c, 0.0);
+    EXPECT_EQ(impl::exp_approx_f64(0.0), 1.0);
+    EXPECT_EQ(impl::exp_approx_f64(-1e300), 0.0);
+    EXPECT_EQ(impl::exp_approx_f64(1e300), INFINITY);
+    const long double big = expl(static_cast<long double>(709.78));
+    EXPECT_LE(fabsl(impl::exp_approx_f64(709.78) - big),
+            exp64_max_ulp * ulp64(big));
+}
+
+// f64 is two words an element, yet offsets count elements: next_offset
+// is offset + n, and the elements after it are the next ones of the whole
+// (JIT or reference: tests/test_rng_jit.cpp holds them equal).
+TEST(RngSemantics, F64NextOffsetCountsElements) {
+    const auto attr = uniform_attr(0.f, 1.f);
+    rng::desc d = make_desc(rng_alg::philox4x32_10, {1000}, dt::f64);
+    d.with_offset = true;
+    d.with_next_offset = true;
+    rng::primitive_desc pd(d, attr);
+    std::vector<uint8_t> buf(d.dst.get_size());
+    memory next(memory::desc({1}, dt::s64));
+    rng(pd).execute(stream(1),
+            {{RNDNN_ARG_DST, memory(d.dst, buf.data())},
+                    {RNDNN_ARG_SEED, memory::scalar(int64_t(3))},
+                    {RNDNN_ARG_OFFSET, memory::scalar(int64_t(77))},
+                    {RNDNN_ARG_NEXT_OFFSET, next}});
+    EXPECT_EQ(next.data<int64_t>()[0], 1077);
+    const auto whole = run(make_desc(rng_alg::philox4x32_10, {2077}, dt::f64),
+            attr, {3, 0, 0, 1});
+    const auto after = run(make_desc(rng_alg::philox4x32_10, {1000}, dt::f64),
+            attr, {3, 1077, 0, 1});
+    EXPECT_EQ(0, std::memcmp(buf.data(), whole.data() + 77 * 8, 8000));
+    EXPECT_EQ(0, std::memcmp(after.data(), whole.data() + 1077 * 8, 8000));
+}
+
 TEST(RngSemantics, ThresholdHelpersAreExact) {
     EXPECT_EQ(impl::bernoulli_threshold32(1.0), 1ull << 32);
     EXPECT_EQ(impl::bernoulli_threshold32(0.0), 0u);
@@ -659,10 +814,14 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     std::vector<dist_case_t> c = {{"bits", {}, dt::u32},
             {"bernoulli", bernoulli_attr(0.3), dt::bit},
             {"uniform", uniform_attr(-1.f, 1.f), dt::bf16},
-            {"normal", normal_attr(0.f, 1.f), dt::f32}};
+            {"normal", normal_attr(0.f, 1.f), dt::f32},
+            {"uniform f64", uniform_attr(-1.f, 1.f), dt::f64},
+            {"normal f64", normal_attr(0.f, 1.f), dt::f64}};
     c.push_back({"exponential", exponential_attr(2.f), dt::f32});
     c.push_back({"gumbel", gumbel_attr(-1.f, 3.f), dt::bf16});
     c.push_back({"lognormal", lognormal_attr(0.5f, 1.f), dt::f16});
+    c.push_back({"gumbel f64", gumbel_attr(-1.f, 3.f), dt::f64});
+    c.push_back({"lognormal f64", lognormal_attr(0.5f, 1.f), dt::f64});
     c.push_back({"truncated_normal", truncated_normal_attr(0.5f, 2.f, -1.f, 7.f),
             dt::bf16});
     if (alg != rng_alg::mcg31m1)
@@ -1519,7 +1678,7 @@ TEST(RngErrors, ExecutionNamesTheBadArgument) {
 TEST(Distributions, TableIsWhatTheRngDoes) {
     const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
             data_type::s8, data_type::u8, data_type::s32, data_type::u32,
-            data_type::s64, data_type::bit};
+            data_type::s64, data_type::bit, data_type::f64};
     post_ops a, b;
     for (const distribution_info &d : distributions()) {
         SCOPED_TRACE(d.name);

@@ -130,8 +130,9 @@ struct combo_t {
 // (distribution, dst type, method) the reference writes: bits -> u32,
 // threshold32, onednn and bitsliced(b) -> bit/u8/s32/f32 (mcg31m1's 31-bit
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
-// up: FMA), normal, exponential, gumbel, lognormal and truncated_normal
-// -> f32/bf16 (and f16 from avx2 on: F16C).
+// up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
+// lognormal and truncated_normal -> f32/bf16 (and f16 from avx2 on: F16C;
+// f64 runs the reference).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -171,6 +172,9 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::uniform, t});
             c.push_back({alg, dist_kind::normal, t});
         }
+        // f64 uniform: two 32-bit words an element as a qword lane.
+        if (alg != rng_alg::mcg31m1)
+            c.push_back({alg, dist_kind::uniform, data_type::f64});
         for (data_type t : real_types)
             for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
                          dist_kind::lognormal, dist_kind::truncated_normal})
@@ -194,6 +198,15 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::gumbel, data_type::bf16, 0, false});
     c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
     c.push_back({mt, dist_kind::truncated_normal, data_type::bf16, 0, false});
+    // f64: uniform from 31-bit words and the other distributions run the
+    // reference at every tier.
+    const rng_alg ph = rng_alg::philox4x32_10;
+    c.push_back({rng_alg::mcg31m1, dist_kind::uniform, data_type::f64, 0,
+            false});
+    c.push_back({ph, dist_kind::normal, data_type::f64, 0, false});
+    c.push_back({ph, dist_kind::exponential, data_type::f64, 0, false});
+    c.push_back({ph, dist_kind::gumbel, data_type::f64, 0, false});
+    c.push_back({ph, dist_kind::lognormal, data_type::f64, 0, false});
     return c;
 }
 

@@ -54,10 +54,12 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     uni.append_uniform(-2.f, 3.f);
     v.push_back({"uniform f32", data_type::f32, uni});
     v.push_back({"uniform bf16", data_type::bf16, uni});
+    v.push_back({"uniform f64", data_type::f64, uni}); // 2 words an element
     post_ops nrm;
     nrm.append_normal(1.f, 2.f);
     v.push_back({"normal f32", data_type::f32, nrm});
     v.push_back({"normal f16", data_type::f16, nrm});
+    v.push_back({"normal f64", data_type::f64, nrm}); // 4 words a pair
     if (alg != rng_alg::mcg31m1) { // integers needs 32-bit words
         // 2 words an element, and 4.
         post_ops i2;
@@ -75,14 +77,17 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     ex.append_exponential(2.f);
     v.push_back({"exponential f32", data_type::f32, ex});
     v.push_back({"exponential f16", data_type::f16, ex});
+    v.push_back({"exponential f64", data_type::f64, ex});
     post_ops gu;
     gu.append_gumbel(-1.f, 0.5f);
     v.push_back({"gumbel f32", data_type::f32, gu});
     v.push_back({"gumbel bf16", data_type::bf16, gu});
+    v.push_back({"gumbel f64", data_type::f64, gu});
     post_ops ln;
     ln.append_lognormal(0.5f, 1.5f);
     v.push_back({"lognormal f32", data_type::f32, ln});
     v.push_back({"lognormal f16", data_type::f16, ln});
+    v.push_back({"lognormal f64", data_type::f64, ln});
     // Offsets stay below 10^5 and tensors small: every element below n.
     post_ops pm;
     pm.append_permutation(int64_t(1) << 33);

@@ -30,8 +30,10 @@ constexpr int max_ndims = 8;
 ///
 /// `bit` is the 1-bit mask type: element k of a dense bit tensor is bit
 /// (k % 8) of byte (k / 8), least significant bit first (NumPy
-/// `packbits(bitorder='little')`).
-enum class data_type { undef, f32, bf16, f16, s8, u8, s32, u32, s64, bit };
+/// `packbits(bitorder='little')`). `f64` (IEEE binary64) comes last so
+/// that the others keep their values; only the RNG's continuous
+/// distributions write it (docs/semantics.md).
+enum class data_type { undef, f32, bf16, f16, s8, u8, s32, u32, s64, bit, f64 };
 using dt = data_type;
 
 /// @returns the name of @p adt ("f32", "bit", ...; "unknown" for a value

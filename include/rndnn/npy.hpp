@@ -3,7 +3,7 @@
 /// as 1.0, 2.0 or 3.0.
 ///
 /// Type mapping: f32 <f4, f16 <f2, bf16 <u2 (the raw bf16 bits; NumPy has no
-/// bf16), s8 |i1, u8 |u1, s32 <i4, u32 <u4, s64 <i8. A bit tensor of n
+/// bf16), s8 |i1, u8 |u1, s32 <i4, u32 <u4, s64 <i8, f64 <f8. A bit tensor of n
 /// elements is written as its packed bytes: |u1 of shape [ceil(n/8)], LSB
 /// first, so np.unpackbits(a, bitorder='little')[:n] recovers it.
 #ifndef RNDNN_NPY_HPP

@@ -9,7 +9,9 @@ rndnn's kernels use too; NumPy's Generator always uses one) into a new
 array, as each library's users call it:
 NumPy's Generator(PCG64) with float32 where it offers it (random,
 standard_normal, standard_exponential; its gumbel and lognormal are
-float64 only), torch's in-place samplers on a new tensor. Every row runs
+float64 only), torch's in-place samplers on a new tensor; the f64 rows
+compare float64 with float64 (NumPy's default dtype, and rndnn's for
+these functions). Every row runs
 once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
 with the CPU and the load average. A distribution rndnn lacks is skipped;
@@ -29,18 +31,29 @@ import rndnn
 from bench_common import cpu, load, medians
 
 
+F32 = np.float32  # the f32 rows ask for it: rndnn's default is float64
+
+
 def cases(n):
     """[(name, {who: run})]: each run draws n values into a new array."""
     g = np.random.default_rng(1)
     out = [
         ("uniform f32", {
-            "rndnn": lambda: rndnn.uniform(0.0, 1.0, n, seed=1),
+            "rndnn": lambda: rndnn.uniform(0.0, 1.0, n, seed=1, dtype=F32),
             "numpy": lambda: g.random(n, dtype=np.float32),
             "torch": lambda: torch.rand(n)}),
         ("normal f32", {
-            "rndnn": lambda: rndnn.normal(0.0, 1.0, n, seed=1),
+            "rndnn": lambda: rndnn.normal(0.0, 1.0, n, seed=1, dtype=F32),
             "numpy": lambda: g.standard_normal(n, dtype=np.float32),
             "torch": lambda: torch.randn(n)}),
+        ("uniform f64", {
+            "rndnn": lambda: rndnn.uniform(0.0, 1.0, n, seed=1),
+            "numpy": lambda: g.random(n),
+            "torch": lambda: torch.rand(n, dtype=torch.float64)}),
+        ("normal f64", {
+            "rndnn": lambda: rndnn.normal(0.0, 1.0, n, seed=1),
+            "numpy": lambda: g.standard_normal(n),
+            "torch": lambda: torch.randn(n, dtype=torch.float64)}),
         ("bernoulli(0.9) u8", {
             "rndnn": lambda: rndnn.bernoulli(0.9, n, seed=1),
             "numpy": lambda: (g.random(n, dtype=np.float32) < 0.9).view(
@@ -81,19 +94,20 @@ def cases(n):
             "torch": lambda: theirs.fill_(1)}))
     if hasattr(rndnn, "exponential"):
         out.append(("exponential f32", {
-            "rndnn": lambda: rndnn.exponential(1.0, n, seed=1),
+            "rndnn": lambda: rndnn.exponential(1.0, n, seed=1, dtype=F32),
             "numpy": lambda: g.standard_exponential(n, dtype=np.float32),
             "torch": lambda: torch.empty(n).exponential_()}))
     if hasattr(rndnn, "gumbel"):
         out.append(("gumbel f32 (numpy f64)", {
-            "rndnn": lambda: rndnn.gumbel(0.0, 1.0, n, seed=1),
+            "rndnn": lambda: rndnn.gumbel(0.0, 1.0, n, seed=1, dtype=F32),
             "numpy": lambda: g.gumbel(0.0, 1.0, n),
             # torch has no Gumbel sampler: -log(-log(u)), as
             # F.gumbel_softmax draws it.
             "torch": lambda: -torch.empty(n).exponential_().log()}))
     if hasattr(rndnn, "lognormal"):
         out.append(("lognormal f32 (numpy f64)", {
-            "rndnn": lambda: rndnn.lognormal(0.0, 1.0, n, seed=1),
+            "rndnn": lambda: rndnn.lognormal(0.0, 1.0, n, seed=1,
+                                             dtype=F32),
             "numpy": lambda: g.lognormal(0.0, 1.0, n),
             "torch": lambda: torch.empty(n).log_normal_()}))
     if hasattr(rndnn, "truncated_normal"):

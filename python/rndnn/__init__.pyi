@@ -14,7 +14,7 @@ __all__: list[str]
 torch: ModuleType  # rndnn.torch, imported at first use
 
 Size = Union[int, Sequence[int]]
-# A string ('float16', 'f16', 'bfloat16', 'bit'...), a NumPy dtype or
+# A string ('float64', 'float16', 'f16', 'bfloat16', 'bit'...), a NumPy dtype or
 # type, or a torch dtype (the result is then a torch tensor).
 DType = Any
 Array = Any  # a NumPy array or a torch CPU tensor

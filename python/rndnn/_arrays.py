@@ -32,11 +32,13 @@ _NUMPY = {"u32": np.uint32, "s32": np.int32, "u8": np.uint8, "bit": np.uint8,
           "bool": np.bool_, "f32": np.float32, "f16": np.float16,
           "bf16": np.uint16}
 _NUMPY["s64"] = np.int64  # integers' values
+_NUMPY["f64"] = np.float64  # the continuous distributions' (53 bits)
 _FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items() if k != "bit"}
 _TORCH = {"u32": "int32", "s32": "int32", "u8": "uint8", "bit": "uint8",
           "bool": "bool", "f32": "float32", "f16": "float16",
           "bf16": "bfloat16"}
 _TORCH["s64"] = "int64"
+_TORCH["f64"] = "float64"
 _FROM_TORCH = {"torch." + v: k for k, v in _TORCH.items()
                if k not in ("u32", "bit")}
 _WRITTEN = {"bool": "u8"}
@@ -45,12 +47,14 @@ _NAMES = {"u32": "u32", "uint32": "u32", "s32": "s32", "int32": "s32",
           "u8": "u8", "uint8": "u8", "bit": "bit", "bool": "bool",
           "f32": "f32", "float32": "f32", "f16": "f16", "float16": "f16",
           "half": "f16", "bf16": "bf16", "bfloat16": "bf16"}
-_NAMES.update({"s64": "s64", "int64": "s64"})
+_NAMES.update({"s64": "s64", "int64": "s64", "f64": "f64",
+               "float64": "f64", "double": "f64"})
 # dtype= as a NumPy type (uint16 is no dtype to ask for: bf16 is).
 _FROM_NUMPY_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
                      np.dtype(np.uint8): "u8", np.dtype(np.int32): "s32",
                      np.dtype(np.uint32): "u32", np.dtype(np.bool_): "bool"}
 _FROM_NUMPY_DTYPE[np.dtype(np.int64)] = "s64"
+_FROM_NUMPY_DTYPE[np.dtype(np.float64)] = "f64"
 
 
 def _torch():
@@ -73,8 +77,8 @@ def _dtype(dtype):
         name = _FROM_TORCH.get(str(dtype))
         if name is None:
             raise Error(f"dtype {dtype} is not one rndnn writes: "
-                        "torch.float32, float16, bfloat16, uint8, int32, "
-                        "int64 or bool")
+                        "torch.float32, float64, float16, bfloat16, uint8, "
+                        "int32, int64 or bool")
         return name, True
     if isinstance(dtype, str):
         if dtype not in _NAMES:
@@ -86,9 +90,9 @@ def _dtype(dtype):
         raise TypeError("dtype must be a string, a NumPy dtype or a torch "
                         f"dtype, not {type(dtype).__name__} {dtype!r}") from None
     if d not in _FROM_NUMPY_DTYPE:
-        raise Error(f"dtype {d} is not one rndnn writes: float32, float16, "
-                    "uint8, int32, uint32, int64, bool (or 'bfloat16', "
-                    "'bit')")
+        raise Error(f"dtype {d} is not one rndnn writes: float32, float64, "
+                    "float16, uint8, int32, uint32, int64, bool (or "
+                    "'bfloat16', 'bit')")
     return _FROM_NUMPY_DTYPE[d], False
 
 
@@ -599,12 +603,14 @@ def _p_tensor(p):
 def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
             offset=None, stream=0, generator=None, alg=_ALG, name=None,
             global_shape=None, origin=None, out=None):
-    """Uniform on [low, high) (high only by rounding); dtype float32 (the
-    default), float16 or bfloat16 (uint16 bits in NumPy). a and b are
-    low's and high's older names.
+    """Uniform on [low, high) (high only by rounding); dtype float64 (the
+    default, as NumPy's Generator.random: 53 random bits a value, 2 words
+    an element), float32, float16 or bfloat16 (uint16 bits in NumPy; 24
+    random bits, a word an element). low and high are taken as float32
+    values. a and b are low's and high's older names.
     """
     return _generate("uniform", "uniform", [("low", low), ("high", high)],
-                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
                      stream=stream, generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
 
@@ -613,12 +619,13 @@ def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
 def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
            offset=None, stream=0, generator=None, alg=_ALG, name=None,
            global_shape=None, origin=None, out=None):
-    """Normal(loc, scale) by Box-Muller; dtype float32 (the default),
-    float16 or bfloat16. mean and stddev are loc's and scale's older
-    names.
+    """Normal(loc, scale) by Box-Muller; dtype float64 (the default, as
+    NumPy's, from 53-bit uniforms), float32, float16 or bfloat16. loc and
+    scale are taken as float32 values. mean and stddev are loc's and
+    scale's older names.
     """
     return _generate("normal", "normal", [("loc", loc), ("scale", scale)],
-                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
                      stream=stream, generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
 
@@ -627,11 +634,11 @@ def exponential(scale=1.0, size=None, *, dtype=None, seed=None,
                 offset=None, stream=0, generator=None, alg=_ALG, name=None,
                 global_shape=None, origin=None, out=None):
     """Exponential(scale), NumPy's exponential: -ln(u) * scale, u in
-    (0, 1], a word an element; dtype float32 (the default), float16 or
-    bfloat16.
+    (0, 1], a word an element (two for float64); dtype float64 (the
+    default, as NumPy's), float32, float16 or bfloat16.
     """
     return _generate("exponential", "exponential", [("scale", scale)],
-                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
                      stream=stream, generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
 
@@ -640,11 +647,11 @@ def gumbel(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
            offset=None, stream=0, generator=None, alg=_ALG, name=None,
            global_shape=None, origin=None, out=None):
     """Gumbel(loc, scale), NumPy's gumbel: loc - scale * ln(-ln(u)), u in
-    (0, 1), a word an element; dtype float32 (the default), float16 or
-    bfloat16.
+    (0, 1), a word an element (two for float64); dtype float64 (the
+    default, as NumPy's), float32, float16 or bfloat16.
     """
     return _generate("gumbel", "gumbel", [("loc", loc), ("scale", scale)],
-                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
                      stream=stream, generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
 
@@ -653,11 +660,11 @@ def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
               offset=None, stream=0, generator=None, alg=_ALG, name=None,
               global_shape=None, origin=None, out=None):
     """Log-normal, NumPy's lognormal: exp(t) with t exactly what
-    normal(mean, sigma) gives the element (the same words); dtype float32
-    (the default), float16 or bfloat16.
+    normal(mean, sigma) gives the element (the same words); dtype float64
+    (the default, as NumPy's), float32, float16 or bfloat16.
     """
     return _generate("lognormal", "lognormal",
-                     [("mean", mean), ("sigma", sigma)], size, dtype, "f32",
+                     [("mean", mean), ("sigma", sigma)], size, dtype, "f64",
                      alg=alg, seed=seed, offset=offset, stream=stream,
                      generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
@@ -672,8 +679,8 @@ def truncated_normal(loc=0.0, scale=1.0, a=-2.0, b=2.0, size=None, *,
     truncnorm(a', b', loc, scale) takes standardised ones: a = loc + a' *
     scale); (a - loc) / scale must be below 9 and (b - loc) / scale above
     -9. By inversion of the normal CDF on one word an element; every value
-    lies in [a, b] after rounding to dtype: float32 (the default), float16
-    or bfloat16.
+    lies in [a, b] after rounding to dtype: float32 (the default: there is
+    no float64 form yet), float16 or bfloat16.
     """
     return _generate("truncated_normal", "truncated_normal",
                      [("loc", loc), ("scale", scale), ("a", a), ("b", b)],

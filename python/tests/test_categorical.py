@@ -12,7 +12,7 @@ SEED, OFFSET, STREAM = 21, 300, 4
 
 def expected(x, temperature, seed=SEED, offset=OFFSET, stream=STREAM):
     g = rndnn.gumbel(0.0, 1.0, size=x.shape, seed=seed, offset=offset,
-                     stream=stream)
+                     stream=stream, dtype="f32")
     s = x / np.float32(temperature) + g
     return np.argmax(s, axis=-1), s.max(axis=-1)
 

@@ -19,10 +19,11 @@ DRAW = """
 import sys
 import numpy as np
 import rndnn
-x = rndnn.uniform(low=-2.0, high=2.0, size=(4, 1001), seed=3)
+x = rndnn.uniform(low=-2.0, high=2.0, size=(4, 1001), seed=3, dtype="f32")
 h = rndnn.normal(size=(4, 1001), seed=4, dtype="bf16")
 out = {
-    "uniform": rndnn.uniform(low=-1.0, high=3.0, size=(3, 1000), seed=5),
+    "uniform": rndnn.uniform(low=-1.0, high=3.0, size=(3, 1000), seed=5,
+                             dtype="f32"),
     "normal_bf16": h,
     "bits": rndnn.bits(size=(3, 333), seed=6, alg="threefry4x32_20"),
     "bernoulli": rndnn.bernoulli(0.3, size=(3, 1000), seed=7, packed=True),

@@ -78,7 +78,7 @@ def test_bool_masks(dtype):
 
 
 def test_bool_dropout_masks():
-    x = rndnn.normal(size=(6, 5), seed=1)
+    x = rndnn.normal(size=(6, 5), seed=1, dtype="f32")
     y, m = rndnn.dropout(x, 0.4, seed=3, mask="bool")
     y8, m8 = rndnn.dropout(x, 0.4, seed=3, mask="u8")
     assert m.dtype == np.bool_ and np.array_equal(m, m8 == 1)
@@ -111,11 +111,12 @@ def test_dir_is_clean():
 
 def test_size_none_gives_one_value_or_outs_shape():
     v = rndnn.normal(seed=3)
-    assert np.ndim(v) == 0 and isinstance(v, np.float32)
+    assert np.ndim(v) == 0 and isinstance(v, np.float64)
     assert v == rndnn.normal(size=1, seed=3)[0]
     out = np.empty((3, 4), np.float32)
     assert rndnn.uniform(seed=2, out=out) is out
-    assert np.array_equal(out, rndnn.uniform(size=(3, 4), seed=2))
+    assert np.array_equal(out, rndnn.uniform(size=(3, 4), seed=2,
+                                             dtype=np.float32))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "f16", "half", np.float16,
@@ -295,12 +296,16 @@ def test_p_everywhere_and_rate_still_accepted():
      "high must be a real number, not NoneType"),
     (lambda: rndnn.normal(size=4, alg=1), TypeError, "alg must be a string"),
     (lambda: rndnn.normal(size=4, alg="nope"), rndnn.Error, "nope"),
-    (lambda: rndnn.normal(size=4, dtype="float64"), rndnn.Error,
-     "unknown dtype 'float64'"),
-    (lambda: rndnn.normal(size=4, dtype=np.float64), rndnn.Error,
-     "dtype float64 is not one rndnn writes"),
-    (lambda: rndnn.normal(size=4, dtype=torch.float64), rndnn.Error,
-     "dtype torch.float64 is not one rndnn writes"),
+    (lambda: rndnn.normal(size=4, dtype="float128"), rndnn.Error,
+     "unknown dtype 'float128'"),
+    (lambda: rndnn.normal(size=4, dtype=np.complex128), rndnn.Error,
+     "dtype complex128 is not one rndnn writes"),
+    (lambda: rndnn.normal(size=4, dtype=torch.complex64), rndnn.Error,
+     "dtype torch.complex64 is not one rndnn writes"),
+    (lambda: rndnn.integers(9, size=4, dtype=np.float64), rndnn.Error,
+     "cannot write dst type f64"),
+    (lambda: rndnn.bernoulli(size=4, dtype="float64"), rndnn.Error,
+     "cannot write dst type f64"),
     (lambda: rndnn.normal(size=4, dtype=3.0), TypeError,
      "dtype must be a string, a NumPy dtype or a torch dtype"),
     (lambda: rndnn.normal(size=4, offset=3), TypeError, "offset= goes with seed="),

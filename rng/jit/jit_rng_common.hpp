@@ -97,6 +97,11 @@ struct jit_rng_consts_t {
     // odd dwords (int_odd) and the even and odd qwords (int_perm).
     jit_vec_t int_range, int_range_hi, int_low, int_low32, int_lo32;
     jit_vec_t int_odd, int_perm[2];
+    // f64 uniform (qword lanes): the exponent bits that make a double of
+    // u53's low 32 bits (2^52 + lo) and of its high 21 (2^84 + hi 2^32),
+    // those doubles' biases, 2^-53, a and b - a (and integers' int_lo32).
+    jit_vec_t f64_lo_magic, f64_hi_magic, f64_lo_bias, f64_hi_bias,
+            f64_two_m53, f64_a, f64_b_minus_a;
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

@@ -43,6 +43,18 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         why = "f16 needs F16C (avx2 tier and up)";
         return false;
     };
+    if (t == data_type::f64) {
+        // uniform alone, from qword lanes of two 32-bit words.
+        if (conf.dist != dist_t::uniform) {
+            why = "only uniform has a JIT kernel to f64 (the reference runs "
+                  "the others)";
+            return false;
+        }
+        if (is_mcg(conf)) {
+            why = "uniform to f64 needs 32-bit words in the JIT kernels";
+            return false;
+        }
+    }
     switch (conf.dist) {
         case dist_t::bits: return true; // every dst type it writes
         case dist_t::bernoulli:

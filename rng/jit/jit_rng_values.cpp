@@ -78,6 +78,57 @@ public:
 
 };
 
+// f64 uniform (rng/distributions.hpp, uniform_value_f64): an element's two
+// words are a qword lane, X = W(2g) + W(2g + 1) 2^32; u53 = X >> 11 made a
+// double exactly as (2^84 + hi 2^32 - 2^84) + (2^52 + lo - 2^52), hi and lo
+// its high 21 and low 32 bits (both differences exact, their sum < 2^53
+// exact); then u = that * 2^-53 and fma(u, b - a, a), all in f64.
+class jit_uniform_f64_t : public jit_dist_t {
+public:
+    using jit_dist_t::jit_dist_t;
+
+    int unit_elems() const override { return jit_unit_words / 2; }
+    int unit_bytes() const override { return unit_elems() * 8; }
+
+    void emit_unit() override {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const Xmm bma = h.vmm(15), a = h.vmm(14);
+        h.uni_load(bma, C(f64_b_minus_a));
+        h.uni_load(a, C(f64_a));
+        for (int i = 0; i < unit_bytes() / vlen; ++i) {
+            const Xmm v = h.vmm(i % 4), t = h.vmm(4 + i % 4);
+            h.uni_load(v, h.ptr[h.rsp + f_.words_off + i * vlen]);
+            h.uni_vpsrlq(v, v, 11); // u53
+            h.uni_vpsrlq(t, v, 32); // hi
+            h.uni_vpor(t, t, C(f64_hi_magic));
+            h.vsubpd(t, t, C(f64_hi_bias)); // hi 2^32, exact
+            h.uni_vpand(v, v, C(int_lo32)); // lo
+            h.uni_vpor(v, v, C(f64_lo_magic));
+            h.vsubpd(v, v, C(f64_lo_bias)); // lo, exact
+            h.vaddpd(v, v, t); // u53, exact
+            h.vmulpd(v, v, C(f64_two_m53));
+            h.vfmadd213pd(v, bma, a);
+            h.uni_store_out(h.ptr[f_.dst + i * vlen], v);
+        }
+        h.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        const double b_minus_a = double(conf_.b) - double(conf_.a);
+        for (int lane = 0; lane < 8; ++lane) {
+            c.f64_lo_magic.set_q(lane, double_bits(0x1p52));
+            c.f64_hi_magic.set_q(lane, double_bits(0x1p84));
+            c.f64_lo_bias.set_q(lane, double_bits(0x1p52));
+            c.f64_hi_bias.set_q(lane, double_bits(0x1p84));
+            c.f64_two_m53.set_q(lane, double_bits(0x1p-53));
+            c.f64_a.set_q(lane, double_bits(conf_.a));
+            c.f64_b_minus_a.set_q(lane, double_bits(b_minus_a));
+        }
+        c.int_lo32.fill_lo(~0u);
+    }
+};
+
 // --- Shared pieces of the transcendental values ---------------------------
 // ln_approx, exp_approx and the store of two registers of f32 values, every
 // operation the reference's, in its order: mul and add, never fma. bf16
@@ -721,6 +772,8 @@ private:
 
 std::unique_ptr<jit_dist_t> make_jit_uniform(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_uniform_f64_t>(h, f, conf);
     return std::make_unique<jit_uniform_t>(h, f, conf);
 }
 

@@ -64,6 +64,10 @@ private:
     // integers' values of elements [gb, gn), stored.
     void integers(word_source_t &source, const rng_run_t &run, uint64_t gb,
             uint64_t gn) const;
+    // The f64 values of elements [gb, gn) (one block at most): two words
+    // an element (value_words), stored.
+    void values_f64(word_source_t &source, const rng_run_t &run, uint64_t gb,
+            uint64_t gn) const;
     // The p tensor's values (as f32) of dst's elements [i0, i0 + cnt),
     // counted row-major over dst's dims.
     void p_values(const rng_run_t &run, dim_t i0, dim_t cnt, float *out) const;
@@ -139,6 +143,11 @@ void ref_rng_t::run_range(
         const uint64_t gn = std::min(ge, (gb / block_elems + 1) * block_elems);
         const auto cnt = static_cast<dim_t>(gn - gb);
         const auto i0 = static_cast<dim_t>(gb - run.offset);
+        if (dst_dt_ == data_type::f64) {
+            values_f64(*source, run, gb, gn);
+            gb = gn;
+            continue;
+        }
         switch (conf_.dist) {
             case dist_t::bits:
                 source->fill(gb, cnt, words);
@@ -229,6 +238,58 @@ void ref_rng_t::run_range(
         }
         gb = gn;
     }
+}
+
+void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
+        uint64_t gb, uint64_t gn) const {
+    // Element g's words: W(wpe g) and W(wpe g + 1).
+    constexpr uint64_t wpe = value_words(data_type::f64);
+    static_assert(wpe == 2, "u53_of takes an element's two words");
+    alignas(64) uint32_t words[wpe * (block_elems + 2)];
+    alignas(64) double values[block_elems];
+    const int wb = engine_traits(conf_.alg).word_bits;
+    const auto u53 = [&](uint64_t e) { // element e of the words fetched
+        return u53_of(words[wpe * e], words[wpe * e + 1], wb);
+    };
+    const double a = conf_.a, b_minus_a = double(conf_.b) - double(conf_.a);
+    const auto cnt = static_cast<dim_t>(gn - gb);
+    switch (conf_.dist) {
+        case dist_t::uniform:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = uniform_value_f64(u53(k), a, b_minus_a);
+            break;
+        case dist_t::exponential:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = exponential_value_f64(u53(k), conf_.scale);
+            break;
+        case dist_t::gumbel:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = gumbel_value_f64(u53(k), conf_.loc, conf_.scale);
+            break;
+        case dist_t::normal:
+        case dist_t::lognormal: {
+            // Whole pairs of elements: their 4 words each.
+            const uint64_t e0 = gb & ~uint64_t(1), e1 = ((gn - 1) | 1) + 1;
+            source.fill(wpe * e0, wpe * (e1 - e0), words);
+            const bool lognormal = conf_.dist == dist_t::lognormal;
+            for (uint64_t g = e0; g < e1; g += 2) {
+                double v[2];
+                normal_pair_f64(u53(g - e0), u53(g - e0 + 1), conf_.mean,
+                        conf_.stddev, &v[0], &v[1]);
+                for (int j = 0; j < 2; ++j)
+                    if (g + j >= gb && g + j < gn)
+                        values[g + j - gb] = lognormal
+                                ? exp_approx_f64(v[j])
+                                : v[j];
+            }
+            break;
+        }
+        default: return; // no other distribution writes f64 (check_dst_type)
+    }
+    layout_.store(run.dst, static_cast<dim_t>(gb - run.offset), cnt, values);
 }
 
 void ref_rng_t::integers(word_source_t &source, const rng_run_t &run,
