@@ -96,26 +96,19 @@ inline bool mul_ok(dim_t a, dim_t b, dim_t &r) {
     return !__builtin_mul_overflow(a, b, &r);
 }
 
-inline uint32_t float_bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof(u));
-    return u;
+// The bits of @p from read as a To of the same size (C++20's
+// std::bit_cast).
+template <typename To, typename From>
+inline To bit_cast(const From &from) {
+    static_assert(sizeof(To) == sizeof(From), "bit_cast: sizes differ");
+    To to;
+    std::memcpy(&to, &from, sizeof(to));
+    return to;
 }
-inline float bits_float(uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, sizeof(f));
-    return f;
-}
-inline uint64_t double_bits(double d) {
-    uint64_t u;
-    std::memcpy(&u, &d, sizeof(u));
-    return u;
-}
-inline double bits_double(uint64_t u) {
-    double d;
-    std::memcpy(&d, &u, sizeof(d));
-    return d;
-}
+inline uint32_t float_bits(float f) { return bit_cast<uint32_t>(f); }
+inline float bits_float(uint32_t u) { return bit_cast<float>(u); }
+inline uint64_t double_bits(double d) { return bit_cast<uint64_t>(d); }
+inline double bits_double(uint64_t u) { return bit_cast<double>(u); }
 
 // f32 -> bf16 and f32 -> f16, rounding to nearest even once. Inf and NaN
 // are kept: a NaN becomes quiet and keeps the top bits of its payload, as

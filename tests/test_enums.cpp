@@ -46,12 +46,12 @@ TEST(EnumNames, CoreEnums) {
             {data_type::f16, "f16"}, {data_type::s8, "s8"},
             {data_type::u8, "u8"}, {data_type::s32, "s32"},
             {data_type::u32, "u32"}, {data_type::s64, "s64"},
-            {data_type::bit, "bit"}};
+            {data_type::bit, "bit"}, {data_type::f64, "f64"}};
     expect_names(dts, dt2str);
     // undef is no type to ask for: not parsed, not listed.
     expect_parse(names_t<data_type>(dts.begin() + 1, dts.end()), str2dt,
             "unknown data type 'bogus\\x1b' (expected f32, bf16, f16, s8, "
-            "u8, s32, u32, s64 or bit)");
+            "u8, s32, u32, s64, bit or f64)");
     EXPECT_ERROR_NAMES(str2dt("undef"), "unknown data type 'undef'");
     expect_names<status>({{status::success, "success"},
                                  {status::invalid_arguments,

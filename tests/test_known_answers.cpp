@@ -197,6 +197,34 @@ static std::vector<int64_t> integers_values(const rng::desc &d,
     return got;
 }
 
+// The run arguments a known-answer line gives as decimal text: its seed
+// (an s64's bits as u64), stream and offset.
+static test::run_args_t line_args(const std::string &seed,
+        const std::string &stream, const std::string &offset) {
+    test::run_args_t r;
+    r.seed = static_cast<int64_t>(std::stoull(seed));
+    r.stream = static_cast<int64_t>(std::stoull(stream));
+    r.offset = static_cast<int64_t>(std::stoull(offset));
+    return r;
+}
+
+// Expects @p d with @p po to write @p want (each element's bits as a T)
+// at every tier this process may use, on 2 threads; @p what names the line.
+template <typename T>
+static void expect_bits_at_every_tier(const rng::desc &d, const post_ops &po,
+        test::run_args_t r, const std::vector<T> &want,
+        const std::string &what) {
+    r.nthr = 2;
+    for (cpu_isa cap : test::test_tiers()) {
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        attr.set_max_cpu_isa(cap);
+        std::vector<T> got(want.size());
+        test::generate(d, attr, got.data(), r);
+        EXPECT_EQ(got, want) << what << " cap " << isa2str(cap);
+    }
+}
+
 // Checks the integer values @p text (space-separated) of a known-answer
 // line @p what: d's dst of @p count elements under post-ops @p po, at every
 // tier this process may use and in the reference, on 1 and 3 threads.
@@ -229,10 +257,7 @@ TEST(KnownAnswers, IntegersFromTheSpec) {
     for (std::sregex_iterator it(text.begin(), text.end(), line), end;
             it != end; ++it) {
         const auto &m = *it;
-        test::run_args_t r;
-        r.seed = static_cast<int64_t>(std::stoull(m[2]));
-        r.stream = static_cast<int64_t>(std::stoull(m[3]));
-        r.offset = static_cast<int64_t>(std::stoll(m[4]));
+        const test::run_args_t r = line_args(m[2], m[3], m[4]);
         const int64_t low = std::stoll(m[5].str()),
                       high = std::stoll(m[6].str());
         const auto n = static_cast<dim_t>(std::stoll(m[8]));
@@ -257,11 +282,8 @@ TEST(KnownAnswers, PermutationFromTheSpec) {
     for (std::sregex_iterator it(text.begin(), text.end(), line), end;
             it != end; ++it) {
         const auto &m = *it;
-        test::run_args_t r;
-        r.seed = static_cast<int64_t>(std::stoull(m[1]));
-        r.stream = static_cast<int64_t>(std::stoull(m[2]));
+        const test::run_args_t r = line_args(m[1], m[2], m[4]);
         const int64_t n = std::stoll(m[3]);
-        r.offset = static_cast<int64_t>(std::stoll(m[4]));
         const auto count = static_cast<dim_t>(std::stoll(m[6]));
         const rng::desc d(rng_alg::philox4x32_10,
                 memory::desc({count}, str2dt(m[5])));
@@ -293,10 +315,7 @@ TEST(KnownAnswers, BernoulliPFromTheSpec) {
     for (std::sregex_iterator it(text.begin(), text.end(), line), end;
             it != end; ++it) {
         const auto &m = *it;
-        test::run_args_t r;
-        r.seed = static_cast<int64_t>(std::stoull(m[2]));
-        r.stream = static_cast<int64_t>(std::stoull(m[3]));
-        r.offset = static_cast<int64_t>(std::stoll(m[4]));
+        test::run_args_t r = line_args(m[2], m[3], m[4]);
         const data_type pdt = str2dt(m[5]);
         rng::desc d(str2alg(m[1]), memory::desc(to_dims(m[6]), data_type::u8));
         d.p_tensor = memory::desc(to_dims(m[7]), pdt);
@@ -517,19 +536,8 @@ TEST(KnownAnswers, TruncatedNormalFromTheSpec) {
         post_ops po;
         po.append_truncated_normal(std::stof(m[1]), std::stof(m[2]),
                 std::stof(m[3]), std::stof(m[4]));
-        for (cpu_isa cap : test::test_tiers()) {
-            primitive_attr attr;
-            attr.set_post_ops(po);
-            attr.set_max_cpu_isa(cap);
-            std::vector<uint32_t> got(want.size());
-            test::run_args_t r;
-            r.seed = static_cast<int64_t>(std::stoull(m[5]));
-            r.stream = static_cast<int64_t>(std::stoull(m[6]));
-            r.offset = static_cast<int64_t>(std::stoull(m[7]));
-            r.nthr = 2;
-            test::generate(d, attr, got.data(), r);
-            EXPECT_EQ(got, want) << m[0] << " cap " << isa2str(cap);
-        }
+        expect_bits_at_every_tier(d, po, line_args(m[5], m[6], m[7]), want,
+                m[0].str());
         ++checked;
     }
     EXPECT_EQ(checked, 6);
@@ -558,19 +566,8 @@ TEST(KnownAnswers, F64FromTheSpec) {
         rng::desc d(str2alg(m[3]), memory::desc({n}, data_type::f64));
         post_ops po;
         po.append_distribution(m[1], params);
-        for (cpu_isa cap : test::test_tiers()) {
-            primitive_attr attr;
-            attr.set_post_ops(po);
-            attr.set_max_cpu_isa(cap);
-            std::vector<uint64_t> got(want.size());
-            test::run_args_t r;
-            r.seed = static_cast<int64_t>(std::stoull(m[4]));
-            r.stream = static_cast<int64_t>(std::stoull(m[5]));
-            r.offset = static_cast<int64_t>(std::stoull(m[6]));
-            r.nthr = 2;
-            test::generate(d, attr, got.data(), r);
-            EXPECT_EQ(got, want) << m[0] << " cap " << isa2str(cap);
-        }
+        expect_bits_at_every_tier(d, po, line_args(m[4], m[5], m[6]), want,
+                m[0].str());
         ++checked;
     }
     EXPECT_EQ(checked, 9);
