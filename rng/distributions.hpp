@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "rndnn/enums.hpp"
@@ -27,14 +26,10 @@ inline uint64_t bernoulli_threshold32(double p) {
 
 // threshold32 with a per-element p (a p tensor): 1 iff W < p * 2^32 as
 // exact reals, that is W < ceil(p * 2^32) = bernoulli_threshold32(p) (W
-// and p * 2^32, p an f32 or bf16 value, are exact in double). W becomes a
-// double as 2^52 + W (its bits 0x43300000'00000000 | W) minus 2^52, both
-// exact: the compiler vectorises that, not a u32 conversion.
+// and p * 2^32, p an f32 or bf16 value, are exact in double). The JIT
+// tiers' vector compare is rng/jit/jit_rng.cpp's jit_p_decide_t.
 inline bool bernoulli_tensor_decide(uint32_t w, float p) {
-    const uint64_t bits = 0x4330000000000000ull | w;
-    double wd;
-    std::memcpy(&wd, &bits, 8);
-    return wd - 0x1p52 < static_cast<double>(p) * 0x1p32;
+    return static_cast<double>(w) < static_cast<double>(p) * 0x1p32;
 }
 
 // oneDNN's dropout keeps an element iff W > (2^32 - 1) * rate, in double.

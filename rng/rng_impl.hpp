@@ -143,13 +143,18 @@ rng_picked_t pick_rng_impl(const rng_conf_t &conf, const std::string &info);
 bool init_ref_rng(const rng_conf_t &conf, std::string &why);
 std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf);
 
-// The reference kernel with the words of @p words (seed, stream): the JIT
-// tiers' kernel of a p tensor (rng/jit/jit_rng.cpp), whose words come from
-// their bits kernel, bit for bit the reference's.
+// The reference kernel with the words of @p words (seed, stream) and a p
+// tensor's decisions from @p decide: the JIT tiers' kernel of a p tensor
+// (rng/jit/jit_rng.cpp), whose words come from their bits kernel and whose
+// decisions from their compare code, bit for bit the reference's.
 using word_source_maker_t = std::function<std::unique_ptr<word_source_t>(
         uint64_t seed, uint64_t stream)>;
-std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(
-        const rng_conf_t &conf, word_source_maker_t words);
+// Decides elements [0, m) of n, flags[k] = bernoulli_tensor_decide(words[k],
+// p[k]), for some m <= n that it returns; the reference decides the rest.
+using p_decider_t = std::function<dim_t(
+        const uint32_t *words, const float *p, dim_t n, uint8_t *flags)>;
+std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(const rng_conf_t &conf,
+        word_source_maker_t words, p_decider_t decide);
 
 // The reference kernel with mt19937's words in tier isa's vector code
 // (rng/ref/ref_rng.cpp): init() declines other algorithms, tiers the CPU

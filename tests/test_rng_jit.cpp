@@ -887,6 +887,84 @@ TEST_P(JitEqualityEdges, PTensorEqualsTheReference) {
                 }
 }
 
+// Bernoulli with a p tensor at the words: each element's p is its own
+// word W's value W 2^-32 in f32 (rounded, or truncated to bf16), one ulp
+// above or below it, or an edge (0, 1, 2^-32, 2^-33, 1 - 2^-24, a
+// subnormal), so that the tier's compare meets W = p 2^32 and its
+// neighbours; lengths with odd tails of the compare's 16-element blocks.
+TEST_P(JitEqualityEdges, PTensorAtTheWordsEqualsTheReference) {
+    const cpu_isa tier = GetParam();
+    const float edges[8] = {0.f, 1.f, 0x1p-32f, 0x1p-33f, 1.f - 0x1p-24f,
+            0x1p-149f, 0x1.8p-140f, 0x1p-126f};
+    const int64_t seed = 5, strm = 2, offset = 13;
+    for (const dims &shape : {dims {4096 + 37}, dims {3, 1001}, dims {15}})
+        for (data_type dt : {data_type::bit, data_type::u8})
+            for (data_type pdt : {data_type::f32, data_type::bf16}) {
+                const memory::desc wmd(shape, data_type::u32);
+                const dim_t n = wmd.nelems();
+                std::vector<uint32_t> w(n);
+                rng::desc wd(rng_alg::philox4x32_10, wmd);
+                wd.with_offset = true;
+                rng(rng::primitive_desc(wd, {})).execute(stream(1),
+                        {{RNDNN_ARG_DST, memory(wmd, w.data())},
+                                {RNDNN_ARG_SEED, memory::scalar(seed)},
+                                {RNDNN_ARG_OFFSET, memory::scalar(offset)},
+                                {RNDNN_ARG_STREAM, memory::scalar(strm)}});
+                std::vector<uint32_t> p32(n);
+                std::vector<uint16_t> p16(n);
+                int ties = 0; // elements with W = p 2^32 in f32
+                for (dim_t i = 0; i < n; ++i) {
+                    const float at = std::ldexp(float(w[i]), -32);
+                    uint32_t b = impl::float_bits(at);
+                    uint32_t h = b >> 16; // bf16 bits: truncated
+                    switch (i % 4) {
+                        case 0: ties += double(at) * 0x1p32 == w[i]; break;
+                        case 1: b += b < 0x3f800000u; h += h < 0x3f80u; break;
+                        case 2: b -= b > 0; h -= h > 0; break;
+                        default: {
+                            const float e = edges[i / 4 % 8];
+                            b = impl::float_bits(e);
+                            h = impl::f32_to_bf16(e);
+                        }
+                    }
+                    p32[i] = b;
+                    p16[i] = static_cast<uint16_t>(h);
+                }
+                if (n > 1000) {
+                    EXPECT_GT(ties, 0) << impl::dims2str(shape);
+                }
+                rng::desc d(rng_alg::philox4x32_10, memory::desc(shape, dt));
+                d.p_tensor = memory::desc(shape, pdt);
+                d.with_offset = true;
+                void *pdata = pdt == data_type::bf16
+                        ? static_cast<void *>(p16.data())
+                        : static_cast<void *>(p32.data());
+                post_ops po;
+                po.append_bernoulli(0.5);
+                auto exec = [&](cpu_isa cap) {
+                    primitive_attr attr;
+                    attr.set_post_ops(po);
+                    attr.set_max_cpu_isa(cap);
+                    std::vector<uint8_t> out(d.dst.get_size());
+                    rng(rng::primitive_desc(d, attr))
+                            .execute(stream(2),
+                                    {{RNDNN_ARG_DST, memory(d.dst, out.data())},
+                                            {RNDNN_ARG_SRC,
+                                                    memory(d.p_tensor, pdata)},
+                                            {RNDNN_ARG_SEED,
+                                                    memory::scalar(seed)},
+                                            {RNDNN_ARG_OFFSET,
+                                                    memory::scalar(offset)},
+                                            {RNDNN_ARG_STREAM,
+                                                    memory::scalar(strm)}});
+                    return out;
+                };
+                EXPECT_TRUE(exec(tier) == exec(cpu_isa::none))
+                        << dt2str(dt) << " p " << dt2str(pdt) << " "
+                        << impl::dims2str(shape) << " cap " << isa2str(tier);
+            }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, JitEqualityEdges,
         ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(JitEqualityEdges);

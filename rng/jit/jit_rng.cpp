@@ -258,8 +258,113 @@ private:
     alignas(64) uint32_t buf_[jit_rng_scratch_elems];
 };
 
+// A p tensor's decisions at avx2 and avx512 (p_decider_t): 16 elements an
+// iteration, W < p * 2^32 compared exactly in double (W and p * 2^32 are
+// exact doubles; p is never NaN). avx512 converts W with vcvtudq2pd and
+// moves a zero-masked 1 per set bit of the two compares; avx2 makes W
+// 2^52 + W (its bits 0x43300000'00000000 | W) less 2^52 and spreads the
+// compares' sign bits (vmovmskpd) over 16 bytes as jit_mask_expand_t does.
+class jit_p_decide_t : public jit_generator_t {
+public:
+    static constexpr dim_t block = 16;
+
+    explicit jit_p_decide_t(cpu_isa isa) : jit_generator_t(isa) {
+        generate();
+        fn_ = finalize<fn_t>();
+    }
+
+    dim_t operator()(const uint32_t *words, const float *p, dim_t n,
+            uint8_t *flags) const {
+        const dim_t blocks = n / block;
+        if (blocks > 0) fn_(words, p, blocks, flags);
+        return blocks * block;
+    }
+
+private:
+    using fn_t = void (*)(const uint32_t *words, const float *p, dim_t blocks,
+            uint8_t *flags);
+
+    // Vector constants from rax: a qword broadcast to vlen() bytes.
+    void broadcast_q(const Xmm &v, uint64_t q) {
+        mov(rax, q);
+        vmovq(Xmm(v.getIdx()), rax);
+        if (v.isYMM() || v.isZMM()) vpbroadcastq(v, Xmm(v.getIdx()));
+    }
+
+    void generate() {
+        using Xbyak::Label;
+        using Xbyak::Reg64;
+        using Xbyak::Ymm;
+        using Xbyak::Zmm;
+        constexpr uint8_t lt = 1; // vcmppd's LT_OS (p is never NaN)
+        const Reg64 words = rdi, p = rsi, blocks = rdx, flags = rcx;
+        constexpr uint64_t two32 = 0x41f0000000000000ull; // 2^32
+        constexpr uint64_t two52 = 0x4330000000000000ull; // 2^52
+        Label iter;
+        if (is_avx512()) {
+            const Zmm scale(15);
+            broadcast_q(scale, two32);
+            mov(eax, 0x01010101u);
+            vpbroadcastd(Xmm(14), eax);
+            L(iter);
+            for (int h = 0; h < 2; ++h) {
+                vcvtudq2pd(Zmm(h), yword[words + 32 * h]);
+                vcvtps2pd(Zmm(2 + h), yword[p + 32 * h]);
+                vmulpd(Zmm(2 + h), Zmm(2 + h), scale);
+            }
+            vcmppd(k1, Zmm(0), Zmm(2), lt);
+            vcmppd(k2, Zmm(1), Zmm(3), lt);
+            kunpckbw(k1, k2, k1);
+            vmovdqu8(Xmm(4) | k1 | T_z, Xmm(14));
+            vmovdqu(xword[flags], Xmm(4));
+        } else {
+            const Ymm bias(15), scale(14);
+            const Xmm shuf(13), bits(12);
+            broadcast_q(bias, two52);
+            broadcast_q(scale, two32);
+            // Byte i of 16 takes byte i / 8 of the 16 bits and tests its
+            // bit i % 8.
+            mov(rax, 0x0101010101010101ull);
+            vmovq(shuf, rax);
+            vpslldq(shuf, shuf, 8);
+            mov(rax, 0x8040201008040201ull);
+            vmovq(bits, rax);
+            vpunpcklqdq(bits, bits, bits);
+            L(iter);
+            xor_(r8d, r8d);
+            for (int q = 0; q < 4; ++q) {
+                vpmovzxdq(Ymm(q), xword[words + 16 * q]);
+                vpor(Ymm(q), Ymm(q), bias);
+                vsubpd(Ymm(q), Ymm(q), bias);
+                vcvtps2pd(Ymm(4 + q), xword[p + 16 * q]);
+                vmulpd(Ymm(4 + q), Ymm(4 + q), scale);
+                vcmppd(Ymm(q), Ymm(q), Ymm(4 + q), lt);
+                vmovmskpd(eax, Ymm(q));
+                if (q > 0) shl(eax, 4 * q);
+                or_(r8d, eax);
+            }
+            vmovd(Xmm(0), r8d);
+            vpshufb(Xmm(0), Xmm(0), shuf);
+            vpand(Xmm(0), Xmm(0), bits);
+            vpcmpeqb(Xmm(0), Xmm(0), bits);
+            vpabsb(Xmm(0), Xmm(0));
+            vmovdqu(xword[flags], Xmm(0));
+        }
+        add(words, 4 * block);
+        add(p, 4 * block);
+        add(flags, block);
+        dec(blocks);
+        jnz(iter, T_NEAR);
+        vzeroupper();
+        ret();
+    }
+
+    fn_t fn_ = nullptr;
+};
+
 // Bernoulli with a p tensor at tier isa: the reference kernel (its p
-// gather and exact compare) on the words of the tier's bits kernel.
+// gather and stores) on the words of the tier's bits kernel, its decisions
+// from jit_p_decide_t at avx2 and avx512 (sse41: the reference's).
 std::unique_ptr<rng_kernel_t> create_jit_p_tensor(
         cpu_isa isa, const rng_conf_t &conf) {
     rng_conf_t bits;
@@ -271,11 +376,19 @@ std::unique_ptr<rng_kernel_t> create_jit_p_tensor(
     bits.nelems = jit_rng_scratch_elems;
     std::shared_ptr<const rng_kernel_t> kernel
             = make_jit_kernel<rng_kernel_t, jit_rng_t>(isa, bits);
+    p_decider_t decide;
+    if (isa != cpu_isa::sse41) {
+        std::shared_ptr<const jit_p_decide_t> d
+                = make_jit_kernel<jit_p_decide_t, jit_p_decide_t>(isa);
+        decide = [d](const uint32_t *words, const float *p, dim_t n,
+                         uint8_t *flags) { return (*d)(words, p, n, flags); };
+    }
     return create_ref_rng_with_words(conf,
             [kernel](uint64_t seed, uint64_t stream) {
                 return std::make_unique<jit_word_source_t>(
                         kernel, seed, stream);
-            });
+            },
+            std::move(decide));
 }
 
 } // namespace

@@ -30,12 +30,14 @@ constexpr dim_t min_elems_per_thread = 16384;
 class ref_rng_t : public rng_kernel_t {
 public:
     // words_isa: the tier of mt19937's word code (none: scalar); words:
-    // where the words come from instead, if set.
+    // where the words come from instead, if set; decide: what decides a p
+    // tensor's elements first, if set.
     ref_rng_t(const rng_conf_t &conf, cpu_isa words_isa,
-            word_source_maker_t words = nullptr)
+            word_source_maker_t words = nullptr, p_decider_t decide = nullptr)
         : conf_(conf)
         , words_isa_(words_isa)
         , words_(std::move(words))
+        , decide_(std::move(decide))
         , layout_(conf.dst)
         , shift_(u24_shift(engine_traits(conf.alg).word_bits == 31))
         , dst_dt_(conf.dst.get_data_type()) {}
@@ -81,6 +83,7 @@ private:
     rng_conf_t conf_;
     cpu_isa words_isa_;
     word_source_maker_t words_;
+    p_decider_t decide_;
     layout_t layout_;
     int shift_;
     data_type dst_dt_;
@@ -157,7 +160,9 @@ void ref_rng_t::run_range(
                 if (conf_.p_tensor) {
                     source->fill(gb, cnt, words);
                     p_values(run, i0, cnt, values);
-                    for (dim_t k = 0; k < cnt; ++k)
+                    for (dim_t k = decide_ ? decide_(words, values, cnt, flags)
+                                           : 0;
+                            k < cnt; ++k)
                         flags[k] = bernoulli_tensor_decide(words[k], values[k]);
                 } else if (conf_.method == bernoulli_method::bytewise) {
                     bytewise_flags(*source, threshold, gb, gn, flags);
@@ -420,9 +425,10 @@ std::unique_ptr<rng_kernel_t> create_ref_rng(const rng_conf_t &conf) {
     return std::make_unique<ref_rng_t>(conf, cpu_isa::none);
 }
 
-std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(
-        const rng_conf_t &conf, word_source_maker_t words) {
-    return std::make_unique<ref_rng_t>(conf, cpu_isa::none, std::move(words));
+std::unique_ptr<rng_kernel_t> create_ref_rng_with_words(const rng_conf_t &conf,
+        word_source_maker_t words, p_decider_t decide) {
+    return std::make_unique<ref_rng_t>(
+            conf, cpu_isa::none, std::move(words), std::move(decide));
 }
 
 bool init_simd_rng(cpu_isa isa, const rng_conf_t &conf, std::string &why) {
