@@ -26,7 +26,9 @@
 // threads (the JIT kernels' entry
 // points, so built in JIT builds only);
 // TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
-// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value.
+// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value,
+// NormalF64WordSweepEqualsTheReference f64 normal's against
+// normal_pair_f64.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -132,7 +134,8 @@ struct combo_t {
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
 // up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
 // lognormal and truncated_normal -> f32/bf16 (and f16 from avx2 on: F16C;
-// f64 runs the reference).
+// normal to f64 too, but from mcg31m1; the others to f64 run the
+// reference).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -172,9 +175,11 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::uniform, t});
             c.push_back({alg, dist_kind::normal, t});
         }
-        // f64 uniform: two 32-bit words an element as a qword lane.
+        // f64 uniform and normal: two 32-bit words an element as a qword
+        // lane (avx2 and up).
         if (alg != rng_alg::mcg31m1)
-            c.push_back({alg, dist_kind::uniform, data_type::f64});
+            for (dist_kind k : {dist_kind::uniform, dist_kind::normal})
+                c.push_back({alg, k, data_type::f64});
         for (data_type t : real_types)
             for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
                          dist_kind::lognormal, dist_kind::truncated_normal})
@@ -198,12 +203,11 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::gumbel, data_type::bf16, 0, false});
     c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
     c.push_back({mt, dist_kind::truncated_normal, data_type::bf16, 0, false});
-    // f64: uniform from 31-bit words and the other distributions run the
-    // reference at every tier.
+    // f64: uniform and normal from 31-bit words and the other
+    // distributions run the reference at every tier.
     const rng_alg ph = rng_alg::philox4x32_10;
-    c.push_back({rng_alg::mcg31m1, dist_kind::uniform, data_type::f64, 0,
-            false});
-    c.push_back({ph, dist_kind::normal, data_type::f64, 0, false});
+    for (dist_kind k : {dist_kind::uniform, dist_kind::normal})
+        c.push_back({rng_alg::mcg31m1, k, data_type::f64, 0, false});
     c.push_back({ph, dist_kind::exponential, data_type::f64, 0, false});
     c.push_back({ph, dist_kind::gumbel, data_type::f64, 0, false});
     c.push_back({ph, dist_kind::lognormal, data_type::f64, 0, false});
@@ -950,12 +954,14 @@ std::vector<dispatch_case_t> uncovered_dispatch_cases() {
     return v;
 }
 
-// sse41 has no FMA, which uniform's value is, and no F16C: it declines
-// uniform and f16 values (docs/jit.md).
+// sse41 has no FMA, which uniform's value is, and no F16C, and its f64
+// kernels are not written: it declines uniform, f16 and f64 values
+// (docs/jit.md).
 bool tier_covers(cpu_isa tier, const combo_t &combo) {
     return !(tier == cpu_isa::sse41
             && (combo.kind == dist_kind::uniform
-                    || combo.dt == data_type::f16));
+                    || combo.dt == data_type::f16
+                    || combo.dt == data_type::f64));
 }
 
 TEST(JitDispatch, CapNoneSelectsReference) {
@@ -1440,6 +1446,78 @@ TEST(RngJit, TruncatedNormalWordSweepEqualsTheReference) {
     // Both sides, each with the central branch and the two tails (a
     // central cell always has r <= 5: v >= 0.075 there).
     EXPECT_EQ(regions, 0xBBu);
+}
+
+// f64 normal's unit code (dist_unit_kernel_t) against normal_pair_f64 on
+// chosen u53s, each as the radius's and as the angle's, at every tier
+// with f64 kernels (avx2 and up): 0, 1, 2^52 and 2^53 - 1 and beside
+// them; beside every switch of ln_approx_f64's region (u = (u53 + 1)
+// 2^-53 a power of 2, or m = sqrt(0.5): the least u53 + 1 >= sqrt(0.5)
+// 2^n, n = 1 .. 53) and of sincos_2pi_f64's quadrant (u53 = q 2^51 -
+// 2^50) and t = 0 (u53 = q 2^51); every 2^53 / 4099th u53. The 11 bits
+// below u53 are 0 or all ones.
+TEST(RngJit, NormalF64WordSweepEqualsTheReference) {
+    SKIP_WITHOUT_JIT();
+    const uint64_t top = uint64_t(1) << 53;
+    std::vector<uint64_t> u53s;
+    const auto near = [&](uint64_t k) { // k - 2 .. k + 2, in [0, 2^53)
+        for (uint64_t d = 0; d <= 4; ++d)
+            if (k + d >= 2 && k + d - 2 < top) u53s.push_back(k + d - 2);
+    };
+    near(0);
+    near(top / 2);
+    near(top - 1);
+    for (int n = 1; n <= 53; ++n) {
+        near((uint64_t(1) << n) - 1); // u53 + 1 = 2^n
+        const double c = std::ceil(std::ldexp(
+                impl::bits_double(impl::sqrt_half_bits64), n));
+        near(static_cast<uint64_t>(c) - 1);
+    }
+    for (uint64_t q = 0; q <= 4; ++q) {
+        near(q * (uint64_t(1) << 51)); // t = 0
+        if (q > 0) near(q * (uint64_t(1) << 51) - (uint64_t(1) << 50));
+    }
+    for (uint64_t i = 0; i < 4099; ++i)
+        u53s.push_back(i * (top / 4099));
+    // Pairs (u53s[i], u53s[i + 1]), whole units of them.
+    const size_t npairs = (u53s.size() + 15) / 16 * 16;
+    std::vector<uint32_t> words;
+    for (size_t i = 0; i < npairs; ++i)
+        for (size_t k : {i, i + 1}) {
+            const uint64_t x = u53s[k % u53s.size()] << 11
+                    | (k % 2 == 0 ? 0u : 0x7ffu);
+            words.push_back(static_cast<uint32_t>(x));
+            words.push_back(static_cast<uint32_t>(x >> 32));
+        }
+    const std::pair<float, float> params[] = {{0.f, 1.f}, {0.5f, 3.f},
+            {-1e3f, 7.f}, {0.f, 0.f}, {1e-3f, 1e4f}, {-0.f, 1e-30f}};
+    for (const auto &ms : params) {
+        post_ops po;
+        po.append_normal(ms.first, ms.second);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        const rng_conf_t conf = make_rng_conf(rng::desc(rng_alg::philox4x32_10,
+                                                      memory::desc({64}, data_type::f64)),
+                attr);
+        std::vector<double> want(npairs * 2);
+        for (size_t i = 0; i < npairs; ++i)
+            impl::normal_pair_f64(impl::u53_of(words[4 * i], words[4 * i + 1], 32),
+                    impl::u53_of(words[4 * i + 2], words[4 * i + 3], 32),
+                    ms.first, ms.second, &want[2 * i], &want[2 * i + 1]);
+        for (cpu_isa isa : available_tiers()) {
+            if (isa < cpu_isa::avx2) continue;
+            const dist_unit_kernel_t kernel(isa, conf);
+            std::vector<double> got(want.size(), 0.0);
+            for (size_t i = 0; i < words.size(); i += impl::jit_unit_words)
+                kernel.run(&words[i], &got[i / 2]);
+            for (size_t i = 0; i < want.size(); ++i)
+                ASSERT_EQ(impl::double_bits(got[i]), impl::double_bits(want[i]))
+                        << isa2str(isa) << " mean " << ms.first << " stddev "
+                        << ms.second << ": element " << i << ", u53 0x"
+                        << std::hex
+                        << impl::u53_of(words[2 * i], words[2 * i + 1], 32);
+        }
+    }
 }
 
 #endif
