@@ -111,7 +111,7 @@ struct jit_rng_consts_t {
     // f64 normal (ln_approx_f64, sincos_2pi_f64), qword lanes: 1; the
     // mantissa mask and the bits of 0.5 and sqrt(0.5); 1.5 * 2^52's bits
     // less 1022 (a biased exponent's sum with it is e's double's bits) and
-    // 1.5 * 2^52; 1, 2, -2; the atanh series; ln 2 in two parts; 2^50 and
+    // 1.5 * 2^52 (round_magic64); 1, 2, -2; the atanh series; ln 2 in two parts; 2^50 and
     // 2^51 - 1 (the angle's j and its t bits); 2^52 + 2^50 and 2^-51 (t
     // of them); the sin and cos series (highest power first); the sign
     // bit; mean and stddev.
@@ -122,6 +122,12 @@ struct jit_rng_consts_t {
     jit_vec_t f64_2p50, f64_mask51, f64_t_bias, f64_two_m51;
     jit_vec_t f64_sin_c[10], f64_cos_c[10];
     jit_vec_t f64_sign, f64_mean, f64_stddev;
+    // f64 exponential, Gumbel, log-normal: scale, loc, 2^-54
+    // (gumbel_v_min64); exp_approx_f64's clamp, log2(e), 1023 and its
+    // polynomial (highest power first).
+    jit_vec_t f64_scale, f64_loc, f64_v_min;
+    jit_vec_t f64_exp_t_min, f64_exp_t_max, f64_log2e, f64_i_1023;
+    jit_vec_t f64_exp_c[14];
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

@@ -45,13 +45,9 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         return false;
     };
     if (t == data_type::f64) {
-        // uniform and normal, from qword lanes of two 32-bit words, in
-        // VEX and EVEX forms.
-        if (conf.dist != dist_t::uniform && conf.dist != dist_t::normal) {
-            why = "only uniform and normal have JIT kernels to f64 (the "
-                  "reference runs the others)";
-            return false;
-        }
+        // uniform, normal, exponential, gumbel and lognormal (check_dst_type
+        // takes no other), from qword lanes of two 32-bit words, in VEX
+        // and EVEX forms.
         if (is_mcg(conf)) {
             why = "f64 values need 32-bit words in the JIT kernels";
             return false;

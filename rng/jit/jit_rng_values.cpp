@@ -1,6 +1,6 @@
 // Uniform, normal, log-normal, exponential, Gumbel and truncated normal
-// values to f32, bf16 or f16, uniform and normal to f64, and integers: JIT
-// code.
+// values to f32, bf16 or f16 and to f64 (but truncated normal), and
+// integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -109,14 +109,23 @@ protected:
         c.f64_mant_mask.fill_q(0x000fffffffffffffu);
         c.f64_half_bits.fill_q(double_bits(0.5));
         c.f64_sqrt_half.fill_q(sqrt_half_bits64);
-        c.f64_e_bias.fill_q(double_bits(0x1.8p52) - 1022);
-        c.f64_round_magic.fill_f64(0x1.8p52);
+        c.f64_e_bias.fill_q(double_bits(round_magic64) - 1022);
+        c.f64_round_magic.fill_f64(round_magic64);
         c.f64_one.fill_f64(1.0);
         c.f64_two.fill_f64(2.0);
         for (int k = 0; k < 10; ++k)
             c.f64_atanh_c[k].fill_f64(atanh_coefs64[k]);
         c.f64_ln2_lo.fill_f64(ln2_lo64);
         c.f64_ln2_hi.fill_f64(ln2_hi64);
+    }
+
+    static void fill_exp_consts(jit_rng_consts_t &c) {
+        c.f64_exp_t_min.fill_f64(exp_t_min64);
+        c.f64_exp_t_max.fill_f64(exp_t_max64);
+        c.f64_log2e.fill_f64(log2e64);
+        c.f64_i_1023.fill_q(1023);
+        for (int k = 0; k < 14; ++k)
+            c.f64_exp_c[k].fill_f64(exp_coefs64[k]);
     }
 
     // v = u53 (open0: open0_u53, (u53 + 1) 2^-53; else u53 2^-53) of the
@@ -172,6 +181,38 @@ protected:
         h.vmulpd(e, e, C(f64_ln2_hi));
         h.vaddpd(x, x, e);
     }
+
+    // x = exp_approx_f64(x); n, y, r and p are clobbered. n = y's bits
+    // less round_magic64's, in [-1077, 1025]: its low dword is n, and the
+    // exponent bits of 2^(n >> 1) and 2^(n - (n >> 1)) are dword
+    // arithmetic on it, shifted to the qword's top 12 bits.
+    void emit_exp(const Xmm &x, const Xmm &n, const Xmm &y, const Xmm &r,
+            const Xmm &p) {
+        auto &h = h_;
+        h.vmaxpd(x, x, C(f64_exp_t_min));
+        h.vminpd(x, x, C(f64_exp_t_max));
+        h.vmulpd(y, x, C(f64_log2e));
+        h.vaddpd(y, y, C(f64_round_magic));
+        h.uni_vpsubq(n, y, C(f64_round_magic)); // n as an integer
+        h.vsubpd(y, y, C(f64_round_magic)); // n as a double
+        h.vmulpd(r, y, C(f64_ln2_hi));
+        h.vsubpd(x, x, r);
+        h.vmulpd(y, y, C(f64_ln2_lo));
+        h.vsubpd(r, x, y);
+        h.uni_load(p, vec(RNDNN_JIT_CONST(f64_exp_c)));
+        for (int k = 1; k < 14; ++k) {
+            h.vmulpd(p, p, r);
+            h.vaddpd(p, p, vec(RNDNN_JIT_CONST(f64_exp_c), k));
+        }
+        h.uni_vpsrad(y, n, 1);
+        h.uni_vpsubd(n, n, y);
+        h.uni_vpaddd(y, y, C(f64_i_1023));
+        h.uni_vpsllq(y, y, 52);
+        h.vmulpd(p, p, y);
+        h.uni_vpaddd(n, n, C(f64_i_1023));
+        h.uni_vpsllq(n, n, 52);
+        h.vmulpd(x, p, n);
+    }
 };
 
 // f64 uniform (uniform_value_f64): u = u53 2^-53 (emit_u53), then fma(u,
@@ -206,10 +247,13 @@ public:
 // f64 normal (normal_pair_f64) on vlen / 8 pairs at a time: a pair's two
 // elements are a 128-bit lane's qwords, so unpck{l,h}pd of two registers
 // split them into even elements (the radius) and odd ones (the angle),
-// and interleave the results back into index order.
+// and interleave the results back into index order. Log-normal takes
+// exp_approx_f64 of normal's values.
 class jit_normal_f64_t : public jit_f64_dist_t {
 public:
-    using jit_f64_dist_t::jit_f64_dist_t;
+    jit_normal_f64_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool lognormal)
+        : jit_f64_dist_t(h, f, conf), lognormal_(lognormal) {}
 
     void emit_unit() override {
         const int vlen = h_.vlen();
@@ -233,6 +277,7 @@ public:
         c.f64_sign.fill_q(uint64_t(1) << 63);
         c.f64_mean.fill_f64(conf_.mean);
         c.f64_stddev.fill_f64(conf_.stddev);
+        if (lognormal_) fill_exp_consts(c);
     }
 
 private:
@@ -300,11 +345,63 @@ private:
         h.vmulpd(z1, z1, C(f64_stddev));
         h.vaddpd(z0, z0, C(f64_mean));
         h.vaddpd(z1, z1, C(f64_mean));
+        if (lognormal_)
+            for (const Xmm &z : {z0, z1})
+                emit_exp(z, h.vmm(0), h.vmm(1), h.vmm(2), h.vmm(3));
         h.vunpcklpd(v1, z0, z1);
         h.vunpckhpd(v2, z0, z1);
         h.uni_store_out(h.ptr[f_.dst + at], v1);
         h.uni_store_out(h.ptr[f_.dst + at + vlen], v2);
     }
+
+    bool lognormal_;
+};
+
+// f64 exponential and Gumbel (exponential_value_f64, gumbel_value_f64),
+// an element a qword lane.
+class jit_ln_value_f64_t : public jit_f64_dist_t {
+public:
+    jit_ln_value_f64_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool gumbel)
+        : jit_f64_dist_t(h, f, conf), gumbel_(gumbel) {}
+
+    void emit_unit() override {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const Xmm u = h.vmm(0), v = h.vmm(6);
+        const auto ln = [&](const Xmm &x) {
+            emit_ln(x, x, h.vmm(1), h.vmm(2), h.vmm(3), h.vmm(4), h.vmm(5));
+        };
+        for (int i = 0; i < unit_bytes() / vlen; ++i) {
+            h.uni_load(u, h.ptr[h.rsp + f_.words_off + i * vlen]);
+            emit_u53(u, h.vmm(1), true);
+            ln(u);
+            h.uni_vpxor(v, v, v);
+            h.vsubpd(v, v, u); // 0 - ln u
+            if (gumbel_) { // loc - scale * ln(max(-ln u, 2^-54))
+                h.vmaxpd(v, v, C(f64_v_min));
+                ln(v);
+                h.vmulpd(v, v, C(f64_scale));
+                h.uni_load(u, C(f64_loc));
+                h.vsubpd(v, u, v);
+            } else { // (0 - ln u) * scale
+                h.vmulpd(v, v, C(f64_scale));
+            }
+            h.uni_store_out(h.ptr[f_.dst + i * vlen], v);
+        }
+        h.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_u53_consts(c);
+        fill_ln_consts(c);
+        c.f64_v_min.fill_f64(gumbel_v_min64);
+        c.f64_scale.fill_f64(conf_.scale);
+        c.f64_loc.fill_f64(conf_.loc);
+    }
+
+private:
+    bool gumbel_;
 };
 
 // --- Shared pieces of the transcendental values ---------------------------
@@ -958,22 +1055,28 @@ std::unique_ptr<jit_dist_t> make_jit_uniform(
 std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
     if (dst_type(conf) == data_type::f64)
-        return std::make_unique<jit_normal_f64_t>(h, f, conf);
+        return std::make_unique<jit_normal_f64_t>(h, f, conf, false);
     return std::make_unique<jit_normal_t>(h, f, conf, false);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_lognormal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_normal_f64_t>(h, f, conf, true);
     return std::make_unique<jit_normal_t>(h, f, conf, true);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_exponential(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, false);
     return std::make_unique<jit_ln_value_t>(h, f, conf, false);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_gumbel(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, true);
     return std::make_unique<jit_ln_value_t>(h, f, conf, true);
 }
 
