@@ -26,7 +26,9 @@
 // threads (the JIT kernels' entry
 // points, so built in JIT builds only);
 // TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
-// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value.
+// code alone (dist_unit_kernel_t) on chosen words against truncnorm_value,
+// F64WordSweepEqualsTheReference f64 normal's, lognormal's, exponential's
+// and gumbel's against their reference forms.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -132,7 +134,7 @@ struct combo_t {
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
 // up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
 // lognormal and truncated_normal -> f32/bf16 (and f16 from avx2 on: F16C;
-// f64 runs the reference).
+// and to f64 too, but from mcg31m1; truncated_normal has no f64).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -147,6 +149,10 @@ bool impl_within_cap(const std::string &impl, cpu_isa cap) {
             return isa <= cap;
     return false;
 }
+
+// The distributions that write f64.
+const dist_kind f64_kinds[] = {dist_kind::uniform, dist_kind::normal,
+        dist_kind::exponential, dist_kind::gumbel, dist_kind::lognormal};
 
 std::vector<combo_t> covered_combos() {
     std::vector<combo_t> c;
@@ -172,9 +178,10 @@ std::vector<combo_t> covered_combos() {
             c.push_back({alg, dist_kind::uniform, t});
             c.push_back({alg, dist_kind::normal, t});
         }
-        // f64 uniform: two 32-bit words an element as a qword lane.
+        // f64: two 32-bit words an element as a qword lane (avx2 and up).
         if (alg != rng_alg::mcg31m1)
-            c.push_back({alg, dist_kind::uniform, data_type::f64});
+            for (dist_kind k : f64_kinds)
+                c.push_back({alg, k, data_type::f64});
         for (data_type t : real_types)
             for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
                          dist_kind::lognormal, dist_kind::truncated_normal})
@@ -198,15 +205,9 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::gumbel, data_type::bf16, 0, false});
     c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
     c.push_back({mt, dist_kind::truncated_normal, data_type::bf16, 0, false});
-    // f64: uniform from 31-bit words and the other distributions run the
-    // reference at every tier.
-    const rng_alg ph = rng_alg::philox4x32_10;
-    c.push_back({rng_alg::mcg31m1, dist_kind::uniform, data_type::f64, 0,
-            false});
-    c.push_back({ph, dist_kind::normal, data_type::f64, 0, false});
-    c.push_back({ph, dist_kind::exponential, data_type::f64, 0, false});
-    c.push_back({ph, dist_kind::gumbel, data_type::f64, 0, false});
-    c.push_back({ph, dist_kind::lognormal, data_type::f64, 0, false});
+    // f64 from 31-bit words runs the reference at every tier.
+    for (dist_kind k : f64_kinds)
+        c.push_back({rng_alg::mcg31m1, k, data_type::f64, 0, false});
     return c;
 }
 
@@ -1028,12 +1029,16 @@ std::vector<dispatch_case_t> uncovered_dispatch_cases() {
     return v;
 }
 
-// sse41 has no FMA, which uniform's value is, and no F16C: it declines
-// uniform and f16 values (docs/jit.md).
+// sse41 has no FMA, which uniform's value is, and no F16C, and its f64
+// kernels are not written: it declines uniform, f16 and f64 values; f64
+// needs 32-bit words, which mcg31m1's are not (docs/jit.md).
 bool tier_covers(cpu_isa tier, const combo_t &combo) {
+    if (combo.dt == data_type::f64 && combo.alg == rng_alg::mcg31m1)
+        return false;
     return !(tier == cpu_isa::sse41
             && (combo.kind == dist_kind::uniform
-                    || combo.dt == data_type::f16));
+                    || combo.dt == data_type::f16
+                    || combo.dt == data_type::f64));
 }
 
 TEST(JitDispatch, CapNoneSelectsReference) {
@@ -1088,7 +1093,7 @@ TEST(JitDispatch, UncoveredProblemsUseReference) {
 // Every (distribution, dst type, method) that the reference writes, for
 // every algorithm with JIT code, is served by the JIT at each tier this
 // process may use, but for the declines tier_covers() states (sse41:
-// uniform, f16): not a list of covered problems, but every dst type and
+// uniform, f16, f64; mcg31m1: f64): not a list of covered problems, but every dst type and
 // every method tried, so that a new pair left to ref:any fails here.
 TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     SKIP_WITHOUT_JIT();
@@ -1104,7 +1109,7 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
                 memory::desc({1000}, data_type::u32)};
         if (impl_for(words, cpu_isa::all).rfind("jit:", 0) != 0) continue;
         for (dist_kind kind : kinds)
-            for (int t = 0; t <= static_cast<int>(data_type::bit); ++t)
+            for (int t = 0; t <= static_cast<int>(data_type::f64); ++t)
                 for (int b : {1, 3, 5, 8, 12, 31, 32}) {
                     if (kind != dist_kind::bitsliced && b != 1) continue;
                     const combo_t combo {
@@ -1129,8 +1134,9 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
     // uniform, normal, exponential, gumbel, lognormal and
-    // truncated_normal; mcg31m1: bits, 4 x threshold32, 3 x 6.
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 18) + (1 + 4 + 18));
+    // truncated_normal, f64 x 5 (but truncated_normal); mcg31m1: bits, 4
+    // x threshold32, 3 x 6, f64 x 5.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 18 + 5) + (1 + 4 + 18 + 5));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
@@ -1518,6 +1524,116 @@ TEST(RngJit, TruncatedNormalWordSweepEqualsTheReference) {
     // Both sides, each with the central branch and the two tails (a
     // central cell always has r <= 5: v >= 0.075 there).
     EXPECT_EQ(regions, 0xBBu);
+}
+
+// The f64 transcendental distributions' unit code (dist_unit_kernel_t)
+// against the reference's forms on chosen u53s, each as a normal pair's
+// radius and as its angle, at every tier with f64 kernels (avx2 and up):
+// 0, 1, 2^52 and 2^53 - 1 and beside them; beside every switch of
+// ln_approx_f64's region (u = (u53 + 1) 2^-53 a power of 2, or m =
+// sqrt(0.5): the least u53 + 1 >= sqrt(0.5) 2^n, n = 1 .. 53) and of
+// sincos_2pi_f64's quadrant (u53 = q 2^51 - 2^50) and t = 0 (u53 = q
+// 2^51); every 2^53 / 4099th u53. The 11 bits below u53 are 0 or all ones.
+// Parameters that clamp exp_approx_f64's argument below and give
+// subnormals, and zero scales.
+TEST(RngJit, F64WordSweepEqualsTheReference) {
+    SKIP_WITHOUT_JIT();
+    const uint64_t top = uint64_t(1) << 53;
+    std::vector<uint64_t> u53s;
+    const auto near = [&](uint64_t k) { // k - 2 .. k + 2, in [0, 2^53)
+        for (uint64_t d = 0; d <= 4; ++d)
+            if (k + d >= 2 && k + d - 2 < top) u53s.push_back(k + d - 2);
+    };
+    near(0);
+    near(top / 2);
+    near(top - 1);
+    for (int n = 1; n <= 53; ++n) {
+        near((uint64_t(1) << n) - 1); // u53 + 1 = 2^n
+        const double c = std::ceil(std::ldexp(
+                impl::bits_double(impl::sqrt_half_bits64), n));
+        near(static_cast<uint64_t>(c) - 1);
+    }
+    for (uint64_t q = 0; q <= 4; ++q) {
+        near(q * (uint64_t(1) << 51)); // t = 0
+        if (q > 0) near(q * (uint64_t(1) << 51) - (uint64_t(1) << 50));
+    }
+    for (uint64_t i = 0; i < 4099; ++i)
+        u53s.push_back(i * (top / 4099));
+    // Pairs (u53s[i], u53s[i + 1]), whole units of them.
+    const size_t npairs = (u53s.size() + 15) / 16 * 16;
+    std::vector<uint32_t> words;
+    std::vector<uint64_t> u53_at;
+    for (size_t i = 0; i < npairs; ++i)
+        for (size_t k : {i, i + 1}) {
+            const uint64_t u53 = u53s[k % u53s.size()];
+            const uint64_t x = u53 << 11 | (k % 2 == 0 ? 0u : 0x7ffu);
+            words.push_back(static_cast<uint32_t>(x));
+            words.push_back(static_cast<uint32_t>(x >> 32));
+            u53_at.push_back(u53);
+        }
+    struct param_t {
+        dist_kind kind;
+        float p0, p1; // mean, stddev; loc, scale; scale
+    };
+    const param_t params[] = {{dist_kind::normal, 0.f, 1.f},
+            {dist_kind::normal, 0.5f, 3.f}, {dist_kind::normal, -1e3f, 7.f},
+            {dist_kind::normal, 0.f, 0.f}, {dist_kind::normal, 1e-3f, 1e4f},
+            {dist_kind::normal, -0.f, 1e-30f},
+            {dist_kind::lognormal, 0.f, 1.f},
+            {dist_kind::lognormal, -700.f, 100.f},
+            {dist_kind::lognormal, 3.f, 0.f},
+            {dist_kind::exponential, 0.f, 1.f},
+            {dist_kind::exponential, 0.f, 2.5f},
+            {dist_kind::exponential, 0.f, 0.f},
+            {dist_kind::gumbel, 0.f, 1.f}, {dist_kind::gumbel, 1.f, 3.f},
+            {dist_kind::gumbel, -1e3f, 1e-30f}};
+    for (const param_t &pm : params) {
+        post_ops po;
+        switch (pm.kind) {
+            case dist_kind::normal: po.append_normal(pm.p0, pm.p1); break;
+            case dist_kind::lognormal: po.append_lognormal(pm.p0, pm.p1); break;
+            case dist_kind::exponential: po.append_exponential(pm.p1); break;
+            default: po.append_gumbel(pm.p0, pm.p1); break;
+        }
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        const rng_conf_t conf = make_rng_conf(rng::desc(rng_alg::philox4x32_10,
+                                                      memory::desc({64}, data_type::f64)),
+                attr);
+        std::vector<double> want(npairs * 2);
+        for (size_t i = 0; i < npairs; ++i) {
+            const uint64_t ue = u53_at[2 * i], uo = u53_at[2 * i + 1];
+            double *v = &want[2 * i];
+            switch (pm.kind) {
+                case dist_kind::normal:
+                case dist_kind::lognormal:
+                    impl::normal_pair_f64(ue, uo, pm.p0, pm.p1, &v[0], &v[1]);
+                    if (pm.kind == dist_kind::lognormal)
+                        for (int j = 0; j < 2; ++j)
+                            v[j] = impl::exp_approx_f64(v[j]);
+                    break;
+                case dist_kind::exponential:
+                    v[0] = impl::exponential_value_f64(ue, pm.p1);
+                    v[1] = impl::exponential_value_f64(uo, pm.p1);
+                    break;
+                default:
+                    v[0] = impl::gumbel_value_f64(ue, pm.p0, pm.p1);
+                    v[1] = impl::gumbel_value_f64(uo, pm.p0, pm.p1);
+            }
+        }
+        for (cpu_isa isa : available_tiers()) {
+            if (isa < cpu_isa::avx2) continue;
+            const dist_unit_kernel_t kernel(isa, conf);
+            std::vector<double> got(want.size(), 0.0);
+            for (size_t i = 0; i < words.size(); i += impl::jit_unit_words)
+                kernel.run(&words[i], &got[i / 2]);
+            for (size_t i = 0; i < want.size(); ++i)
+                ASSERT_EQ(impl::double_bits(got[i]), impl::double_bits(want[i]))
+                        << isa2str(isa) << " " << kind2str(pm.kind) << " ("
+                        << pm.p0 << ", " << pm.p1 << "): element " << i
+                        << ", u53 0x" << std::hex << u53_at[i];
+        }
+    }
 }
 
 #endif

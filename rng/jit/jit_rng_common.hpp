@@ -42,6 +42,12 @@ struct alignas(64) jit_vec_t {
         d[2 * lane] = static_cast<uint32_t>(v);
         d[2 * lane + 1] = static_cast<uint32_t>(v >> 32);
     }
+    // Every qword lane v; v's bits.
+    void fill_q(uint64_t v) {
+        for (int lane = 0; lane < 8; ++lane)
+            set_q(lane, v);
+    }
+    void fill_f64(double v);
 };
 
 // Constants the generated code reads through reg_consts. Engine and
@@ -102,6 +108,26 @@ struct jit_rng_consts_t {
     // those doubles' biases, 2^-53, a and b - a (and integers' int_lo32).
     jit_vec_t f64_lo_magic, f64_hi_magic, f64_lo_bias, f64_hi_bias,
             f64_two_m53, f64_a, f64_b_minus_a;
+    // f64 normal (ln_approx_f64, sincos_2pi_f64), qword lanes: 1; the
+    // mantissa mask and the bits of 0.5 and sqrt(0.5); 1.5 * 2^52's bits
+    // less 1022 (a biased exponent's sum with it is e's double's bits) and
+    // 1.5 * 2^52 (round_magic64); 1, 2, -2; the atanh series; ln 2 in two parts; 2^50 and
+    // 2^51 - 1 (the angle's j and its t bits); 2^52 + 2^50 and 2^-51 (t
+    // of them); the sin and cos series (highest power first); the sign
+    // bit; mean and stddev.
+    jit_vec_t f64_q_one, f64_mant_mask, f64_half_bits, f64_sqrt_half,
+            f64_e_bias, f64_round_magic, f64_one, f64_two, f64_minus_two;
+    jit_vec_t f64_atanh_c[10];
+    jit_vec_t f64_ln2_lo, f64_ln2_hi;
+    jit_vec_t f64_2p50, f64_mask51, f64_t_bias, f64_two_m51;
+    jit_vec_t f64_sin_c[10], f64_cos_c[10];
+    jit_vec_t f64_sign, f64_mean, f64_stddev;
+    // f64 exponential, Gumbel, log-normal: scale, loc, 2^-54
+    // (gumbel_v_min64); exp_approx_f64's clamp, log2(e), 1023 and its
+    // polynomial (highest power first).
+    jit_vec_t f64_scale, f64_loc, f64_v_min;
+    jit_vec_t f64_exp_t_min, f64_exp_t_max, f64_log2e, f64_i_1023;
+    jit_vec_t f64_exp_c[14];
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

@@ -10,6 +10,7 @@ namespace rndnn {
 namespace impl {
 
 void jit_vec_t::fill_f32(float v) { fill(float_bits(v)); }
+void jit_vec_t::fill_f64(double v) { fill_q(double_bits(v)); }
 
 void emit_round_bf16_finite(jit_generator_t &h, const jit_rng_frame_t &f,
         const Xbyak::Xmm &v, const Xbyak::Xmm &lsb) {
@@ -44,14 +45,15 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         return false;
     };
     if (t == data_type::f64) {
-        // uniform alone, from qword lanes of two 32-bit words.
-        if (conf.dist != dist_t::uniform) {
-            why = "only uniform has a JIT kernel to f64 (the reference runs "
-                  "the others)";
+        // uniform, normal, exponential, gumbel and lognormal (check_dst_type
+        // takes no other), from qword lanes of two 32-bit words, in VEX
+        // and EVEX forms.
+        if (is_mcg(conf)) {
+            why = "f64 values need 32-bit words in the JIT kernels";
             return false;
         }
-        if (is_mcg(conf)) {
-            why = "uniform to f64 needs 32-bit words in the JIT kernels";
+        if (isa < cpu_isa::avx2) {
+            why = "f64 values need the avx2 tier and up";
             return false;
         }
     }

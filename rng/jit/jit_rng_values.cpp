@@ -1,5 +1,6 @@
 // Uniform, normal, log-normal, exponential, Gumbel and truncated normal
-// values to f32, bf16 or f16, and integers: JIT code.
+// values to f32, bf16 or f16 and to f64 (but truncated normal), and
+// integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -78,17 +79,147 @@ public:
 
 };
 
-// f64 uniform (rng/distributions.hpp, uniform_value_f64): an element's two
-// words are a qword lane, X = W(2g) + W(2g + 1) 2^32; u53 = X >> 11 made a
-// double exactly as (2^84 + hi 2^32 - 2^84) + (2^52 + lo - 2^52), hi and lo
-// its high 21 and low 32 bits (both differences exact, their sum < 2^53
-// exact); then u = that * 2^-53 and fma(u, b - a, a), all in f64.
-class jit_uniform_f64_t : public jit_dist_t {
+// --- f64 values (avx2 and up) ---------------------------------------------
+// An element's two words are a qword lane, X = W(2g) + W(2g + 1) 2^32, u53
+// = X >> 11 (rng/distributions.hpp, "f64 values"); every f64 operation the
+// reference's, in its order (VEX and EVEX forms, one emitter).
+class jit_f64_dist_t : public jit_dist_t {
 public:
     using jit_dist_t::jit_dist_t;
 
     int unit_elems() const override { return jit_unit_words / 2; }
     int unit_bytes() const override { return unit_elems() * 8; }
+
+protected:
+    Address vec(size_t off, int k = 0) const {
+        return h_.ptr[f_.consts + off + k * 64];
+    }
+
+    static void fill_u53_consts(jit_rng_consts_t &c) {
+        c.f64_lo_magic.fill_f64(0x1p52);
+        c.f64_hi_magic.fill_f64(0x1p84);
+        c.f64_lo_bias.fill_f64(0x1p52);
+        c.f64_hi_bias.fill_f64(0x1p84);
+        c.f64_two_m53.fill_f64(0x1p-53);
+        c.f64_q_one.fill_q(1);
+        c.int_lo32.fill_lo(~0u);
+    }
+
+    static void fill_ln_consts(jit_rng_consts_t &c) {
+        c.f64_mant_mask.fill_q(0x000fffffffffffffu);
+        c.f64_half_bits.fill_q(double_bits(0.5));
+        c.f64_sqrt_half.fill_q(sqrt_half_bits64);
+        c.f64_e_bias.fill_q(double_bits(round_magic64) - 1022);
+        c.f64_round_magic.fill_f64(round_magic64);
+        c.f64_one.fill_f64(1.0);
+        c.f64_two.fill_f64(2.0);
+        for (int k = 0; k < 10; ++k)
+            c.f64_atanh_c[k].fill_f64(atanh_coefs64[k]);
+        c.f64_ln2_lo.fill_f64(ln2_lo64);
+        c.f64_ln2_hi.fill_f64(ln2_hi64);
+    }
+
+    static void fill_exp_consts(jit_rng_consts_t &c) {
+        c.f64_exp_t_min.fill_f64(exp_t_min64);
+        c.f64_exp_t_max.fill_f64(exp_t_max64);
+        c.f64_log2e.fill_f64(log2e64);
+        c.f64_i_1023.fill_q(1023);
+        for (int k = 0; k < 14; ++k)
+            c.f64_exp_c[k].fill_f64(exp_coefs64[k]);
+    }
+
+    // v = u53 (open0: open0_u53, (u53 + 1) 2^-53; else u53 2^-53) of the
+    // qword lanes of v, as a double made exactly: (2^84 + hi 2^32 - 2^84)
+    // + (2^52 + lo - 2^52), hi and lo its high 21 (22: u53 + 1 <= 2^53)
+    // and low 32 bits, both differences exact, their sum <= 2^53 exact,
+    // times 2^-53 exact. t is clobbered.
+    void emit_u53(const Xmm &v, const Xmm &t, bool open0) {
+        auto &h = h_;
+        h.uni_vpsrlq(v, v, 11); // u53
+        if (open0) h.uni_vpaddq(v, v, C(f64_q_one));
+        h.uni_vpsrlq(t, v, 32); // hi
+        h.uni_vpor(t, t, C(f64_hi_magic));
+        h.vsubpd(t, t, C(f64_hi_bias)); // hi 2^32, exact
+        h.uni_vpand(v, v, C(int_lo32)); // lo
+        h.uni_vpor(v, v, C(f64_lo_magic));
+        h.vsubpd(v, v, C(f64_lo_bias)); // lo, exact
+        h.vaddpd(v, v, t);
+        h.vmulpd(v, v, C(f64_two_m53));
+    }
+
+    // x = ln_approx_f64(u) (x may be u); e, mb, s, s2 and q are clobbered.
+    // m < sqrt(0.5) is the sign of mbits - sqrt(0.5)'s bits (both below
+    // 2^63): 1 there, subtracted from e and added to m's exponent. e's
+    // double is 1.5 * 2^52 + e's bits less 1.5 * 2^52, exact.
+    void emit_ln(const Xmm &x, const Xmm &u, const Xmm &e, const Xmm &mb,
+            const Xmm &s, const Xmm &s2, const Xmm &q) {
+        auto &h = h_;
+        h.uni_vpsrlq(e, u, 52);
+        h.uni_vpaddq(e, e, C(f64_e_bias)); // e + 1.5 * 2^52's bits
+        h.uni_vpand(mb, u, C(f64_mant_mask));
+        h.uni_vpor(mb, mb, C(f64_half_bits));
+        h.uni_vpsubq(x, mb, C(f64_sqrt_half));
+        h.uni_vpsrlq(x, x, 63); // 1 where m < sqrt(0.5)
+        h.uni_vpsubq(e, e, x); // e - 1 there
+        h.uni_vpsllq(x, x, 52);
+        h.uni_vpaddq(mb, mb, x); // m * 2 there
+        h.vsubpd(s, mb, C(f64_one));
+        h.vaddpd(x, mb, C(f64_one));
+        h.vdivpd(s, s, x);
+        h.vmulpd(s2, s, s);
+        h.vmulpd(q, s2, vec(RNDNN_JIT_CONST(f64_atanh_c)));
+        for (int k = 1; k < 10; ++k) {
+            h.vaddpd(q, q, vec(RNDNN_JIT_CONST(f64_atanh_c), k));
+            h.vmulpd(q, q, s2);
+        }
+        h.vmulpd(q, q, s); // s * q
+        h.vaddpd(q, q, s); // s + s * q
+        h.vmulpd(q, q, C(f64_two)); // ln m
+        h.vsubpd(e, e, C(f64_round_magic)); // e as a double
+        h.vmulpd(x, e, C(f64_ln2_lo));
+        h.vaddpd(x, x, q);
+        h.vmulpd(e, e, C(f64_ln2_hi));
+        h.vaddpd(x, x, e);
+    }
+
+    // x = exp_approx_f64(x); n, y, r and p are clobbered. n = y's bits
+    // less round_magic64's, in [-1077, 1025]: its low dword is n, and the
+    // exponent bits of 2^(n >> 1) and 2^(n - (n >> 1)) are dword
+    // arithmetic on it, shifted to the qword's top 12 bits.
+    void emit_exp(const Xmm &x, const Xmm &n, const Xmm &y, const Xmm &r,
+            const Xmm &p) {
+        auto &h = h_;
+        h.vmaxpd(x, x, C(f64_exp_t_min));
+        h.vminpd(x, x, C(f64_exp_t_max));
+        h.vmulpd(y, x, C(f64_log2e));
+        h.vaddpd(y, y, C(f64_round_magic));
+        h.uni_vpsubq(n, y, C(f64_round_magic)); // n as an integer
+        h.vsubpd(y, y, C(f64_round_magic)); // n as a double
+        h.vmulpd(r, y, C(f64_ln2_hi));
+        h.vsubpd(x, x, r);
+        h.vmulpd(y, y, C(f64_ln2_lo));
+        h.vsubpd(r, x, y);
+        h.uni_load(p, vec(RNDNN_JIT_CONST(f64_exp_c)));
+        for (int k = 1; k < 14; ++k) {
+            h.vmulpd(p, p, r);
+            h.vaddpd(p, p, vec(RNDNN_JIT_CONST(f64_exp_c), k));
+        }
+        h.uni_vpsrad(y, n, 1);
+        h.uni_vpsubd(n, n, y);
+        h.uni_vpaddd(y, y, C(f64_i_1023));
+        h.uni_vpsllq(y, y, 52);
+        h.vmulpd(p, p, y);
+        h.uni_vpaddd(n, n, C(f64_i_1023));
+        h.uni_vpsllq(n, n, 52);
+        h.vmulpd(x, p, n);
+    }
+};
+
+// f64 uniform (uniform_value_f64): u = u53 2^-53 (emit_u53), then fma(u,
+// b - a, a).
+class jit_uniform_f64_t : public jit_f64_dist_t {
+public:
+    using jit_f64_dist_t::jit_f64_dist_t;
 
     void emit_unit() override {
         auto &h = h_;
@@ -99,15 +230,7 @@ public:
         for (int i = 0; i < unit_bytes() / vlen; ++i) {
             const Xmm v = h.vmm(i % 4), t = h.vmm(4 + i % 4);
             h.uni_load(v, h.ptr[h.rsp + f_.words_off + i * vlen]);
-            h.uni_vpsrlq(v, v, 11); // u53
-            h.uni_vpsrlq(t, v, 32); // hi
-            h.uni_vpor(t, t, C(f64_hi_magic));
-            h.vsubpd(t, t, C(f64_hi_bias)); // hi 2^32, exact
-            h.uni_vpand(v, v, C(int_lo32)); // lo
-            h.uni_vpor(v, v, C(f64_lo_magic));
-            h.vsubpd(v, v, C(f64_lo_bias)); // lo, exact
-            h.vaddpd(v, v, t); // u53, exact
-            h.vmulpd(v, v, C(f64_two_m53));
+            emit_u53(v, t, false);
             h.vfmadd213pd(v, bma, a);
             h.uni_store_out(h.ptr[f_.dst + i * vlen], v);
         }
@@ -115,18 +238,170 @@ public:
     }
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
-        const double b_minus_a = double(conf_.b) - double(conf_.a);
-        for (int lane = 0; lane < 8; ++lane) {
-            c.f64_lo_magic.set_q(lane, double_bits(0x1p52));
-            c.f64_hi_magic.set_q(lane, double_bits(0x1p84));
-            c.f64_lo_bias.set_q(lane, double_bits(0x1p52));
-            c.f64_hi_bias.set_q(lane, double_bits(0x1p84));
-            c.f64_two_m53.set_q(lane, double_bits(0x1p-53));
-            c.f64_a.set_q(lane, double_bits(conf_.a));
-            c.f64_b_minus_a.set_q(lane, double_bits(b_minus_a));
-        }
-        c.int_lo32.fill_lo(~0u);
+        fill_u53_consts(c);
+        c.f64_a.fill_f64(conf_.a);
+        c.f64_b_minus_a.fill_f64(double(conf_.b) - double(conf_.a));
     }
+};
+
+// f64 normal (normal_pair_f64) on vlen / 8 pairs at a time: a pair's two
+// elements are a 128-bit lane's qwords, so unpck{l,h}pd of two registers
+// split them into even elements (the radius) and odd ones (the angle),
+// and interleave the results back into index order. Log-normal takes
+// exp_approx_f64 of normal's values.
+class jit_normal_f64_t : public jit_f64_dist_t {
+public:
+    jit_normal_f64_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool lognormal)
+        : jit_f64_dist_t(h, f, conf), lognormal_(lognormal) {}
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < unit_bytes() / vlen; i += 2)
+            emit_pairs(h_.rsp + f_.words_off + i * vlen, i * vlen);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_u53_consts(c);
+        fill_ln_consts(c);
+        c.f64_minus_two.fill_f64(-2.0);
+        c.f64_2p50.fill_q(uint64_t(1) << 50);
+        c.f64_mask51.fill_q((uint64_t(1) << 51) - 1);
+        c.f64_t_bias.fill_f64(0x1p52 + 0x1p50);
+        c.f64_two_m51.fill_f64(0x1p-51);
+        for (int k = 0; k < 10; ++k) {
+            c.f64_sin_c[k].fill_f64(sin_coefs64[k]);
+            c.f64_cos_c[k].fill_f64(cos_coefs64[k]);
+        }
+        c.f64_sign.fill_q(uint64_t(1) << 63);
+        c.f64_mean.fill_f64(conf_.mean);
+        c.f64_stddev.fill_f64(conf_.stddev);
+        if (lognormal_) fill_exp_consts(c);
+    }
+
+private:
+    // The pairs of the two registers of words at `words` to dst at byte
+    // `at` of the unit's.
+    void emit_pairs(const RegExp &words, int at) {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const Xmm v1 = h.vmm(0), v2 = h.vmm(1), ev = h.vmm(2), od = h.vmm(3);
+        h.uni_load(v1, h.ptr[words]);
+        h.uni_load(v2, h.ptr[words + vlen]);
+        h.vunpcklpd(ev, v1, v2);
+        h.vunpckhpd(od, v1, v2);
+
+        // Radius: r = sqrt(ln(open0_u53) * -2).
+        const Xmm u = ev, x = h.vmm(5), r = h.vmm(9);
+        emit_u53(u, h.vmm(4), true);
+        emit_ln(x, u, h.vmm(0), h.vmm(1), h.vmm(4), h.vmm(6), h.vmm(7));
+        h.vmulpd(x, x, C(f64_minus_two));
+        h.vsqrtpd(r, x);
+
+        // Angle: sincos_2pi_f64(u53), j = u53 + 2^50; t = (j mod 2^51 -
+        // 2^50) 2^-51 as (2^52 + j mod 2^51) - (2^52 + 2^50), exact.
+        const Xmm j = h.vmm(0), t = h.vmm(2), t2 = h.vmm(4), sp = h.vmm(5),
+                  cp = h.vmm(6), odd = h.vmm(7), y = h.vmm(8),
+                  sn = h.vmm(10), cs = h.vmm(11);
+        h.uni_vpsrlq(j, od, 11);
+        h.uni_vpaddq(j, j, C(f64_2p50));
+        h.uni_vpand(t, j, C(f64_mask51));
+        h.uni_vpor(t, t, C(f64_lo_magic));
+        h.vsubpd(t, t, C(f64_t_bias));
+        h.vmulpd(t, t, C(f64_two_m51));
+        h.vmulpd(t2, t, t);
+        h.vmulpd(sp, t2, vec(RNDNN_JIT_CONST(f64_sin_c)));
+        h.vmulpd(cp, t2, vec(RNDNN_JIT_CONST(f64_cos_c)));
+        for (int k = 1; k < 10; ++k) {
+            h.vaddpd(sp, sp, vec(RNDNN_JIT_CONST(f64_sin_c), k));
+            h.vaddpd(cp, cp, vec(RNDNN_JIT_CONST(f64_cos_c), k));
+            if (k < 9) {
+                h.vmulpd(sp, sp, t2);
+                h.vmulpd(cp, cp, t2);
+            }
+        }
+        h.vmulpd(sp, sp, t); // sin(pi/2 t)
+        // The quadrant is j's bits 51 and 52: odd quadrants (bit 51, moved
+        // to the sign) swap sin and cos; sin < 0 in quadrants 2, 3 (bit
+        // 52), cos < 0 in quadrants 1, 2 (bit 52 ^ bit 51).
+        h.uni_vpsllq(odd, j, 12);
+        h.uni_vblendvpd(sn, sp, cp, odd);
+        h.uni_vblendvpd(cs, cp, sp, odd);
+        h.uni_vpsllq(y, j, 11);
+        h.uni_vpand(y, y, C(f64_sign));
+        h.uni_vpxor(sn, sn, y);
+        h.uni_vpsllq(y, j, 1);
+        h.uni_vpxor(y, y, j);
+        h.uni_vpsllq(y, y, 11);
+        h.uni_vpand(y, y, C(f64_sign));
+        h.uni_vpxor(cs, cs, y);
+
+        // v = mean + stddev * (r * trig), then back to index order.
+        const Xmm z0 = h.vmm(12), z1 = h.vmm(13);
+        h.vmulpd(z0, r, cs);
+        h.vmulpd(z1, r, sn);
+        h.vmulpd(z0, z0, C(f64_stddev));
+        h.vmulpd(z1, z1, C(f64_stddev));
+        h.vaddpd(z0, z0, C(f64_mean));
+        h.vaddpd(z1, z1, C(f64_mean));
+        if (lognormal_)
+            for (const Xmm &z : {z0, z1})
+                emit_exp(z, h.vmm(0), h.vmm(1), h.vmm(2), h.vmm(3));
+        h.vunpcklpd(v1, z0, z1);
+        h.vunpckhpd(v2, z0, z1);
+        h.uni_store_out(h.ptr[f_.dst + at], v1);
+        h.uni_store_out(h.ptr[f_.dst + at + vlen], v2);
+    }
+
+    bool lognormal_;
+};
+
+// f64 exponential and Gumbel (exponential_value_f64, gumbel_value_f64),
+// an element a qword lane.
+class jit_ln_value_f64_t : public jit_f64_dist_t {
+public:
+    jit_ln_value_f64_t(jit_generator_t &h, const jit_rng_frame_t &f,
+            const rng_conf_t &conf, bool gumbel)
+        : jit_f64_dist_t(h, f, conf), gumbel_(gumbel) {}
+
+    void emit_unit() override {
+        auto &h = h_;
+        const int vlen = h.vlen();
+        const Xmm u = h.vmm(0), v = h.vmm(6);
+        const auto ln = [&](const Xmm &x) {
+            emit_ln(x, x, h.vmm(1), h.vmm(2), h.vmm(3), h.vmm(4), h.vmm(5));
+        };
+        for (int i = 0; i < unit_bytes() / vlen; ++i) {
+            h.uni_load(u, h.ptr[h.rsp + f_.words_off + i * vlen]);
+            emit_u53(u, h.vmm(1), true);
+            ln(u);
+            h.uni_vpxor(v, v, v);
+            h.vsubpd(v, v, u); // 0 - ln u
+            if (gumbel_) { // loc - scale * ln(max(-ln u, 2^-54))
+                h.vmaxpd(v, v, C(f64_v_min));
+                ln(v);
+                h.vmulpd(v, v, C(f64_scale));
+                h.uni_load(u, C(f64_loc));
+                h.vsubpd(v, u, v);
+            } else { // (0 - ln u) * scale
+                h.vmulpd(v, v, C(f64_scale));
+            }
+            h.uni_store_out(h.ptr[f_.dst + i * vlen], v);
+        }
+        h.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_u53_consts(c);
+        fill_ln_consts(c);
+        c.f64_v_min.fill_f64(gumbel_v_min64);
+        c.f64_scale.fill_f64(conf_.scale);
+        c.f64_loc.fill_f64(conf_.loc);
+    }
+
+private:
+    bool gumbel_;
 };
 
 // --- Shared pieces of the transcendental values ---------------------------
@@ -779,21 +1054,29 @@ std::unique_ptr<jit_dist_t> make_jit_uniform(
 
 std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_normal_f64_t>(h, f, conf, false);
     return std::make_unique<jit_normal_t>(h, f, conf, false);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_lognormal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_normal_f64_t>(h, f, conf, true);
     return std::make_unique<jit_normal_t>(h, f, conf, true);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_exponential(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, false);
     return std::make_unique<jit_ln_value_t>(h, f, conf, false);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_gumbel(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, true);
     return std::make_unique<jit_ln_value_t>(h, f, conf, true);
 }
 

@@ -218,6 +218,7 @@ public:
         }
     }
     RNDNN_UNI_ORDERED(uni_vpsubd, psubd, vpsubd)
+    RNDNN_UNI_ORDERED(uni_vpsubq, psubq, vpsubq)
     RNDNN_UNI_ORDERED(uni_vpackssdw, packssdw, vpackssdw)
     RNDNN_UNI_ORDERED(uni_vpacksswb, packsswb, vpacksswb)
     RNDNN_UNI_ORDERED(uni_vpackusdw, packusdw, vpackusdw)
@@ -276,6 +277,17 @@ public:
         uni_vpand(d, a, mask);
         uni_vpandn(t, mask, b);
         uni_vpor(d, d, t);
+    }
+    // d = b in the qword lanes whose sign bit `sign` sets, else a (avx2
+    // and up: vblendvpd; zmm: k7 from the sign bits, vblendmpd).
+    void uni_vblendvpd(
+            const Xmm &d, const Xmm &a, const Xmm &b, const Xmm &sign) {
+        if (d.isZMM()) {
+            vpmovq2m(k7, sign);
+            vblendmpd(d | k7, a, b);
+        } else {
+            vblendvpd(d, a, b, sign);
+        }
     }
     void uni_vpshufd(const Xmm &d, const Operand &a, uint8_t imm) {
         is_sse() ? pshufd(d, a, imm) : vpshufd(d, a, imm);
