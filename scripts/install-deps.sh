@@ -21,6 +21,9 @@ done
 
 packages=(
     build-essential cmake ninja-build
+    # pkg-config: the examples built against the installed package
+    # (tests/check_install.sh), C and C++.
+    pkgconf
     libdnnl-dev libxbyak-dev libboost-program-options-dev
     libgtest-dev libgmock-dev libbenchmark-dev libomp-dev
     librandom123-dev
