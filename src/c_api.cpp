@@ -433,7 +433,11 @@ rndnn_status_t rndnn_generator_fold_in(
     if (out) *out = nullptr;
     return c_call(call, [&] {
         const generator &g = non_null(gen, call, "gen").gen;
-        non_null(out, call, "out") = new rndnn_generator {g.fold_in(key)};
+        // The reference first: `non_null(out) = new ...` would allocate
+        // before the check (an assignment's right side is sequenced
+        // first) and leak when out is NULL.
+        rndnn_generator_t &o = non_null(out, call, "out");
+        o = new rndnn_generator {g.fold_in(key)};
     });
 }
 
@@ -446,8 +450,8 @@ rndnn_status_t rndnn_generator_fold_in_bytes(const_rndnn_generator_t gen,
         if (size && !key)
             impl::fail(status::invalid_arguments, impl::cat(call, ": key is NULL"));
         const char *k = size ? static_cast<const char *>(key) : "";
-        non_null(out, call, "out")
-                = new rndnn_generator {g.fold_in(std::string_view(k, size))};
+        rndnn_generator_t &o = non_null(out, call, "out");
+        o = new rndnn_generator {g.fold_in(std::string_view(k, size))};
     });
 }
 

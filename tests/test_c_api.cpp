@@ -773,6 +773,8 @@ TEST(CApi, GeneratorIsTheCppApis) {
     EXPECT_INVALID(rndnn_generator_save(nullptr, state), "gen is NULL");
     EXPECT_INVALID(rndnn_generator_fold_in(nullptr, 1, &f), "gen is NULL");
     EXPECT_INVALID(rndnn_generator_fold_in(g, 1, nullptr), "out is NULL");
+    EXPECT_INVALID(rndnn_generator_fold_in_bytes(g, "ab", 2, nullptr),
+            "out is NULL");
     EXPECT_INVALID(rndnn_generator_fold_in_bytes(g, nullptr, 3, &f),
             "key is NULL");
     EXPECT_INVALID(rndnn_generator_spawn(nullptr, 1, kids), "gen is NULL");
