@@ -1388,12 +1388,6 @@ class dist_unit_kernel_t : public impl::jit_generator_t {
 public:
     dist_unit_kernel_t(cpu_isa isa, const rng_conf_t &conf)
         : jit_generator_t(isa), conf_(conf) {
-        f_.args = abi_param1;
-        f_.consts = r15;
-        f_.dst = r14;
-        f_.units = r13;
-        f_.state = r12;
-        f_.batch_cnt = rbx;
         engine_ = impl::jit_engine_factory(conf_.alg)(conf_, *this, f_);
         std::string why;
         dist_ = impl::make_jit_dist(*this, f_, conf_, *engine_, why);

@@ -14,12 +14,6 @@ namespace impl {
 
 jit_rng_generator_t::jit_rng_generator_t(cpu_isa isa, const rng_conf_t &conf)
     : jit_generator_t(isa), conf_(conf) {
-    frame_.args = abi_param1;
-    frame_.consts = r15;
-    frame_.dst = r14;
-    frame_.units = r13;
-    frame_.state = r12;
-    frame_.batch_cnt = rbx;
     // init_jit_rng() accepted the problem, so both emitters exist; if one
     // does not, say which and why rather than crash at generate().
     std::string why;

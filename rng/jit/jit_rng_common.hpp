@@ -186,7 +186,12 @@ struct jit_rng_frame_t {
     static constexpr int mask_bits_off = consumer_unit_off + max_unit_bits_bytes;
     static constexpr int size = mask_bits_off + max_unit_bits_bytes;
 
-    Xbyak::Reg64 args, consts, dst, units, state, batch_cnt;
+    // The registers: the call's argument (jit_rng_call_t *, System V's
+    // first: jit_generator_t::abi_param1), then callee-saved ones the
+    // kernel keeps across its loop.
+    Xbyak::Reg64 args = Xbyak::util::rdi, consts = Xbyak::util::r15,
+                 dst = Xbyak::util::r14, units = Xbyak::util::r13,
+                 state = Xbyak::util::r12, batch_cnt = Xbyak::util::rbx;
 };
 
 #define RNDNN_JIT_CONST(field) (offsetof(jit_rng_consts_t, field))
