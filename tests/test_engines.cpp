@@ -422,7 +422,9 @@ TEST(engines_mt19937, init_genrand_matches_std) {
 
 TEST_P(engines_mt19937_tier, small_offsets_vs_std) {
     const uint64_t offsets[] = {0, 1, 622, 623, 624, 625, 1247, 19000,
-            19313, 19314, 19936, 19937, 19938, 40000, (1 << 16) + 5, 200003};
+            19313, 19314, 19936, 19937, 19938, 40000, (1 << 16) + 5, 200003,
+            // The last gap seek() walks, and the first it jumps.
+            1 << 20, (1 << 20) + 1};
     for (uint32_t seed : {5489u, 0u, 4294967295u}) {
         for (uint64_t off : offsets) {
             std::mt19937 ref(seed);
