@@ -102,6 +102,13 @@ double dst_param(const char *what, double v, const memory::desc &dst) {
     return static_cast<float>(v);
 }
 
+// A real parameter @p v of rng_conf_t (an f32 value unless @p t is f64) in
+// the fewest digits that read back as it in the type the kernels compute
+// in: 0.1 given for an f32 dst is "0.1", not f32(0.1)'s 17 digits.
+std::string param_str(double v, data_type t) {
+    return t == data_type::f64 ? cat(v) : cat(static_cast<float>(v));
+}
+
 // Refuses integers [low, high) whose values dst's type cannot hold exactly
 // (u8: [0, 255]; s32: 32-bit; f32: magnitude at most 2^24); s64 holds
 // them all, and types integers does not write are refused by
@@ -264,6 +271,9 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
     const bool f64 = c.dst.get_data_type() == data_type::f64;
     const char *calc = f64 ? "f64" : "f32";
     const auto f32 = [](double v) { return static_cast<float>(v); };
+    const auto str = [&c](double v) {
+        return param_str(v, c.dst.get_data_type());
+    };
     // Box-Muller's largest |z|, which z reaches exactly (u1 = 2^-24, f64:
     // 2^-53; angle 0 or pi), and mean + stddev * z as the kernels compute
     // it: every normal value lies in [normal_at(-r_max), normal_at(r_max)].
@@ -283,38 +293,37 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 c.dist = impl::dist_t::uniform;
                 c.a = dst_param("uniform a", e.a, c.dst);
                 c.b = dst_param("uniform b", e.b, c.dst);
+                const std::string what
+                        = cat("uniform range [", str(c.a), ", ", str(c.b), ")");
                 if (!std::isfinite(c.a) || !std::isfinite(c.b) || c.a > c.b)
                     fail(status::invalid_arguments,
-                            cat("uniform range [", e.a, ", ", e.b,
-                                    ") is not a finite range with a <= b"));
+                            cat(what, " is not a finite range with a <= b"));
                 const double width = f64 ? c.b - c.a : f32(c.b) - f32(c.a);
                 if (!std::isfinite(width))
                     fail(status::invalid_arguments,
-                            cat("uniform range [", e.a, ", ", e.b,
-                                    "): its width b - a overflows ",
-                                    calc));
+                            cat(what, ": its width b - a overflows ", calc));
                 // The values run from a to the largest u's (1 - 2^-24,
                 // f64: 1 - 2^-53).
                 const double top = f64
                         ? impl::uniform_value_f64(
                                 (uint64_t(1) << 53) - 1, c.a, width)
                         : impl::uniform_value(~0u, 8, f32(c.a), f32(width));
-                check_fits(cat("uniform range [", e.a, ", ", e.b, ")"), c.a,
-                        top, c.dst);
+                check_fits(what, c.a, top, c.dst);
                 break;
             }
-            case post_ops::kind::normal:
+            case post_ops::kind::normal: {
                 c.dist = impl::dist_t::normal;
                 c.mean = dst_param("normal mean", e.mean, c.dst);
                 c.stddev = dst_param("normal stddev", e.stddev, c.dst);
+                const std::string what = cat("normal mean=", str(c.mean),
+                        " stddev=", str(c.stddev));
                 if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
                         || c.stddev < 0.0)
                     fail(status::invalid_arguments,
-                            cat("normal mean=", e.mean, " stddev=", e.stddev,
-                                    " is not finite with stddev >= 0"));
-                check_fits(cat("normal mean=", e.mean, " stddev=", e.stddev),
-                        normal_at(-r_max), normal_at(r_max), c.dst);
+                            cat(what, " is not finite with stddev >= 0"));
+                check_fits(what, normal_at(-r_max), normal_at(r_max), c.dst);
                 break;
+            }
             case post_ops::kind::integers:
                 c.dist = impl::dist_t::integers;
                 if (e.high <= e.low)
@@ -336,27 +345,28 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 c.scale = dst_param("exponential scale", e.scale, c.dst);
                 if (!std::isfinite(c.scale) || c.scale < 0.0)
                     fail(status::invalid_arguments,
-                            cat("exponential scale=", e.scale,
+                            cat("exponential scale=", str(c.scale),
                                     " is not finite and >= 0"));
                 // The largest value comes at u = 2^-24 (-ln u = 16.64;
                 // f64: u = 2^-53, 36.74).
-                check_fits(cat("exponential scale=", e.scale), 0.0,
+                check_fits(cat("exponential scale=", str(c.scale)), 0.0,
                         f64 ? impl::exponential_value_f64(0, c.scale)
                             : impl::exponential_value(0, 8, f32(c.scale)),
                         c.dst);
                 break;
-            case post_ops::kind::gumbel:
+            case post_ops::kind::gumbel: {
                 c.dist = impl::dist_t::gumbel;
                 c.loc = dst_param("gumbel loc", e.loc, c.dst);
                 c.scale = dst_param("gumbel scale", e.scale, c.dst);
+                const std::string what = cat(
+                        "gumbel loc=", str(c.loc), " scale=", str(c.scale));
                 if (!std::isfinite(c.loc) || !std::isfinite(c.scale)
                         || c.scale < 0.0)
                     fail(status::invalid_arguments,
-                            cat("gumbel loc=", e.loc, " scale=", e.scale,
-                                    " is not finite with scale >= 0"));
+                            cat(what, " is not finite with scale >= 0"));
                 // The extremes come at the ends of u (the largest at u =
                 // 1): every value lies between these two.
-                check_fits(cat("gumbel loc=", e.loc, " scale=", e.scale),
+                check_fits(what,
                         f64 ? impl::gumbel_value_f64(
                                 (uint64_t(1) << 53) - 1, c.loc, c.scale)
                             : impl::gumbel_value(
@@ -366,27 +376,29 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     0, 8, f32(c.loc), f32(c.scale)),
                         c.dst);
                 break;
-            case post_ops::kind::lognormal:
+            }
+            case post_ops::kind::lognormal: {
                 c.dist = impl::dist_t::lognormal;
                 c.mean = dst_param("lognormal mean", e.mean, c.dst);
                 c.stddev = dst_param("lognormal sigma", e.stddev, c.dst);
+                const std::string what = cat("lognormal mean=", str(c.mean),
+                        " sigma=", str(c.stddev));
                 if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
                         || c.stddev < 0.0)
                     fail(status::invalid_arguments,
-                            cat("lognormal mean=", e.mean, " sigma=",
-                                    e.stddev, " is not finite with sigma >= 0"));
+                            cat(what, " is not finite with sigma >= 0"));
                 // The exponent is normal(mean, sigma)'s value, at most
                 // mean + sigma * r_max (as normal's check); exp_approx is
                 // not monotonic, but within 1.2 ulp of exp, so no value
                 // passes exp_approx there times 1 + 2^-21 (f64: 2^-50).
-                check_fits(cat("lognormal mean=", e.mean, " sigma=", e.stddev),
-                        0.0,
+                check_fits(what, 0.0,
                         f64 ? impl::exp_approx_f64(normal_at(r_max))
                                         * (1.0 + 0x1p-50)
                             : impl::exp_approx(f32(normal_at(r_max)))
                                         * (1.f + 0x1p-21f),
                         c.dst);
                 break;
+            }
             case post_ops::kind::permutation:
                 c.dist = impl::dist_t::permutation;
                 if (e.n < 1)
@@ -405,11 +417,13 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
             case post_ops::kind::truncated_normal: {
                 c.dist = impl::dist_t::truncated_normal;
                 c.mean = dst_param("truncated_normal mean", e.mean, c.dst);
-                c.stddev = dst_param("truncated_normal stddev", e.stddev, c.dst);
+                c.stddev = dst_param(
+                        "truncated_normal stddev", e.stddev, c.dst);
                 c.a = dst_param("truncated_normal a", e.a, c.dst);
                 c.b = dst_param("truncated_normal b", e.b, c.dst);
-                const std::string what = cat("truncated_normal mean=", e.mean,
-                        " stddev=", e.stddev, " a=", e.a, " b=", e.b);
+                const std::string what = cat("truncated_normal mean=",
+                        str(c.mean), " stddev=", str(c.stddev), " a=",
+                        str(c.a), " b=", str(c.b));
                 if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
                         || !std::isfinite(c.a) || !std::isfinite(c.b)
                         || !(c.stddev > 0.0) || !(c.a < c.b))
@@ -477,12 +491,8 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
         dist += c.method == bernoulli_method::bitsliced
                 ? cat(":bitsliced:", c.bits)
                 : cat(":", bernoulli_method2str(c.method));
-    // A real parameter in the type the kernels compute in (f32 unless f64),
-    // in the fewest digits that read back as it.
     const auto p = [&c](double v) {
-        return c.dst.get_data_type() == data_type::f64
-                ? cat(":", v)
-                : cat(":", static_cast<float>(v));
+        return ":" + param_str(v, c.dst.get_data_type());
     };
     if (c.dist == dist_t::uniform) dist += p(c.a) + p(c.b);
     if (c.dist == dist_t::normal) dist += p(c.mean) + p(c.stddev);

@@ -106,9 +106,10 @@ void ref_rng_t::run_range(
     const uint64_t level = bitsliced_level(run.p, conf_.bits);
     const int b = conf_.bits;
     // The f32 kernels' parameters (f32 values, rng_conf_t).
-    const float a = static_cast<float>(conf_.a), b_minus_a = static_cast<float>(conf_.b) - a;
-    const float mean = static_cast<float>(conf_.mean), stddev = static_cast<float>(conf_.stddev);
-    const float loc = static_cast<float>(conf_.loc), scale = static_cast<float>(conf_.scale);
+    const auto f32 = [](double v) { return static_cast<float>(v); };
+    const float a = f32(conf_.a), b_minus_a = f32(conf_.b) - a;
+    const float mean = f32(conf_.mean), stddev = f32(conf_.stddev);
+    const float loc = f32(conf_.loc), scale = f32(conf_.scale);
 
     // Stores the block's 0/1 decisions in the dst type.
     auto emit_flags = [&](dim_t i0, dim_t cnt) {
