@@ -1765,6 +1765,27 @@ TEST(RngErrors, ExecutionNamesTheBadArgument) {
 
 // Each row's dst types are exactly those the RNG takes for it, its post-op
 // is append_distribution's, and docs/api.md's table is the library's.
+// post_ops keeps the doubles as given: append_distribution's values are
+// append_uniform's, and equality tells 0.1 from f32(0.1).
+TEST(Distributions, PostOpsKeepTheDoubles) {
+    post_ops a, b, c;
+    a.append_uniform(0.1, 0.3);
+    b.append_distribution("uniform", {0.1, 0.3});
+    c.append_uniform(0.1f, 0.3f);
+    EXPECT_TRUE(a == b);
+    EXPECT_FALSE(a == c);
+    EXPECT_EQ(b.get(0).a, 0.1);
+    EXPECT_EQ(b.get(0).b, 0.3);
+    EXPECT_EQ(c.get(0).a, double(0.1f));
+    post_ops n1, n2;
+    n1.append_normal(0.1, 0.7);
+    n2.append_normal(0.1, 0.7 + 0x1p-53);
+    EXPECT_FALSE(n1 == n2);
+    n2 = {};
+    n2.append_distribution("normal", {0.1, 0.7});
+    EXPECT_TRUE(n1 == n2);
+}
+
 TEST(Distributions, TableIsWhatTheRngDoes) {
     const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
             data_type::s8, data_type::u8, data_type::s32, data_type::u32,
