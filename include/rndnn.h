@@ -234,7 +234,9 @@ typedef struct {
     /** "bits", "bernoulli", "uniform", "normal", "integers", ... */
     const char *name;
     /** The real parameters, in the row's order (bernoulli: p; uniform:
-     * a, b; normal: mean, stddev; ...); NULL if nvalues is 0. */
+     * a, b; normal: mean, stddev; ...); NULL if nvalues is 0. An f64
+     * dst uses them as given; an f32, bf16 or f16 dst rounds each to
+     * f32 first (post_ops in rndnn/attr.hpp). */
     const double *values;
     int nvalues;
     /** The integer parameters (integers: low, high; permutation: n),

@@ -372,7 +372,8 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
 // An f64 dst takes two words an element, 53 random bits, as NumPy's
 // Generator.random(): element g's X = W(2g) + W(2g + 1) 2^wb (the low word
 // first; wb = 32, or 31 for mcg31m1) and u53 = X >> (2 wb - 53). The
-// continuous distributions then compute in f64 with f64 forms of the f32
+// continuous distributions then compute in f64, from the parameters as
+// given (doubles, not rounded to f32), with f64 forms of the f32
 // approximations above: +, -, *, /, sqrt and fma only, each correctly
 // rounded, so no libm enters (docs/semantics.md, their measured errors).
 
@@ -387,7 +388,8 @@ inline uint64_t u53_of(uint32_t w0, uint32_t w1, int word_bits) {
 }
 
 // uniform: u = u53 2^-53 in [0, 1) (NumPy's random()); dst = fma(u, b - a,
-// a), b - a in f64 (a and b are f32 values, so a finite width).
+// a), b - a in f64 (a and b the f64 parameters; make_rng_conf checks the
+// width finite).
 inline double uniform_value_f64(uint64_t u53, double a, double b_minus_a) {
     return std::fma(static_cast<double>(u53) * 0x1p-53, b_minus_a, a);
 }

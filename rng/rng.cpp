@@ -65,27 +65,48 @@ void check_dst_type(impl::dist_t dist, data_type t) {
 }
 
 // Refuses a value post-op (uniform, normal, ...) (`what`: it and its parameters, as
-// messages name them) whose extreme values lo and hi (f32, as the kernels
-// compute them) are not finite, or round to infinity in dst's type. An f64
-// dst passes: its values are computed in f64, where finite f32 parameters
-// keep every value but lognormal's finite (check_lognormal_f64).
-void check_fits(const std::string &what, float lo, float hi,
+// messages name them) whose extreme values lo and hi (as the kernels
+// compute them: in f32, in f64 for an f64 dst) are not finite, or round to
+// infinity in dst's type.
+void check_fits(const std::string &what, double lo, double hi,
         const memory::desc &dst) {
     const data_type t = dst.get_data_type();
-    if (t == data_type::f64) return;
-    const auto finite = [t](float v) {
+    const auto finite = [t](double v) {
         if (t == data_type::bf16)
-            v = impl::bf16_to_f32(impl::f32_to_bf16(v));
+            v = impl::bf16_to_f32(impl::f32_to_bf16(static_cast<float>(v)));
         else if (t == data_type::f16)
-            v = impl::f16_to_f32(impl::f32_to_f16(v));
+            v = impl::f16_to_f32(impl::f32_to_f16(static_cast<float>(v)));
         return std::isfinite(v);
     };
-    for (float v : {lo, hi}) {
+    for (double v : {lo, hi}) {
         if (finite(v)) continue;
         fail(status::invalid_arguments,
                 cat(what, " gives values up to ", v, " in magnitude, which ",
                         dt2str(t), " cannot hold (they would be infinite)"));
     }
+}
+
+// The real parameter @p v of a value post-op (`what` names it: "uniform
+// a") as the kernels for @p dst's type use it: as given for f64, else
+// rounded to f32 (to nearest), what the float signatures gave. NaN and
+// infinities pass through (the post-op's checks name them).
+// @throws error (invalid_arguments) where a finite v is not a finite f32.
+double dst_param(const char *what, double v, const memory::desc &dst) {
+    const data_type t = dst.get_data_type();
+    if (t == data_type::f64 || !std::isfinite(v)) return v;
+    // Rounding to nearest overflows from FLT_MAX + half its ulp (2^103) on.
+    if (std::fabs(v) >= 0x1.ffffffp127)
+        fail(status::invalid_arguments,
+                cat(what, "=", v, " is not a finite f32 (a ", dt2str(t),
+                        " dst computes in f32; an f64 dst takes it)"));
+    return static_cast<float>(v);
+}
+
+// A real parameter @p v of rng_conf_t (an f32 value unless @p t is f64) in
+// the fewest digits that read back as it in the type the kernels compute
+// in: 0.1 given for an f32 dst is "0.1", not f32(0.1)'s 17 digits.
+std::string param_str(double v, data_type t) {
+    return t == data_type::f64 ? cat(v) : cat(static_cast<float>(v));
 }
 
 // Refuses integers [low, high) whose values dst's type cannot hold exactly
@@ -245,53 +266,64 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
         fail(status::invalid_arguments,
                 cat("at most one distribution post-op is allowed, got ",
                         po.len()));
+    // The value post-ops compute in f32, or in f64 for an f64 dst, with
+    // c's parameters (f32 values unless f64: f32() of them is exact).
+    const bool f64 = c.dst.get_data_type() == data_type::f64;
+    const char *calc = f64 ? "f64" : "f32";
+    const auto f32 = [](double v) { return static_cast<float>(v); };
+    const auto str = [&c](double v) {
+        return param_str(v, c.dst.get_data_type());
+    };
+    // Box-Muller's largest |z|, which z reaches exactly (u1 = 2^-24, f64:
+    // 2^-53; angle 0 or pi), and mean + stddev * z as the kernels compute
+    // it: every normal value lies in [normal_at(-r_max), normal_at(r_max)].
+    const double r_max = f64 ? std::sqrt(impl::ln_approx_f64(0x1p-53) * -2.0)
+                             : std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
+    const auto normal_at = [&](double z) {
+        return f64 ? c.mean + c.stddev * z
+                   : f32(c.mean) + f32(c.stddev) * f32(z);
+    };
     if (po.len() == 1) {
         const post_ops::entry &e = po.get(0);
         switch (e.k) {
             case post_ops::kind::bernoulli:
                 set_bernoulli(c, {e.p, e.method, e.bits}, d);
                 break;
-            case post_ops::kind::uniform:
+            case post_ops::kind::uniform: {
                 c.dist = impl::dist_t::uniform;
-                c.a = e.a;
-                c.b = e.b;
-                if (!std::isfinite(e.a) || !std::isfinite(e.b) || e.a > e.b)
+                c.a = dst_param("uniform a", e.a, c.dst);
+                c.b = dst_param("uniform b", e.b, c.dst);
+                const std::string what
+                        = cat("uniform range [", str(c.a), ", ", str(c.b), ")");
+                if (!std::isfinite(c.a) || !std::isfinite(c.b) || c.a > c.b)
                     fail(status::invalid_arguments,
-                            cat("uniform range [", e.a, ", ", e.b,
-                                    ") is not a finite range with a <= b"));
-                if (c.dst.get_data_type() != data_type::f64
-                        && !std::isfinite(e.b - e.a))
+                            cat(what, " is not a finite range with a <= b"));
+                const double width = f64 ? c.b - c.a : f32(c.b) - f32(c.a);
+                if (!std::isfinite(width))
                     fail(status::invalid_arguments,
-                            cat("uniform range [", e.a, ", ", e.b,
-                                    "): its width b - a overflows f32"));
-                {
-                    // The values run from a to fma(1 - 2^-24, b - a, a).
-                    const float top = std::fma(
-                            1.f - 0x1p-24f, e.b - e.a, e.a);
-                    check_fits(cat("uniform range [", e.a, ", ", e.b, ")"),
-                            e.a, top, c.dst);
-                }
+                            cat(what, ": its width b - a overflows ", calc));
+                // The values run from a to the largest u's (1 - 2^-24,
+                // f64: 1 - 2^-53).
+                const double top = f64
+                        ? impl::uniform_value_f64(
+                                (uint64_t(1) << 53) - 1, c.a, width)
+                        : impl::uniform_value(~0u, 8, f32(c.a), f32(width));
+                check_fits(what, c.a, top, c.dst);
                 break;
-            case post_ops::kind::normal:
+            }
+            case post_ops::kind::normal: {
                 c.dist = impl::dist_t::normal;
-                c.mean = e.mean;
-                c.stddev = e.stddev;
-                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
-                        || e.stddev < 0.f)
+                c.mean = dst_param("normal mean", e.mean, c.dst);
+                c.stddev = dst_param("normal stddev", e.stddev, c.dst);
+                const std::string what = cat("normal mean=", str(c.mean),
+                        " stddev=", str(c.stddev));
+                if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
+                        || c.stddev < 0.0)
                     fail(status::invalid_arguments,
-                            cat("normal mean=", e.mean, " stddev=", e.stddev,
-                                    " is not finite with stddev >= 0"));
-                {
-                    // z reaches +-r_max exactly (u1 = 2^-24, angle 0 or
-                    // pi), and |z| never passes it.
-                    const float r_max
-                            = std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
-                    check_fits(cat("normal mean=", e.mean, " stddev=",
-                                       e.stddev),
-                            e.mean + e.stddev * -r_max,
-                            e.mean + e.stddev * r_max, c.dst);
-                }
+                            cat(what, " is not finite with stddev >= 0"));
+                check_fits(what, normal_at(-r_max), normal_at(r_max), c.dst);
                 break;
+            }
             case post_ops::kind::integers:
                 c.dist = impl::dist_t::integers;
                 if (e.high <= e.low)
@@ -310,68 +342,63 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 break;
             case post_ops::kind::exponential:
                 c.dist = impl::dist_t::exponential;
-                c.scale = e.scale;
-                if (!std::isfinite(e.scale) || e.scale < 0.f)
+                c.scale = dst_param("exponential scale", e.scale, c.dst);
+                if (!std::isfinite(c.scale) || c.scale < 0.0)
                     fail(status::invalid_arguments,
-                            cat("exponential scale=", e.scale,
+                            cat("exponential scale=", str(c.scale),
                                     " is not finite and >= 0"));
-                // The largest value comes at u = 2^-24 (-ln u = 16.64).
-                check_fits(cat("exponential scale=", e.scale), 0.f,
-                        impl::exponential_value(0, 8, e.scale), c.dst);
+                // The largest value comes at u = 2^-24 (-ln u = 16.64;
+                // f64: u = 2^-53, 36.74).
+                check_fits(cat("exponential scale=", str(c.scale)), 0.0,
+                        f64 ? impl::exponential_value_f64(0, c.scale)
+                            : impl::exponential_value(0, 8, f32(c.scale)),
+                        c.dst);
                 break;
-            case post_ops::kind::gumbel:
+            case post_ops::kind::gumbel: {
                 c.dist = impl::dist_t::gumbel;
-                c.loc = e.loc;
-                c.scale = e.scale;
-                if (!std::isfinite(e.loc) || !std::isfinite(e.scale)
-                        || e.scale < 0.f)
+                c.loc = dst_param("gumbel loc", e.loc, c.dst);
+                c.scale = dst_param("gumbel scale", e.scale, c.dst);
+                const std::string what = cat(
+                        "gumbel loc=", str(c.loc), " scale=", str(c.scale));
+                if (!std::isfinite(c.loc) || !std::isfinite(c.scale)
+                        || c.scale < 0.0)
                     fail(status::invalid_arguments,
-                            cat("gumbel loc=", e.loc, " scale=", e.scale,
-                                    " is not finite with scale >= 0"));
+                            cat(what, " is not finite with scale >= 0"));
                 // The extremes come at the ends of u (the largest at u =
                 // 1): every value lies between these two.
-                check_fits(cat("gumbel loc=", e.loc, " scale=", e.scale),
-                        impl::gumbel_value(~0u, 8, e.loc, e.scale),
-                        impl::gumbel_value(0, 8, e.loc, e.scale), c.dst);
+                check_fits(what,
+                        f64 ? impl::gumbel_value_f64(
+                                (uint64_t(1) << 53) - 1, c.loc, c.scale)
+                            : impl::gumbel_value(
+                                    ~0u, 8, f32(c.loc), f32(c.scale)),
+                        f64 ? impl::gumbel_value_f64(0, c.loc, c.scale)
+                            : impl::gumbel_value(
+                                    0, 8, f32(c.loc), f32(c.scale)),
+                        c.dst);
                 break;
-            case post_ops::kind::lognormal:
+            }
+            case post_ops::kind::lognormal: {
                 c.dist = impl::dist_t::lognormal;
-                c.mean = e.mean;
-                c.stddev = e.stddev;
-                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
-                        || e.stddev < 0.f)
+                c.mean = dst_param("lognormal mean", e.mean, c.dst);
+                c.stddev = dst_param("lognormal sigma", e.stddev, c.dst);
+                const std::string what = cat("lognormal mean=", str(c.mean),
+                        " sigma=", str(c.stddev));
+                if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
+                        || c.stddev < 0.0)
                     fail(status::invalid_arguments,
-                            cat("lognormal mean=", e.mean, " sigma=",
-                                    e.stddev, " is not finite with sigma >= 0"));
-                {
-                    // The exponent is normal(mean, sigma)'s value, at most
-                    // mean + sigma * r_max (as normal's check); exp_approx
-                    // is not monotonic, but within 1.2 ulp of exp, so no
-                    // value passes exp_approx there times 1 + 2^-21.
-                    const float r_max
-                            = std::sqrt(impl::ln_approx(0x1p-24f) * -2.f);
-                    check_fits(cat("lognormal mean=", e.mean, " sigma=",
-                                       e.stddev),
-                            0.f,
-                            impl::exp_approx(e.mean + e.stddev * r_max)
-                                    * (1.f + 0x1p-21f),
-                            c.dst);
-                }
-                if (c.dst.get_data_type() == data_type::f64) {
-                    // As above in f64: t reaches mean + sigma * 8.57.
-                    const double r_max64 = std::sqrt(
-                            impl::ln_approx_f64(0x1p-53) * -2.0);
-                    const double top = impl::exp_approx_f64(
-                                               e.mean + e.stddev * r_max64)
-                            * (1.0 + 0x1p-50);
-                    if (!std::isfinite(top))
-                        fail(status::invalid_arguments,
-                                cat("lognormal mean=", e.mean, " sigma=",
-                                        e.stddev, " gives values up to ", top,
-                                        " in magnitude, which f64 cannot hold "
-                                        "(they would be infinite)"));
-                }
+                            cat(what, " is not finite with sigma >= 0"));
+                // The exponent is normal(mean, sigma)'s value, at most
+                // mean + sigma * r_max (as normal's check); exp_approx is
+                // not monotonic, but within 1.2 ulp of exp, so no value
+                // passes exp_approx there times 1 + 2^-21 (f64: 2^-50).
+                check_fits(what, 0.0,
+                        f64 ? impl::exp_approx_f64(normal_at(r_max))
+                                        * (1.0 + 0x1p-50)
+                            : impl::exp_approx(f32(normal_at(r_max)))
+                                        * (1.f + 0x1p-21f),
+                        c.dst);
                 break;
+            }
             case post_ops::kind::permutation:
                 c.dist = impl::dist_t::permutation;
                 if (e.n < 1)
@@ -389,23 +416,23 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 break;
             case post_ops::kind::truncated_normal: {
                 c.dist = impl::dist_t::truncated_normal;
-                c.mean = e.mean;
-                c.stddev = e.stddev;
-                c.a = e.a;
-                c.b = e.b;
-                const std::string what = cat("truncated_normal mean=", e.mean,
-                        " stddev=", e.stddev, " a=", e.a, " b=", e.b);
-                if (!std::isfinite(e.mean) || !std::isfinite(e.stddev)
-                        || !std::isfinite(e.a) || !std::isfinite(e.b)
-                        || !(e.stddev > 0.f) || !(e.a < e.b))
+                c.mean = dst_param("truncated_normal mean", e.mean, c.dst);
+                c.stddev = dst_param(
+                        "truncated_normal stddev", e.stddev, c.dst);
+                c.a = dst_param("truncated_normal a", e.a, c.dst);
+                c.b = dst_param("truncated_normal b", e.b, c.dst);
+                const std::string what = cat("truncated_normal mean=",
+                        str(c.mean), " stddev=", str(c.stddev), " a=",
+                        str(c.a), " b=", str(c.b));
+                if (!std::isfinite(c.mean) || !std::isfinite(c.stddev)
+                        || !std::isfinite(c.a) || !std::isfinite(c.b)
+                        || !(c.stddev > 0.0) || !(c.a < c.b))
                     fail(status::invalid_arguments,
                             cat(what,
                                     ": needs finite values, stddev > 0 and "
                                     "a < b"));
-                const double alpha
-                        = (static_cast<double>(e.a) - e.mean) / e.stddev;
-                const double beta
-                        = (static_cast<double>(e.b) - e.mean) / e.stddev;
+                const double alpha = (c.a - c.mean) / c.stddev;
+                const double beta = (c.b - c.mean) / c.stddev;
                 if (!(alpha < impl::truncnorm_z_limit)
                         || !(beta > -impl::truncnorm_z_limit))
                     fail(status::invalid_arguments,
@@ -415,8 +442,9 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     "mean ((a - mean) / stddev = ",
                                     alpha, ", (b - mean) / stddev = ", beta,
                                     "; needs alpha < 9 and beta > -9)"));
-                c.truncnorm = impl::truncnorm_params(e.mean, e.stddev, e.a,
-                        e.b, c.dst.get_data_type());
+                c.truncnorm = impl::truncnorm_params(f32(c.mean),
+                        f32(c.stddev), f32(c.a), f32(c.b),
+                        c.dst.get_data_type());
                 if (!(c.truncnorm.lo <= c.truncnorm.hi)
                         || !std::isfinite(c.truncnorm.lo)
                         || !std::isfinite(c.truncnorm.hi))
@@ -463,17 +491,20 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
         dist += c.method == bernoulli_method::bitsliced
                 ? cat(":bitsliced:", c.bits)
                 : cat(":", bernoulli_method2str(c.method));
-    if (c.dist == dist_t::uniform) dist += cat(":", c.a, ":", c.b);
-    if (c.dist == dist_t::normal) dist += cat(":", c.mean, ":", c.stddev);
+    const auto p = [&c](double v) {
+        return ":" + param_str(v, c.dst.get_data_type());
+    };
+    if (c.dist == dist_t::uniform) dist += p(c.a) + p(c.b);
+    if (c.dist == dist_t::normal) dist += p(c.mean) + p(c.stddev);
     if (c.dist == dist_t::integers)
         dist += cat(":", c.low, ":",
                 integers_value(c.low, c.range)); // high, mod 2^64
-    if (c.dist == dist_t::exponential) dist += cat(":", c.scale);
-    if (c.dist == dist_t::gumbel) dist += cat(":", c.loc, ":", c.scale);
-    if (c.dist == dist_t::lognormal) dist += cat(":", c.mean, ":", c.stddev);
+    if (c.dist == dist_t::exponential) dist += p(c.scale);
+    if (c.dist == dist_t::gumbel) dist += p(c.loc) + p(c.scale);
+    if (c.dist == dist_t::lognormal) dist += p(c.mean) + p(c.stddev);
     if (c.dist == dist_t::permutation) dist += cat(":", c.n);
     if (c.dist == dist_t::truncated_normal)
-        dist += cat(":", c.mean, ":", c.stddev, ":", c.a, ":", c.b);
+        dist += p(c.mean) + p(c.stddev) + p(c.a) + p(c.b);
     return cat("alg=", alg2str(c.alg), ",dist=", dist);
 }
 

@@ -72,13 +72,16 @@ struct rng_conf_t {
     bool p_tensor = false;
     data_type p_dt = data_type::f32;
     dims p_strides;
-    float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f;
+    // The real parameters as the kernels use them (post_ops::entry's): as
+    // given for an f64 dst, else rounded to f32 by make_rng_conf, so that
+    // the f32 kernels' static_cast<float> of each is exact.
+    double a = 0.0, b = 1.0, mean = 0.0, stddev = 1.0;
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;
     uint64_t range = 2;
     // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
     // mean and stddev (its exponent is normal(mean, sigma)).
-    float loc = 0.f, scale = 1.f;
+    double loc = 0.0, scale = 1.0;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).
     uint64_t n = 1;
     // truncated_normal: a, b, mean, stddev above, and its constants.

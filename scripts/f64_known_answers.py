@@ -114,7 +114,8 @@ def value(dist, p, alg, seed, stream, g):
     return exp(z) if dist == "lognormal" else z
 
 
-CASES = [  # dist, parameters (f32 values), alg, seed, stream, offset, n
+CASES = [  # dist, parameters (doubles, used as given), alg, seed, stream,
+    # offset, n
     ("uniform", (0.0, 1.0), "philox4x32_10", 0, 0, 0, 8),
     ("uniform", (-2.5, 7.0), "philox4x32_10", 7, 3, 1001, 8),
     ("uniform", (0.0, 1.0), "philox4x32_10_onednn", 2024, 99, 12345, 8),
@@ -124,7 +125,21 @@ CASES = [  # dist, parameters (f32 values), alg, seed, stream, offset, n
     ("exponential", (2.5,), "philox4x32_10", 4, 0, 1, 8),
     ("gumbel", (-1.0, 0.5), "philox4x32_10", 2, 0, 0, 8),
     ("lognormal", (0.5, 1.5), "philox4x32_10", 3, 0, 7, 8),
+    # Parameters no f32 holds, and past f32's range: an f64 dst takes the
+    # doubles as given.
+    ("uniform", (0.1, 0.3), "philox4x32_10", 1, 0, 0, 8),
+    ("uniform", (-1e300, 1e39), "philox4x32_10", 1, 5, 9, 8),
+    ("normal", (0.1, 0.7), "philox4x32_10", 6, 2, 5, 8),
+    ("exponential", (0.3,), "philox4x32_10", 8, 0, 0, 8),
+    ("gumbel", (0.1, 0.3), "philox4x32_10", 9, 1, 2, 8),
+    ("lognormal", (0.1, 0.3), "philox4x32_10", 10, 0, 3, 8),
 ]
+
+
+def num(v):
+    """v in the fewest digits that read back as it (repr), 1 for 1.0."""
+    r = repr(v)
+    return r[:-2] if r.endswith(".0") else r
 
 
 def main():
@@ -137,7 +152,7 @@ def main():
     for dist, p, alg, seed, stream, offset, n in CASES:
         vals = [value(dist, p, alg, seed, stream, g)
                 for g in range(offset, offset + n)]
-        ps = ", ".join(f"{v:g}" for v in p)
+        ps = ", ".join(num(v) for v in p)
         print(f"    {dist}({ps}) {alg} seed {seed} stream {stream} "
               f"offset {offset}")
         hexes = [f"{bits(v):016x}" for v in vals]

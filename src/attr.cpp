@@ -27,13 +27,13 @@ void post_ops::append_bernoulli(double p, bernoulli_method method, int bits) {
     e.bits = bits;
 }
 
-void post_ops::append_uniform(float a, float b) {
+void post_ops::append_uniform(double a, double b) {
     entry &e = push(kind::uniform);
     e.a = a;
     e.b = b;
 }
 
-void post_ops::append_normal(float mean, float stddev) {
+void post_ops::append_normal(double mean, double stddev) {
     entry &e = push(kind::normal);
     e.mean = mean;
     e.stddev = stddev;
@@ -45,18 +45,18 @@ void post_ops::append_integers(int64_t low, int64_t high) {
     e.high = high;
 }
 
-void post_ops::append_exponential(float scale) {
+void post_ops::append_exponential(double scale) {
     entry &e = push(kind::exponential);
     e.scale = scale;
 }
 
-void post_ops::append_gumbel(float loc, float scale) {
+void post_ops::append_gumbel(double loc, double scale) {
     entry &e = push(kind::gumbel);
     e.loc = loc;
     e.scale = scale;
 }
 
-void post_ops::append_lognormal(float mean, float sigma) {
+void post_ops::append_lognormal(double mean, double sigma) {
     entry &e = push(kind::lognormal);
     e.mean = mean;
     e.stddev = sigma;
@@ -68,7 +68,7 @@ void post_ops::append_permutation(int64_t n) {
 }
 
 void post_ops::append_truncated_normal(
-        float mean, float stddev, float a, float b) {
+        double mean, double stddev, double a, double b) {
     entry &e = push(kind::truncated_normal);
     e.mean = mean;
     e.stddev = stddev;
@@ -183,26 +183,15 @@ void post_ops::append_distribution(const std::string &name,
                         values.size(), " and ", integers.size()));
     const std::string n = d.name;
     if (n == "bernoulli") append_bernoulli(values[0], method, bits);
-    else if (n == "uniform")
-        append_uniform(static_cast<float>(values[0]),
-                static_cast<float>(values[1]));
-    else if (n == "normal")
-        append_normal(static_cast<float>(values[0]),
-                static_cast<float>(values[1]));
+    else if (n == "uniform") append_uniform(values[0], values[1]);
+    else if (n == "normal") append_normal(values[0], values[1]);
     else if (n == "integers") append_integers(integers[0], integers[1]);
-    else if (n == "exponential")
-        append_exponential(static_cast<float>(values[0]));
-    else if (n == "gumbel")
-        append_gumbel(static_cast<float>(values[0]),
-                static_cast<float>(values[1]));
-    else if (n == "lognormal")
-        append_lognormal(static_cast<float>(values[0]),
-                static_cast<float>(values[1]));
+    else if (n == "exponential") append_exponential(values[0]);
+    else if (n == "gumbel") append_gumbel(values[0], values[1]);
+    else if (n == "lognormal") append_lognormal(values[0], values[1]);
     else if (n == "permutation") append_permutation(integers[0]);
     else if (n == "truncated_normal")
-        append_truncated_normal(static_cast<float>(values[0]),
-                static_cast<float>(values[1]), static_cast<float>(values[2]),
-                static_cast<float>(values[3]));
+        append_truncated_normal(values[0], values[1], values[2], values[3]);
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

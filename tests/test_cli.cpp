@@ -263,6 +263,19 @@ std::vector<gen_case_t> gen_cases() {
             {"--dist", "normal", "--mean", "1.5", "--stddev", "2", "--dtype",
                     "f64", "--shape", "3x101", "--offset", "5"},
             p);
+    // Parameters read as doubles: f64 takes 0.1 and 1e39 as given.
+    p.ops = {};
+    p.ops.append_uniform(0.1, 0.3);
+    add("uniform f64 of doubles",
+            {"--dist", "uniform", "--a", "0.1", "--b", "0.3", "--dtype",
+                    "f64", "--shape", "3x101", "--offset", "5"},
+            p);
+    p.ops = {};
+    p.ops.append_gumbel(0.1, 1e39);
+    add("gumbel f64 past f32",
+            {"--dist", "gumbel", "--loc", "0.1", "--scale", "1e39",
+                    "--dtype", "f64", "--shape", "3x101", "--offset", "5"},
+            p);
 
     p = {};
     p.shape = {100};
@@ -878,6 +891,12 @@ TEST_F(Cli, BadInputIsUsageErrorAndLeavesNoFile) {
             {{"--dist", "truncated_normal", "--dtype", "f64"},
                     "truncated_normal cannot write dst type f64"},
             {{"--dist", "integers", "--dtype", "f64"}, "f64"},
+            {{"--dist", "uniform", "--a", "1e39", "--b", "2e39"},
+                    "uniform a=1e+39 is not a finite f32"},
+            {{"--dist", "normal", "--stddev", "0.7x"},
+                    "--stddev '0.7x' is not a number"},
+            {{"--dist", "exponential", "--scale", "1e999", "--dtype", "f64"},
+                    "--scale '1e999' is out of range of double"},
             {{"--dist", "gaussian"}, "gaussian"},
             {{"--alg", "nope"}, "nope"},
             {{"--dist", "bernoulli", "--method", "bitsliced:0"}, "b=0"},

@@ -548,7 +548,7 @@ TEST(KnownAnswers, TruncatedNormalFromTheSpec) {
 // 2 threads.
 TEST(KnownAnswers, F64FromTheSpec) {
     const std::string text = read_text("f64.md");
-    const std::regex line(R"((\w+)\(([-0-9.e, ]+)\) (\w+) seed (\d+) )"
+    const std::regex line(R"((\w+)\(([-+0-9.e, ]+)\) (\w+) seed (\d+) )"
                           R"(stream (\d+) offset (\d+)\s*->((?:\s+[0-9a-f]{16})+))");
     int checked = 0;
     for (std::sregex_iterator it(text.begin(), text.end(), line), end;
@@ -570,7 +570,7 @@ TEST(KnownAnswers, F64FromTheSpec) {
                 m[0].str());
         ++checked;
     }
-    EXPECT_EQ(checked, 9);
+    EXPECT_EQ(checked, 15);
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

@@ -44,11 +44,11 @@ primitive_attr bernoulli_attr(double p,
     return attr_with([&](post_ops &po) { po.append_bernoulli(p, m, bits); });
 }
 
-primitive_attr uniform_attr(float a, float b) {
+primitive_attr uniform_attr(double a, double b) {
     return attr_with([&](post_ops &po) { po.append_uniform(a, b); });
 }
 
-primitive_attr normal_attr(float mean, float stddev) {
+primitive_attr normal_attr(double mean, double stddev) {
     return attr_with([&](post_ops &po) { po.append_normal(mean, stddev); });
 }
 
@@ -56,15 +56,15 @@ primitive_attr integers_attr(int64_t low, int64_t high) {
     return attr_with([&](post_ops &po) { po.append_integers(low, high); });
 }
 
-primitive_attr exponential_attr(float scale) {
+primitive_attr exponential_attr(double scale) {
     return attr_with([&](post_ops &po) { po.append_exponential(scale); });
 }
 
-primitive_attr gumbel_attr(float loc, float scale) {
+primitive_attr gumbel_attr(double loc, double scale) {
     return attr_with([&](post_ops &po) { po.append_gumbel(loc, scale); });
 }
 
-primitive_attr lognormal_attr(float mean, float sigma) {
+primitive_attr lognormal_attr(double mean, double sigma) {
     return attr_with([&](post_ops &po) { po.append_lognormal(mean, sigma); });
 }
 
@@ -72,7 +72,8 @@ primitive_attr permutation_attr(int64_t n) {
     return attr_with([&](post_ops &po) { po.append_permutation(n); });
 }
 
-primitive_attr truncated_normal_attr(float mean, float sd, float a, float b) {
+primitive_attr truncated_normal_attr(
+        double mean, double sd, double a, double b) {
     return attr_with([&](post_ops &po) {
         po.append_truncated_normal(mean, sd, a, b);
     });
@@ -694,6 +695,48 @@ TEST(RngSemantics, F64FromTheWords) {
                     << i;
         }
     }
+}
+
+// An f64 dst takes the parameters as given, doubles no f32 holds (0.1):
+// uniform(0.1, 0.3) is fma(u53 2^-53, 0.3 - 0.1, 0.1) in f64, the others
+// their f64 forms of the doubles; an f32 dst rounds them to f32 first, as
+// the float arguments did.
+TEST(RngSemantics, F64TakesDoubleParameters) {
+    const rng_alg alg = rng_alg::philox4x32_10;
+    const dim_t n = 515, off = 3;
+    const run_args_t r {7, off, 2, 1};
+    const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
+    const auto f64_of = [&](const primitive_attr &attr) {
+        const auto out = run(make_desc(alg, {n}, dt::f64), attr, r);
+        std::vector<double> v(n);
+        std::memcpy(v.data(), out.data(), n * sizeof(double));
+        return v;
+    };
+    const auto uni = f64_of(uniform_attr(0.1, 0.3));
+    const auto nrm = f64_of(normal_attr(0.1, 0.7));
+    const auto exn = f64_of(exponential_attr(0.3));
+    const auto gum = f64_of(gumbel_attr(0.1, 0.3));
+    const auto lgn = f64_of(lognormal_attr(0.1, 0.3));
+    for (dim_t i = 0; i < n; ++i) {
+        const uint64_t g = off + i, k = u53_of_words(w, g, 32);
+        ASSERT_EQ(uni[i],
+                std::fma(static_cast<double>(k) * 0x1p-53, 0.3 - 0.1, 0.1))
+                << i;
+        ASSERT_EQ(exn[i], impl::exponential_value_f64(k, 0.3)) << i;
+        ASSERT_EQ(gum[i], impl::gumbel_value_f64(k, 0.1, 0.3)) << i;
+        double v[2];
+        impl::normal_pair_f64(u53_of_words(w, g & ~1ull, 32),
+                u53_of_words(w, g | 1, 32), 0.1, 0.7, &v[0], &v[1]);
+        ASSERT_EQ(nrm[i], v[g & 1]) << i;
+        impl::normal_pair_f64(u53_of_words(w, g & ~1ull, 32),
+                u53_of_words(w, g | 1, 32), 0.1, 0.3, &v[0], &v[1]);
+        ASSERT_EQ(lgn[i], impl::exp_approx_f64(v[g & 1])) << i;
+    }
+    // f32: the bits of the float arguments.
+    EXPECT_EQ(run(make_desc(alg, {n}, dt::f32), uniform_attr(0.1, 0.3), r),
+            run(make_desc(alg, {n}, dt::f32), uniform_attr(0.1f, 0.3f), r));
+    EXPECT_EQ(run(make_desc(alg, {n}, dt::bf16), normal_attr(0.1, 0.7), r),
+            run(make_desc(alg, {n}, dt::bf16), normal_attr(0.1f, 0.7f), r));
 }
 
 // ln, sin, cos and exp in f64 against long double, over the inputs the
@@ -1514,6 +1557,53 @@ TEST(RngErrors, CreationNamesTheBadValue) {
     EXPECT_ERROR_NAMES(
             rng::primitive_desc(desc_of(dt::f32), lognormal_attr(1, 1e38f)),
             "sigma=1e+38");
+    // A double past f32's range: refused for f32, bf16 and f16, naming it;
+    // an f64 dst takes it, its checks in f64.
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), uniform_attr(1e39, 2e39)),
+            "uniform a=1e+39 is not a finite f32");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f16), normal_attr(0, -1e39)),
+            "normal stddev=-1e+39 is not a finite f32");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::bf16), exponential_attr(1e39)),
+            "exponential scale=1e+39 is not a finite f32");
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               truncated_normal_attr(0, 1, -1e39, 1)),
+            "truncated_normal a=-1e+39 is not a finite f32");
+    // FLT_MAX + 2^103 (half its ulp) rounds to infinity, just below to
+    // FLT_MAX.
+    EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
+                               gumbel_attr(0x1.ffffffp127, 0)),
+            "gumbel loc=3.4028235677973366e+38 is not a finite f32");
+    EXPECT_NO_THROW(rng::primitive_desc(
+            desc_of(dt::f32), gumbel_attr(0x1.fffffefffffffp127, 0)));
+    for (const auto &ok : {uniform_attr(1e39, 2e39), normal_attr(1e300, 1e290),
+                 exponential_attr(1e300), gumbel_attr(-1e39, 1e39),
+                 lognormal_attr(-1e39, 1e37)}) {
+        std::vector<double> out(8);
+        generate(desc_of(dt::f64), ok, out.data(), {1, 2, 3, 1});
+        for (double v : out)
+            EXPECT_TRUE(std::isfinite(v)) << v;
+    }
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f64), uniform_attr(-1e308, 1e308)),
+            "uniform range [-1e+308, 1e+308): its width b - a overflows f64");
+    EXPECT_ERROR_NAMES( // 1e307 + 8.57 * 2e307 > DBL_MAX
+            rng::primitive_desc(desc_of(dt::f64), normal_attr(1e307, 2e307)),
+            "normal mean=1e+307 stddev=2e+307 gives values up to inf in "
+            "magnitude, which f64 cannot hold");
+    EXPECT_NO_THROW(rng::primitive_desc(
+            desc_of(dt::f64), normal_attr(1e307, 1e307)));
+    EXPECT_ERROR_NAMES( // 36.74 * 1e307
+            rng::primitive_desc(desc_of(dt::f64), exponential_attr(1e307)),
+            "exponential scale=1e+307 gives values up to inf");
+    EXPECT_ERROR_NAMES( // 1e307 + 37.43 * 1e307
+            rng::primitive_desc(desc_of(dt::f64), gumbel_attr(1e307, 1e307)),
+            "gumbel loc=1e+307 scale=1e+307 gives values up to inf");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f64), normal_attr(0.1, NAN)),
+            "normal mean=0.1 stddev=nan is not finite");
     EXPECT_ERROR_NAMES(rng::primitive_desc(desc_of(dt::f32),
                                truncated_normal_attr(0, 0, -1, 1)),
             "truncated_normal mean=0 stddev=0 a=-1 b=1: needs finite values, "
@@ -1675,6 +1765,27 @@ TEST(RngErrors, ExecutionNamesTheBadArgument) {
 
 // Each row's dst types are exactly those the RNG takes for it, its post-op
 // is append_distribution's, and docs/api.md's table is the library's.
+// post_ops keeps the doubles as given: append_distribution's values are
+// append_uniform's, and equality tells 0.1 from f32(0.1).
+TEST(Distributions, PostOpsKeepTheDoubles) {
+    post_ops a, b, c;
+    a.append_uniform(0.1, 0.3);
+    b.append_distribution("uniform", {0.1, 0.3});
+    c.append_uniform(0.1f, 0.3f);
+    EXPECT_TRUE(a == b);
+    EXPECT_FALSE(a == c);
+    EXPECT_EQ(b.get(0).a, 0.1);
+    EXPECT_EQ(b.get(0).b, 0.3);
+    EXPECT_EQ(c.get(0).a, double(0.1f));
+    post_ops n1, n2;
+    n1.append_normal(0.1, 0.7);
+    n2.append_normal(0.1, 0.7 + 0x1p-53);
+    EXPECT_FALSE(n1 == n2);
+    n2 = {};
+    n2.append_distribution("normal", {0.1, 0.7});
+    EXPECT_TRUE(n1 == n2);
+}
+
 TEST(Distributions, TableIsWhatTheRngDoes) {
     const data_type all[] = {data_type::f32, data_type::bf16, data_type::f16,
             data_type::s8, data_type::u8, data_type::s32, data_type::u32,

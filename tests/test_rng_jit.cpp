@@ -218,8 +218,9 @@ struct case_t {
     double p = 0.5;
     bool runtime_p = false;
     float rt_p = 0.5f;
-    float a = 0.f, b = 1.f, mean = 0.f, stddev = 1.f; // truncated_normal too
-    float loc = 0.f, scale = 1.f; // exponential, gumbel
+    // The post-op's doubles (an f64 dst's take values no f32 holds).
+    double a = 0.0, b = 1.0, mean = 0.0, stddev = 1.0; // truncated_normal too
+    double loc = 0.0, scale = 1.0; // exponential, gumbel
     // dst
     memory::desc md;
     std::string layout; // how md was built
@@ -252,21 +253,17 @@ struct case_t {
                     os << " p=" << p << " (hex " << std::hexfloat << p
                        << std::defaultfloat << ")";
                 break;
-            case dist_kind::uniform:
-                os << std::setprecision(9) << " a=" << a << " b=" << b;
-                break;
+            case dist_kind::uniform: os << " a=" << a << " b=" << b; break;
             case dist_kind::normal:
             case dist_kind::lognormal:
-                os << std::setprecision(9) << " mean=" << mean
-                   << " stddev=" << stddev;
+                os << " mean=" << mean << " stddev=" << stddev;
                 break;
             case dist_kind::exponential:
             case dist_kind::gumbel:
-                os << std::setprecision(9) << " loc=" << loc
-                   << " scale=" << scale;
+                os << " loc=" << loc << " scale=" << scale;
                 break;
             case dist_kind::truncated_normal:
-                os << std::setprecision(9) << " mean=" << mean
+                os << " mean=" << mean
                    << " stddev=" << stddev << " a=" << a << " b=" << b;
                 break;
         }
@@ -556,19 +553,25 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             const float big = dt == data_type::f16 ? 6e4f : 1.5e38f;
             const float wide = dt == data_type::f16 ? 3e4f : 1e30f;
             const float mid = dt == data_type::f16 ? 1e3f : 1e6f;
-            const std::vector<std::pair<float, float>> ab = {{0.f, 1.f},
+            // Doubles no f32 holds (f32, bf16, f16: rounded to f32), and
+            // for f64 ranges past f32's.
+            std::vector<std::pair<double, double>> ab = {{0.f, 1.f},
                     {-3.f, 5.5f}, {1e-3f, 1e-3f}, {-big, big}, {0.f, top},
                     {-wide, wide}, {mid, mid + 1.f}, {0.f, 1e-38f},
-                    {-2.f, -1.f}, {-7.25f, 1e-7f}};
+                    {-2.f, -1.f}, {-7.25f, 1e-7f}, {0.1, 0.3}};
+            if (dt == data_type::f64)
+                ab.insert(ab.end(), {{-1e300, 1e300}, {1e39, 1e39 + 1e25}});
             const auto r = pick(g, ab);
             c.a = r.first;
             c.b = r.second;
             break;
         }
         case dist_kind::normal: {
-            const std::vector<std::pair<float, float>> ms = {{0.f, 1.f},
+            std::vector<std::pair<double, double>> ms = {{0.f, 1.f},
                     {2.f, 0.5f}, {-1e3f, 7.f}, {0.f, 0.f}, {1e-3f, 1e4f},
-                    {3.f, 0.f}, {-0.f, 1e-30f}};
+                    {3.f, 0.f}, {-0.f, 1e-30f}, {0.1, 0.7}};
+            if (combo.dt == data_type::f64)
+                ms.insert(ms.end(), {{1e300, 1e290}, {-1e39, 1e-50}});
             const auto r = pick(g, ms);
             c.mean = r.first;
             c.stddev = r.second;
@@ -579,10 +582,12 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             // Up to the largest scale f16 holds (exponential: 16.64 *
             // scale below 65520), zero, and subnormal values.
             const bool f16 = combo.dt == data_type::f16;
-            const std::vector<std::pair<float, float>> ls = {{0.f, 1.f},
+            std::vector<std::pair<double, double>> ls = {{0.f, 1.f},
                     {2.f, 0.5f}, {-1e3f, 7.f}, {0.f, 0.f}, {1.f, 3000.f},
                     {f16 ? 3e4f : 3e37f, f16 ? 1e3f : 1e36f},
-                    {-0.f, 1e-30f}, {5.f, 1e-38f}};
+                    {-0.f, 1e-30f}, {5.f, 1e-38f}, {0.1, 0.3}};
+            if (combo.dt == data_type::f64)
+                ls.insert(ls.end(), {{1e39, 1e300}, {-0.3, 1e-310}});
             const auto r = pick(g, ls);
             c.loc = r.first;
             c.scale = r.second;
@@ -592,9 +597,12 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
             // Values near f16's largest (exp(11.09) = 65520), underflow to
             // subnormals and 0, sigma 0 (one value).
             const bool f16 = combo.dt == data_type::f16;
-            const std::vector<std::pair<float, float>> ms = {{0.f, 1.f},
+            std::vector<std::pair<double, double>> ms = {{0.f, 1.f},
                     {2.f, 0.5f}, {-90.f, 3.f}, {0.f, 0.f}, {-1e3f, 1.f},
-                    {f16 ? 5.f : 80.f, 1.f}, {-100.f, 10.f}, {1.f, 1e-30f}};
+                    {f16 ? 5.f : 80.f, 1.f}, {-100.f, 10.f}, {1.f, 1e-30f},
+                    {0.1, 0.3}};
+            if (combo.dt == data_type::f64)
+                ms.insert(ms.end(), {{700.1, 0.5}, {-1e39, 1e37}});
             const auto r = pick(g, ms);
             c.mean = r.first;
             c.stddev = r.second;
@@ -1567,7 +1575,7 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
         }
     struct param_t {
         dist_kind kind;
-        float p0, p1; // mean, stddev; loc, scale; scale
+        double p0, p1; // mean, stddev; loc, scale; scale
     };
     const param_t params[] = {{dist_kind::normal, 0.f, 1.f},
             {dist_kind::normal, 0.5f, 3.f}, {dist_kind::normal, -1e3f, 7.f},
@@ -1580,7 +1588,13 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
             {dist_kind::exponential, 0.f, 2.5f},
             {dist_kind::exponential, 0.f, 0.f},
             {dist_kind::gumbel, 0.f, 1.f}, {dist_kind::gumbel, 1.f, 3.f},
-            {dist_kind::gumbel, -1e3f, 1e-30f}};
+            {dist_kind::gumbel, -1e3f, 1e-30f},
+            // Doubles no f32 holds, and past f32's range.
+            {dist_kind::normal, 0.1, 0.7}, {dist_kind::normal, 1e300, 1e290},
+            {dist_kind::lognormal, 0.1, 0.3},
+            {dist_kind::exponential, 0.0, 0.3},
+            {dist_kind::exponential, 0.0, 1e300},
+            {dist_kind::gumbel, 0.1, 0.3}, {dist_kind::gumbel, -1e39, 1e39}};
     for (const param_t &pm : params) {
         post_ops po;
         switch (pm.kind) {

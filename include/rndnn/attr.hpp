@@ -39,11 +39,14 @@ public:
         double p = 0.5; ///< bernoulli: probability of 1, in [0, 1]
         bernoulli_method method = bernoulli_method::automatic;
         int bits = 1; ///< bitsliced: b in [1, 32]
+        // The real parameters of the distributions below are doubles, used
+        // as given for an f64 dst; for an f32, bf16 or f16 dst each is
+        // first rounded to f32 (to nearest), the values a float gives.
         /// uniform: [a, b], b only by rounding; truncated_normal: its bounds
-        float a = 0.f, b = 1.f;
+        double a = 0.0, b = 1.0;
         /// normal; lognormal: mean, sigma; truncated_normal
-        float mean = 0.f, stddev = 1.f;
-        float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
+        double mean = 0.0, stddev = 1.0;
+        double loc = 0.0, scale = 1.0; ///< exponential: scale; gumbel
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
@@ -53,20 +56,29 @@ public:
         bool operator==(const entry &o) const;
     };
 
+    /// The real parameters of uniform, normal, exponential, gumbel,
+    /// lognormal and truncated_normal are doubles. An f64 dst uses them as
+    /// given (its values are computed in f64); an f32, bf16 or f16 dst
+    /// first rounds each to f32 (to nearest) and computes in f32, so a
+    /// float argument gives the values it always gave. Checked at creation,
+    /// besides each method's checks: for an f32, bf16 or f16 dst, a finite
+    /// parameter that is not a finite f32 (1e39) is refused, naming it.
+    ///
     /// Bernoulli(p): 1 with probability @p p. Checked at primitive
     /// creation: p in [0, 1] (unless given at execution), bits in [1, 32].
     void append_bernoulli(double p,
             bernoulli_method method = bernoulli_method::automatic,
             int bits = 1);
     /// Uniform on [a, b], b only by rounding (docs/semantics.md): dst =
-    /// fma(u, b - a, a) in f32, u in [0, 1), rounded once more to bf16/f16.
-    /// Checked at creation: a, b and b - a finite, a <= b, and both ends
-    /// of the values finite in the dst type (f16: below 65520).
-    void append_uniform(float a, float b);
+    /// fma(u, b - a, a) in f32, u in [0, 1), rounded once more to bf16/f16
+    /// (f64: in f64, u with 53 bits). Checked at creation: a, b and b - a
+    /// finite (in f32; f64 for an f64 dst), a <= b, and both ends of the
+    /// values finite in the dst type (f16: below 65520).
+    void append_uniform(double a, double b);
     /// Normal(mean, stddev) by Box-Muller. Checked at creation: finite,
-    /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|) finite in
-    /// f32 and in the dst type.
-    void append_normal(float mean, float stddev);
+    /// stddev >= 0, and mean +- stddev * 5.768 (the largest |z|; f64:
+    /// 8.572) finite in f32 and in the dst type.
+    void append_normal(double mean, double stddev);
     /// Integers uniform on [low, high) by multiply-shift of 64 or 128
     /// random bits (docs/semantics.md: the bias bound, the words an
     /// element). Checked at creation: low < high, and both ends of the
@@ -74,20 +86,23 @@ public:
     /// at most 2^24, so that every value is exact).
     void append_integers(std::int64_t low, std::int64_t high);
     /// Exponential(scale), NumPy's exponential: x = -ln(u) * scale in f32
-    /// (docs/semantics.md), u in (0, 1]; values in [0, 16.64 * scale].
-    /// Checked at creation: scale finite and >= 0, and the largest value
-    /// finite in the dst type (f16: scale up to about 3938).
-    void append_exponential(float scale);
+    /// (docs/semantics.md), u in (0, 1]; values in [0, 16.64 * scale]
+    /// (f64: in f64, [0, 36.74 * scale]). Checked at creation: scale
+    /// finite and >= 0, and the largest value finite in the dst type (f16:
+    /// scale up to about 3938).
+    void append_exponential(double scale);
     /// Gumbel(loc, scale), NumPy's gumbel: x = loc - scale * ln(-ln u) in
     /// f32, u in (0, 1], -ln u at least 2^-25; values in [loc - 2.81
-    /// scale, loc + 17.33 scale]. Checked at creation: finite, scale >= 0,
-    /// and both ends finite in f32 and in the dst type.
-    void append_gumbel(float loc, float scale);
+    /// scale, loc + 17.33 scale] (f64: in f64, [loc - 3.60 scale, loc +
+    /// 37.43 scale]). Checked at creation: finite, scale >= 0, and both
+    /// ends finite in f32 (f64 for an f64 dst) and in the dst type.
+    void append_gumbel(double loc, double scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
-    /// largest value exp(mean + 5.768 sigma) finite in the dst type.
-    void append_lognormal(float mean, float sigma);
+    /// largest value exp(mean + 5.768 sigma) (f64: in f64, exp(mean +
+    /// 8.572 sigma)) finite in the dst type.
+    void append_lognormal(double mean, double sigma);
     /// Permutation of [0, n): element g (offset + its global index) is
     /// pi(g), pi a bijection of [0, n) keyed by the seed and stream (a
     /// Feistel network over Philox4x32-10 with cycle walking,
@@ -106,7 +121,8 @@ public:
     /// reaches to within 9 standard deviations of the mean; a far bound
     /// may lie anywhere, beyond 12 it counts as infinite), and some value
     /// of the dst type in [a, b].
-    void append_truncated_normal(float mean, float stddev, float a, float b);
+    void append_truncated_normal(
+            double mean, double stddev, double a, double b);
     /// The post-op of the distribution named @p name (distributions()):
     /// @p values are its real parameters and @p integers its integer ones
     /// (distribution_info::param::integer), each in the row's order; @p

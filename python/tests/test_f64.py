@@ -90,3 +90,34 @@ def test_windows_and_threads_keep_f64_values():
 def test_f64_where_not_supported_is_refused(call, match):
     with pytest.raises(rndnn.Error, match=match):
         call()
+
+
+def test_float64_takes_the_parameters_as_given():
+    # uniform(0.1, 0.3): fma(u53 2^-53, 0.3 - 0.1, 0.1) of Python's floats
+    # (rounded once: exact through fractions), not of their float32s.
+    from fractions import Fraction
+    n = 257
+    w = rndnn.bits(2 * (n + 7), seed=5, stream=2).astype(np.uint64)
+    x = (w[0::2] | (w[1::2] << np.uint64(32))) >> np.uint64(11)
+    want = [float(Fraction(int(k)) / 2 ** 53 * Fraction(0.3 - 0.1)
+                  + Fraction(0.1)) for k in x[7:]]
+    got = rndnn.uniform(0.1, 0.3, size=n, seed=5, stream=2, offset=7)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, np.array(want))
+    # float32 rounds them to float32 first: the values of float32 arguments.
+    for fn, args in ((rndnn.uniform, (0.1, 0.3)), (rndnn.normal, (0.1, 0.7)),
+                     (rndnn.exponential, (0.3,)), (rndnn.gumbel, (0.1, 0.3)),
+                     (rndnn.lognormal, (0.1, 0.3))):
+        f32 = [np.float32(a) for a in args]
+        assert (fn(*args, size=64, seed=3, dtype="f32").tobytes()
+                == fn(*f32, size=64, seed=3, dtype="f32").tobytes())
+        assert (fn(*args, size=64, seed=3).tobytes()
+                != fn(*f32, size=64, seed=3).tobytes())
+
+
+def test_a_parameter_past_float32_is_float64s_alone():
+    got = rndnn.uniform(1e39, 2e39, size=16, seed=1)
+    assert np.all((got >= 1e39) & (got < 2e39))
+    with pytest.raises(rndnn.Error, match=r"uniform a=1e\+39 is not a finite "
+                                          "f32"):
+        rndnn.uniform(1e39, 2e39, size=16, seed=1, dtype=np.float32)

@@ -71,8 +71,10 @@ public:
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
         c.two_m24.fill_f32(0x1p-24f);
-        c.a.fill_f32(conf_.a);
-        c.b_minus_a.fill_f32(conf_.b - conf_.a);
+        // The f32 parameters (f32 values, rng_conf_t).
+        const float a = static_cast<float>(conf_.a);
+        c.a.fill_f32(a);
+        c.b_minus_a.fill_f32(static_cast<float>(conf_.b) - a);
         c.i_one.fill(1);
         c.bf16_round.fill(0x7fff);
     }
@@ -240,7 +242,7 @@ public:
     void fill_consts(double, jit_rng_consts_t &c) const override {
         fill_u53_consts(c);
         c.f64_a.fill_f64(conf_.a);
-        c.f64_b_minus_a.fill_f64(double(conf_.b) - double(conf_.a));
+        c.f64_b_minus_a.fill_f64(conf_.b - conf_.a);
     }
 };
 
@@ -562,8 +564,8 @@ public:
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
         fill_ln_consts(c);
-        c.mean.fill_f32(conf_.mean);
-        c.stddev.fill_f32(conf_.stddev);
+        c.mean.fill_f32(static_cast<float>(conf_.mean));
+        c.stddev.fill_f32(static_cast<float>(conf_.stddev));
         c.i_three.fill(3);
         c.f_minus_two.fill_f32(-2.f);
         c.i_2p21.fill(1u << 21);
@@ -688,8 +690,8 @@ public:
     void fill_consts(double, jit_rng_consts_t &c) const override {
         fill_ln_consts(c);
         c.two_m25.fill_f32(gumbel_v_min);
-        c.scale.fill_f32(conf_.scale);
-        c.loc.fill_f32(conf_.loc);
+        c.scale.fill_f32(static_cast<float>(conf_.scale));
+        c.loc.fill_f32(static_cast<float>(conf_.loc));
     }
 
 private:

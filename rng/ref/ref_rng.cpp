@@ -105,7 +105,11 @@ void ref_rng_t::run_range(
     const uint32_t flip = conf_.method == bernoulli_method::onednn ? ~0u : 0u;
     const uint64_t level = bitsliced_level(run.p, conf_.bits);
     const int b = conf_.bits;
-    const float b_minus_a = conf_.b - conf_.a;
+    // The f32 kernels' parameters (f32 values, rng_conf_t).
+    const auto f32 = [](double v) { return static_cast<float>(v); };
+    const float a = f32(conf_.a), b_minus_a = f32(conf_.b) - a;
+    const float mean = f32(conf_.mean), stddev = f32(conf_.stddev);
+    const float loc = f32(conf_.loc), scale = f32(conf_.scale);
 
     // Stores the block's 0/1 decisions in the dst type.
     auto emit_flags = [&](dim_t i0, dim_t cnt) {
@@ -188,7 +192,7 @@ void ref_rng_t::run_range(
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
                     values[k] = uniform_value(
-                            words[k], shift_, conf_.a, b_minus_a);
+                            words[k], shift_, a, b_minus_a);
                 emit_values(i0, cnt);
                 break;
             case dist_t::normal: {
@@ -197,7 +201,7 @@ void ref_rng_t::run_range(
                 for (uint64_t g = w0; g < w1; g += 2) {
                     float v[2];
                     normal_pair(words[g - w0], words[g - w0 + 1], shift_,
-                            conf_.mean, conf_.stddev, &v[0], &v[1]);
+                            mean, stddev, &v[0], &v[1]);
                     for (int j = 0; j < 2; ++j)
                         if (g + j >= gb && g + j < gn) values[g + j - gb] = v[j];
                 }
@@ -209,15 +213,13 @@ void ref_rng_t::run_range(
             case dist_t::exponential:
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
-                    values[k] = exponential_value(
-                            words[k], shift_, conf_.scale);
+                    values[k] = exponential_value(words[k], shift_, scale);
                 emit_values(i0, cnt);
                 break;
             case dist_t::gumbel:
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
-                    values[k] = gumbel_value(
-                            words[k], shift_, conf_.loc, conf_.scale);
+                    values[k] = gumbel_value(words[k], shift_, loc, scale);
                 emit_values(i0, cnt);
                 break;
             case dist_t::truncated_normal:
@@ -233,7 +235,7 @@ void ref_rng_t::run_range(
                 for (uint64_t g = w0; g < w1; g += 2) {
                     float v[2];
                     lognormal_pair(words[g - w0], words[g - w0 + 1], shift_,
-                            conf_.mean, conf_.stddev, &v[0], &v[1]);
+                            mean, stddev, &v[0], &v[1]);
                     for (int j = 0; j < 2; ++j)
                         if (g + j >= gb && g + j < gn) values[g + j - gb] = v[j];
                 }
@@ -256,7 +258,7 @@ void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
     const auto u53 = [&](uint64_t e) { // element e of the words fetched
         return u53_of(words[wpe * e], words[wpe * e + 1], wb);
     };
-    const double a = conf_.a, b_minus_a = double(conf_.b) - double(conf_.a);
+    const double a = conf_.a, b_minus_a = conf_.b - conf_.a;
     const auto cnt = static_cast<dim_t>(gn - gb);
     switch (conf_.dist) {
         case dist_t::uniform:

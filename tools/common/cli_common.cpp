@@ -172,10 +172,6 @@ double parse_probability(const std::string &flag, const std::string &text) {
     return v;
 }
 
-float parse_float(const std::string &flag, const std::string &text) {
-    return parse_number<float>(flag, text, "a number", "of f32");
-}
-
 rndnn::dims parse_shape(const std::string &flag, const std::string &text) {
     rndnn::dims shape;
     size_t start = 0;

@@ -92,7 +92,6 @@ double parse_double(const std::string &flag, const std::string &text);
 // as given ("--p '5.' is outside [0, 1]"), not as the library would print
 // the double.
 double parse_probability(const std::string &flag, const std::string &text);
-float parse_float(const std::string &flag, const std::string &text);
 // "64x128x1024": one or more non-negative integers joined by 'x'. Limits on
 // the count of dims and the element count are the library's to check.
 rndnn::dims parse_shape(const std::string &flag, const std::string &text);

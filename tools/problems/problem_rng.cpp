@@ -131,13 +131,14 @@ rng_problem_t parse_rng_problem(const po::variables_map &vm) {
                 ? vm[param.name].as<string>()
                 : number_text(param.default_value);
         // A probability is checked as one, naming the flag; an integer
-        // parameter is read exactly, as an s64.
+        // parameter is read exactly, as an s64; a real one as a double
+        // (the library rounds it to f32 for an f32, bf16 or f16 dst).
         if (param.integer)
             integers.push_back(parse_s64(flag, value));
         else
             values.push_back(string(dist.name) == "bernoulli"
                             ? parse_probability(flag, value)
-                            : parse_float(flag, value));
+                            : parse_double(flag, value));
     }
     if (string(dist.name) == "bernoulli")
         parse_method(vm["method"].as<string>(), method, bits);
