@@ -415,6 +415,12 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     "mean ((a - mean) / stddev = ",
                                     alpha, ", (b - mean) / stddev = ", beta,
                                     "; needs alpha < 9 and beta > -9)"));
+                if (c.dst.get_data_type() == data_type::f64) {
+                    // Every f64 value in [a, b]: a and b themselves.
+                    c.truncnorm64 = impl::truncnorm_params_f64(
+                            e.mean, e.stddev, e.a, e.b);
+                    break;
+                }
                 c.truncnorm = impl::truncnorm_params(e.mean, e.stddev, e.a,
                         e.b, c.dst.get_data_type());
                 if (!(c.truncnorm.lo <= c.truncnorm.hi)

@@ -81,8 +81,10 @@ struct rng_conf_t {
     float loc = 0.f, scale = 1.f;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).
     uint64_t n = 1;
-    // truncated_normal: a, b, mean, stddev above, and its constants.
+    // truncated_normal: a, b, mean, stddev above, and its constants (f64
+    // dst: truncnorm64's).
     truncnorm_t truncnorm;
+    truncnorm_f64_t truncnorm64;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name
