@@ -1031,9 +1031,12 @@ std::vector<dispatch_case_t> uncovered_dispatch_cases() {
 
 // sse41 has no FMA, which uniform's value is, and no F16C, and its f64
 // kernels are not written: it declines uniform, f16 and f64 values; f64
-// needs 32-bit words, which mcg31m1's are not (docs/jit.md).
+// needs 32-bit words, which mcg31m1's are not (docs/jit.md); truncated_normal
+// to f64 has no JIT kernel yet.
 bool tier_covers(cpu_isa tier, const combo_t &combo) {
-    if (combo.dt == data_type::f64 && combo.alg == rng_alg::mcg31m1)
+    if (combo.dt == data_type::f64
+            && (combo.alg == rng_alg::mcg31m1
+                    || combo.kind == dist_kind::truncated_normal))
         return false;
     return !(tier == cpu_isa::sse41
             && (combo.kind == dist_kind::uniform
