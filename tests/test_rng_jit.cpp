@@ -1137,9 +1137,9 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
     // uniform, normal, exponential, gumbel, lognormal and
-    // truncated_normal, f64 x 5 (but truncated_normal); mcg31m1: bits, 4
-    // x threshold32, 3 x 6, f64 x 5.
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 18 + 5) + (1 + 4 + 18 + 5));
+    // truncated_normal, f64 x 6 (truncated_normal's on the reference);
+    // mcg31m1: bits, 4 x threshold32, 3 x 6, f64 x 6.
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 18 + 6) + (1 + 4 + 18 + 6));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
