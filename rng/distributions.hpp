@@ -729,6 +729,125 @@ inline float truncnorm_value(uint32_t w, int shift, const truncnorm_t &c) {
     return min_ps(max_ps(x, c.lo), c.hi);
 }
 
+// --- Truncated normal in f64 ---------------------------------------------
+// As truncnorm_value with two words an element (docs/semantics.md, "f64
+// values"): k = X >> (2 wb - 52) (u53 >> 1, 52 bits), j = 2 k + 1, u = j
+// 2^-53 and 1 - u = (2^53 - j) 2^-53 (both exact); p, q, z and x as the
+// f32 steps in f64, z by PPND16; the clamp to [a, b] (no inward rounding).
+
+// Phi^-1 by Wichura's AS 241 PPND16 (degree-7 rational functions, relative
+// error about 1e-16): PPND7's structure with f64 constants; coefficients
+// as printed, highest power first.
+constexpr double ppnd16_a[8] = {2509.0809287301226727,
+        33430.575583588128105, 67265.770927008700853, 45921.953931549871457,
+        13731.693765509461125, 1971.5909503065514427, 133.14166789178437745,
+        3.387132872796366608};
+constexpr double ppnd16_b[8] = {5226.495278852854561, 28729.085735721942674,
+        39307.89580009271061, 21213.794301586595867, 5394.1960214247511077,
+        687.1870074920579083, 42.313330701600911252, 1.0};
+constexpr double ppnd16_c[8] = {7.7454501427834140764e-4,
+        .0227238449892691845833, .24178072517745061177,
+        1.27045825245236838258, 3.64784832476320460504,
+        5.7694972214606914055, 4.6303378461565452959,
+        1.42343711074968357734};
+constexpr double ppnd16_d[8] = {1.05075007164441684324e-9,
+        5.475938084995344946e-4, .0151986665636164571966,
+        .14810397642748007459, .68976733498510000455, 1.6763848301838038494,
+        2.05319162663775882187, 1.0};
+constexpr double ppnd16_e[8] = {2.01033439929228813265e-7,
+        2.71155556874348757815e-5, .0012426609473880784386,
+        .026532189526576123093, .29656057182850489123, 1.7848265399172913358,
+        5.4637849111641143699, 6.6579046435011037772};
+constexpr double ppnd16_f[8] = {2.04426310338993978564e-15,
+        1.4215117583164458887e-7, 1.8463183175100546818e-5,
+        7.868691311456132591e-4, .0148753612908506148525,
+        .13692988092273580531, .59983220655588793769, 1.0};
+constexpr double ppnd16_split_q = 0.425, ppnd16_split_r = 5.0;
+constexpr double ppnd16_const_r = 0.180625, ppnd16_shift_c = 1.6;
+
+// Phi^-1(v) for v in [1e-36, 0.5 + 2^-52] (the v truncnorm_value_f64
+// passes), normal_quantile's branches in f64: r = sqrt(0 - ln v) by
+// ln_approx_f64.
+inline double normal_quantile_f64(double v) {
+    const double q = v - 0.5;
+    if (q >= -ppnd16_split_q) {
+        const double r = ppnd16_const_r - q * q;
+        return q * horner(r, ppnd16_a) / horner(r, ppnd16_b);
+    }
+    const double r = std::sqrt(0.0 - ln_approx_f64(v));
+    if (r <= ppnd16_split_r) {
+        const double t = r - ppnd16_shift_c;
+        return 0.0 - horner(t, ppnd16_c) / horner(t, ppnd16_d);
+    }
+    const double t = r - ppnd16_split_r;
+    return 0.0 - horner(t, ppnd16_e) / horner(t, ppnd16_f);
+}
+
+// What an f64 element needs, fixed at creation (truncnorm_params_f64).
+struct truncnorm_f64_t {
+    double phi_a = 0.0; // Phi(alpha) (0 for alpha <= -12)
+    double q_b = 0.0; // Q(beta) (0 for beta >= 12)
+    double mass = 1.0; // M = Phi(beta) - Phi(alpha)
+    double mean = 0.0, stddev = 1.0;
+    double lo = 0.0, hi = 0.0; // a and b
+};
+
+// Q(z) = erfc(z / sqrt 2) / 2 (0 beyond truncnorm_z_inf), in long double
+// rounded once to double: x = z sqrt(1/2) in long double, and its rounding
+// error dx (an fma, and sqrt(1/2)'s own) taken back by erfc's slope, -2 /
+// sqrt(pi) e^(-x^2) dx, so that only the long double erfc's error of a few
+// of its ulp remains (docs/semantics.md: how rarely that misses the
+// correctly rounded Q).
+inline double truncnorm_upper_tail_f64(double z) {
+    if (z >= truncnorm_z_inf) return 0.0;
+    if (z <= -truncnorm_z_inf) return 1.0;
+    const long double c = 0xb.504f333f9de6484p-4L; // sqrt(1/2) rounded
+    const long double c_lo = 0xb.2fb1366ea957d3ep-69L; // sqrt(1/2) - c
+    const long double x = z * c;
+    const long double dx
+            = std::fma(static_cast<long double>(z), c, -x) + z * c_lo;
+    const long double slope
+            = 1.12837916709551257389615890312154517L * std::exp(-x * x);
+    return static_cast<double>(0.5L * (std::erfc(x) - slope * dx));
+}
+
+// The constants of truncated_normal(mean, stddev, a, b) to f64 (the
+// parameters checked as make_rng_conf does), as truncnorm_params's in
+// f64.
+inline truncnorm_f64_t truncnorm_params_f64(
+        double mean, double stddev, double a, double b) {
+    const double alpha = (a - mean) / stddev;
+    const double beta = (b - mean) / stddev;
+    const double qa = truncnorm_upper_tail_f64(alpha);
+    const double qb = truncnorm_upper_tail_f64(beta);
+    const double pa = truncnorm_upper_tail_f64(-alpha);
+    const double pb = truncnorm_upper_tail_f64(-beta);
+    truncnorm_f64_t c;
+    c.phi_a = pa;
+    c.q_b = qb;
+    c.mass = alpha >= 0 ? qa - qb : beta <= 0 ? pb - pa : 1.0 - pa - qb;
+    c.mean = mean;
+    c.stddev = stddev;
+    c.lo = a;
+    c.hi = b;
+    return c;
+}
+
+// The f64 value of element u53 (u53_of): p <= 0.5 picks p's quantile, else
+// q's negated; then mean + stddev * z, clamped to [a, b].
+inline double truncnorm_value_f64(uint64_t u53, const truncnorm_f64_t &c) {
+    const uint64_t j = u53 | 1u; // 2k + 1
+    const double u = static_cast<double>(j) * 0x1p-53;
+    const double u_c = static_cast<double>((uint64_t(1) << 53) - j) * 0x1p-53;
+    const double p = c.phi_a + u * c.mass;
+    const double q = c.q_b + u_c * c.mass;
+    const bool upper = p > 0.5;
+    const double zl = normal_quantile_f64(upper ? q : p);
+    const double z = upper ? 0.0 - zl : zl;
+    const double x = c.mean + c.stddev * z;
+    return min_pd(max_pd(x, c.lo), c.hi);
+}
+
 } // namespace impl
 } // namespace rndnn
 

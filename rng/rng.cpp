@@ -442,6 +442,12 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                                     "mean ((a - mean) / stddev = ",
                                     alpha, ", (b - mean) / stddev = ", beta,
                                     "; needs alpha < 9 and beta > -9)"));
+                if (f64) {
+                    // Every f64 value in [a, b]: a and b themselves.
+                    c.truncnorm64 = impl::truncnorm_params_f64(
+                            c.mean, c.stddev, c.a, c.b);
+                    break;
+                }
                 c.truncnorm = impl::truncnorm_params(f32(c.mean),
                         f32(c.stddev), f32(c.a), f32(c.b),
                         c.dst.get_data_type());

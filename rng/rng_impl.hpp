@@ -84,8 +84,10 @@ struct rng_conf_t {
     double loc = 0.0, scale = 1.0;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).
     uint64_t n = 1;
-    // truncated_normal: a, b, mean, stddev above, and its constants.
+    // truncated_normal: a, b, mean, stddev above, and its constants (f64
+    // dst: truncnorm64's).
     truncnorm_t truncnorm;
+    truncnorm_f64_t truncnorm64;
     memory::desc dst;
     dim_t nelems = 0;
     std::string name; // multfly key name

@@ -150,8 +150,9 @@ const std::vector<distribution_info> &distributions() {
                                     "finite, (a - mean) / stddev < 9"},
                             {"b", 2.0, "upper bound (absolute, included)",
                                     "finite, > a, (b - mean) / stddev > -9"}},
-                    {data_type::f32, data_type::bf16, data_type::f16},
-                    "1 an element"}};
+                    {data_type::f32, data_type::bf16, data_type::f16,
+                            data_type::f64},
+                    "1 an element (f64: 2, 52 bits)"}};
     return table;
 }
 

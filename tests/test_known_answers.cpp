@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rng/distributions.hpp"
 #include "rng/engines/multfly.hpp"
 #include "rng/engines/philox.hpp"
 #include "rng/engines/threefry.hpp"
@@ -571,6 +572,46 @@ TEST(KnownAnswers, F64FromTheSpec) {
         ++checked;
     }
     EXPECT_EQ(checked, 15);
+}
+
+// tests/data/truncated-normal-f64.md, from scripts/truncnorm_reference.py
+// known64 (Python's f64 steps, mpmath's correctly rounded constants, its
+// own Philox): the library's creation-time constants bit for bit, and its
+// f64 bits at every tier on 2 threads.
+TEST(KnownAnswers, TruncatedNormalF64FromTheSpec) {
+    const std::string text = read_text("truncated-normal-f64.md");
+    const std::regex line(R"(truncated_normal\(([-0-9.e]+), ([-0-9.e]+), )"
+                          R"(([-0-9.e]+), ([-0-9.e]+)\) (\w+) seed (\d+) )"
+                          R"(stream (\d+) offset (\d+)\s*constants )"
+                          R"(([0-9a-f]{16}) ([0-9a-f]{16}) ([0-9a-f]{16}))"
+                          R"(\s*->((?:\s+[0-9a-f]{16})+))");
+    const auto hex64 = [](const std::string &s) {
+        return std::stoull(s, nullptr, 16);
+    };
+    int checked = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end;
+            it != end; ++it) {
+        const auto &m = *it;
+        const float mean = std::stof(m[1]), sd = std::stof(m[2]),
+                    a = std::stof(m[3]), b = std::stof(m[4]);
+        const impl::truncnorm_f64_t c
+                = impl::truncnorm_params_f64(mean, sd, a, b);
+        EXPECT_EQ(impl::double_bits(c.phi_a), hex64(m[9])) << m[0];
+        EXPECT_EQ(impl::double_bits(c.q_b), hex64(m[10])) << m[0];
+        EXPECT_EQ(impl::double_bits(c.mass), hex64(m[11])) << m[0];
+        std::vector<uint64_t> want;
+        std::istringstream hexes(m[12].str());
+        for (std::string tok; hexes >> tok;)
+            want.push_back(hex64(tok));
+        const auto n = static_cast<dim_t>(want.size());
+        rng::desc d(str2alg(m[5]), memory::desc({n}, data_type::f64));
+        post_ops po;
+        po.append_truncated_normal(mean, sd, a, b);
+        expect_bits_at_every_tier(d, po, line_args(m[6], m[7], m[8]), want,
+                m[0].str());
+        ++checked;
+    }
+    EXPECT_EQ(checked, 6);
 }
 
 TEST(KnownAnswers, BuiltInVerifyPasses) {

@@ -790,6 +790,54 @@ TEST(RngSemantics, F64ApproxAccuracy) {
             exp64_max_ulp * ulp64(big));
 }
 
+// truncated_normal to f64: z against the exact quantile of the same u
+// (Newton steps in long double on std::erfc), in ulp of max(|z|, 0.5)
+// (docs/semantics.md's bound), on the cells of 2^52 nearest both ends and
+// a stride between, for the intervals of TruncatedNormalEveryU.
+constexpr double truncnorm64_max_ulp = 8;
+TEST(RngSemantics, TruncatedNormalF64EveryU) {
+    const std::pair<float, float> sets[] = {{-2, 2}, {-8, 8}, {-1, 8},
+            {0, 0.5f}, {6, 8}, {7.9f, 8}, {-8, -6}, {-8, -7.9f}, {8.5f, 30},
+            {-30, -8.5f}, {-3, 1e-3f}, {-100, 100}};
+    const auto q_of = [](long double z) {
+        return 0.5L * std::erfc(z / std::sqrt(2.0L));
+    };
+    const uint64_t cells = uint64_t(1) << 52;
+    double worst = 0;
+    for (const auto &ab : sets) {
+        const auto c = impl::truncnorm_params_f64(0, 1, ab.first, ab.second);
+        const long double alpha = ab.first, beta = ab.second;
+        const long double pa = alpha <= -12 ? 0 : q_of(-alpha);
+        const long double qb = beta >= 12 ? 0 : q_of(beta);
+        const long double mass = alpha >= 0 ? q_of(alpha) - qb
+                : beta <= 0                 ? q_of(-beta) - pa
+                                            : 1 - pa - qb;
+        for (uint64_t k = 0; k < cells;
+                k += (k < 512 || k >= cells - 512) ? 1 : cells / 1024 - 1) {
+            const double x = impl::truncnorm_value_f64(k << 1, c);
+            ASSERT_GE(x, ab.first) << k;
+            ASSERT_LE(x, ab.second) << k;
+            const long double u = (2.0L * k + 1) / (2.0L * cells);
+            const long double p = pa + u * mass;
+            const bool upper = p > 0.5L;
+            const long double t = upper ? qb + (1 - u) * mass : p;
+            long double z = -fabsl(x);
+            for (int it = 0; it < 4; ++it) // Newton on Q(-z) = t
+                z -= (q_of(-z) - t)
+                        / (std::exp(-0.5L * z * z) / std::sqrt(2 * M_PIl));
+            const long double exact = upper ? -z : z;
+            if (exact < alpha || exact > beta) continue; // clamped
+            const double err = static_cast<double>(fabsl(x - exact)
+                    / ulp64(std::max(fabsl(exact), 0.5L)));
+            worst = std::max(worst, err);
+            ASSERT_LE(err, truncnorm64_max_ulp)
+                    << k << " " << ab.first << " " << ab.second;
+        }
+    }
+    std::printf("truncated_normal f64: worst %.2f ulp of max(|z|, 0.5)\n",
+            worst);
+}
+
 // f64 is two words an element, yet offsets count elements: next_offset
 // is offset + n, and the elements after it are the next ones of the whole
 // (JIT or reference: tests/test_rng_jit.cpp holds them equal).
@@ -865,6 +913,8 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     c.push_back({"lognormal", lognormal_attr(0.5f, 1.f), dt::f16});
     c.push_back({"gumbel f64", gumbel_attr(-1.f, 3.f), dt::f64});
     c.push_back({"lognormal f64", lognormal_attr(0.5f, 1.f), dt::f64});
+    c.push_back({"truncated_normal f64",
+            truncated_normal_attr(0.5f, 2.f, -1.f, 7.f), dt::f64});
     c.push_back({"truncated_normal", truncated_normal_attr(0.5f, 2.f, -1.f, 7.f),
             dt::bf16});
     if (alg != rng_alg::mcg31m1)

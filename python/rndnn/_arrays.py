@@ -678,13 +678,13 @@ def truncated_normal(loc=0.0, scale=1.0, a=-2.0, b=2.0, size=None, *,
     are ABSOLUTE bounds, as torch.nn.init.trunc_normal_'s (scipy's
     truncnorm(a', b', loc, scale) takes standardised ones: a = loc + a' *
     scale); (a - loc) / scale must be below 9 and (b - loc) / scale above
-    -9. By inversion of the normal CDF on one word an element; every value
-    lies in [a, b] after rounding to dtype: float32 (the default: there is
-    no float64 form yet), float16 or bfloat16.
+    -9. By inversion of the normal CDF (one word an element; float64: two,
+    52 bits); every value lies in [a, b] after rounding to dtype: float64
+    (the default, as NumPy's), float32, float16 or bfloat16.
     """
     return _generate("truncated_normal", "truncated_normal",
                      [("loc", loc), ("scale", scale), ("a", a), ("b", b)],
-                     size, dtype, "f32", alg=alg, seed=seed, offset=offset,
+                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
                      stream=stream, generator=generator, name=name, out=out,
                      global_shape=global_shape, origin=origin)
 

@@ -29,19 +29,19 @@ from ._rndnn import Error, Generator
 __all__ = ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
            "kaiming_uniform_", "kaiming_normal_"]
 
-_TYPES = (torch.float32, torch.float16, torch.bfloat16)
+_TYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 
 
 def _target(tensor, fn, generator, shard):
     """(global shape, origin or None) of @tensor, checked (a contiguous
-    f32, f16 or bf16 CPU tensor, a generator rndnn takes, a shard that
+    f64, f32, f16 or bf16 CPU tensor, a generator rndnn takes, a shard that
     fits) before anything is drawn."""
     if not isinstance(tensor, torch.Tensor):
         raise TypeError(f"{fn}(): tensor must be a torch.Tensor, not "
                         f"{type(tensor).__name__}")
     if tensor.dtype not in _TYPES:
         raise Error(f"{fn}(): tensor is {tensor.dtype}; rndnn fills "
-                    "torch.float32, float16 or bfloat16 tensors")
+                    "torch.float64, float32, float16 or bfloat16 tensors")
     if tensor.device.type != "cpu":
         raise Error(f"{fn}(): tensor is on {tensor.device}, rndnn runs on "
                     "the CPU")

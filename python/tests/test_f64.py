@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import rndnn
+from rndnn.torch import init
 
 CONTINUOUS = (rndnn.uniform, rndnn.normal, rndnn.exponential, rndnn.gumbel,
               rndnn.lognormal)
@@ -81,8 +82,6 @@ def test_windows_and_threads_keep_f64_values():
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: rndnn.truncated_normal(size=4, dtype="f64"),
-     "truncated_normal cannot write dst type f64"),
     (lambda: rndnn.dropout(np.ones(8), 0.5, seed=1),
      "dropout takes f32, bf16 or f16 data, not float64"),
     (lambda: rndnn.categorical(np.zeros((2, 8)), seed=1), "float64"),
@@ -121,3 +120,16 @@ def test_a_parameter_past_float32_is_float64s_alone():
     with pytest.raises(rndnn.Error, match=r"uniform a=1e\+39 is not a finite "
                                           "f32"):
         rndnn.uniform(1e39, 2e39, size=16, seed=1, dtype=np.float32)
+
+
+def test_truncated_normal_is_float64_by_default_and_in_bounds():
+    x = rndnn.truncated_normal(0.0, 1.0, 6.0, 8.0, size=4096, seed=2)
+    assert x.dtype == np.float64
+    assert x.min() >= 6.0 and x.max() <= 8.0
+    # 52 bits a value: the f32 form has no more than 2^24 values.
+    assert len(np.unique(x)) == x.size
+    t = torch.empty(8, dtype=torch.float64)
+    init.trunc_normal_(t, 0.5, 2.0, -1.0, 7.0, generator=rndnn.Generator(4, 0))
+    np.testing.assert_array_equal(
+        t.numpy(), rndnn.truncated_normal(0.5, 2.0, -1.0, 7.0, size=8,
+                                          seed=4, offset=0))

@@ -34,7 +34,8 @@ def cuts(n, k):
 
 @pytest.mark.parametrize("dtype,k", [
     (torch.float32, 1), (torch.float32, 2), (torch.float32, 3),
-    (torch.float32, 4), (torch.bfloat16, 3), (torch.float16, 4)])
+    (torch.float32, 4), (torch.bfloat16, 3), (torch.float16, 4),
+    (torch.float64, 3)])
 @pytest.mark.parametrize("shape", [(12, 10), (8, 6, 3, 3)])
 @pytest.mark.parametrize("fill,args", FILLS)
 def test_k_ranks_fill_the_blocks_of_one_weight(fill, args, shape, dtype, k):
@@ -154,9 +155,9 @@ def test_zero_element_weights_are_torchs_no_op():
 @pytest.mark.parametrize("call,error,match", [
     (lambda: init.uniform_(np.zeros(3)), TypeError,
      "tensor must be a torch.Tensor, not ndarray"),
-    (lambda: init.normal_(torch.zeros(3, dtype=torch.float64)), rndnn.Error,
-     "tensor is torch.float64; rndnn fills torch.float32, float16 or "
-     "bfloat16"),
+    (lambda: init.normal_(torch.zeros(3, dtype=torch.int32)), rndnn.Error,
+     "tensor is torch.int32; rndnn fills torch.float64, float32, float16 "
+     "or bfloat16"),
     (lambda: init.xavier_normal_(torch.zeros(4, 6).t()), rndnn.Error,
      "xavier_normal_\\(\\): tensor must be contiguous"),
     (lambda: init.uniform_(torch.zeros(3), generator=1), TypeError,

@@ -56,6 +56,11 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
             why = "f64 values need the avx2 tier and up";
             return false;
         }
+        if (conf.dist == dist_t::truncated_normal) {
+            why = "truncated_normal to f64 has no JIT kernel yet (the "
+                  "reference writes it)";
+            return false;
+        }
     }
     switch (conf.dist) {
         case dist_t::bits: return true; // every dst type it writes

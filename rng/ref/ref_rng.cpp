@@ -276,6 +276,11 @@ void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = gumbel_value_f64(u53(k), conf_.loc, conf_.scale);
             break;
+        case dist_t::truncated_normal:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = truncnorm_value_f64(u53(k), conf_.truncnorm64);
+            break;
         case dist_t::normal:
         case dist_t::lognormal: {
             // Whole pairs of elements: their 4 words each.
