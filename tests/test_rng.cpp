@@ -92,6 +92,15 @@ std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,
     return buf;
 }
 
+// The n f64 values of alg's tensor {n} under attr.
+std::vector<double> run_f64(rng_alg alg, dim_t n, const primitive_attr &attr,
+        const run_args_t &r) {
+    const auto out = run(make_desc(alg, {n}, data_type::f64), attr, r);
+    std::vector<double> v(n);
+    std::memcpy(v.data(), out.data(), n * sizeof(double));
+    return v;
+}
+
 } // namespace
 
 // --- exact semantics --------------------------------------------------------
@@ -651,10 +660,7 @@ TEST(RngSemantics, F64FromTheWords) {
         const run_args_t r {11, off, 3, 1};
         const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
         const auto f64_of = [&](const primitive_attr &attr) {
-            const auto out = run(make_desc(alg, {n}, dt::f64), attr, r);
-            std::vector<double> v(n);
-            std::memcpy(v.data(), out.data(), n * sizeof(double));
-            return v;
+            return run_f64(alg, n, attr, r);
         };
         const float a = -2.5f, b = 7.f;
         const auto uni = f64_of(uniform_attr(a, b));
@@ -707,10 +713,7 @@ TEST(RngSemantics, F64TakesDoubleParameters) {
     const run_args_t r {7, off, 2, 1};
     const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
     const auto f64_of = [&](const primitive_attr &attr) {
-        const auto out = run(make_desc(alg, {n}, dt::f64), attr, r);
-        std::vector<double> v(n);
-        std::memcpy(v.data(), out.data(), n * sizeof(double));
-        return v;
+        return run_f64(alg, n, attr, r);
     };
     const auto uni = f64_of(uniform_attr(0.1, 0.3));
     const auto nrm = f64_of(normal_attr(0.1, 0.7));
