@@ -34,6 +34,14 @@ def ks(draw, dist):
     return test
 
 
+def continuous(name, draw, dist):
+    """KS tests of @draw(seed, dtype) against @dist for float32 (24 random
+    bits a value) and float64 (53, or 52 for the truncated normal)."""
+    for dt in ("float32", "float64"):
+        CASES.append((f"{name} {dt}",
+                      ks(lambda s, dt=dt: draw(s, dt), dist)))
+
+
 def chi2(counts, expected=None):
     r = stats.chisquare(counts, expected)
     return "chi2", r.statistic, r.pvalue
@@ -41,15 +49,15 @@ def chi2(counts, expected=None):
 
 # uniform, normal
 for low, high in ((0.0, 1.0), (-3.0, 5.0)):
-    CASES.append((f"uniform({low}, {high})",
-                  ks(lambda s, low=low, high=high:
-                     rndnn.uniform(low, high, N, seed=s),
-                     stats.uniform(loc=low, scale=high - low))))
+    continuous(f"uniform({low}, {high})",
+               lambda s, dt, low=low, high=high:
+               rndnn.uniform(low, high, N, seed=s, dtype=dt),
+               stats.uniform(loc=low, scale=high - low))
 for loc, scale in ((0.0, 1.0), (2.0, 0.5)):
-    CASES.append((f"normal({loc}, {scale})",
-                  ks(lambda s, loc=loc, scale=scale:
-                     rndnn.normal(loc, scale, N, seed=s),
-                     stats.norm(loc=loc, scale=scale))))
+    continuous(f"normal({loc}, {scale})",
+               lambda s, dt, loc=loc, scale=scale:
+               rndnn.normal(loc, scale, N, seed=s, dtype=dt),
+               stats.norm(loc=loc, scale=scale))
 
 # bernoulli: the count of ones against N p.
 for p in (0.5, 0.1, 0.9999):
@@ -102,29 +110,30 @@ for low, high, name in ((0, 10, "0, 10"), (-1000, 1000, "-1000, 1000"),
 
 # exponential, gumbel, lognormal
 for scale in (1.0, 0.5, 3.0):
-    CASES.append((f"exponential(scale={scale})",
-                  ks(lambda s, scale=scale: rndnn.exponential(scale, N, seed=s),
-                     stats.expon(scale=scale))))
+    continuous(f"exponential(scale={scale})",
+               lambda s, dt, scale=scale:
+               rndnn.exponential(scale, N, seed=s, dtype=dt),
+               stats.expon(scale=scale))
 for loc, scale in ((0.0, 1.0), (-2.0, 0.5), (3.0, 4.0)):
-    CASES.append((f"gumbel(loc={loc}, scale={scale})",
-                  ks(lambda s, loc=loc, scale=scale:
-                     rndnn.gumbel(loc, scale, N, seed=s),
-                     stats.gumbel_r(loc=loc, scale=scale))))
+    continuous(f"gumbel(loc={loc}, scale={scale})",
+               lambda s, dt, loc=loc, scale=scale:
+               rndnn.gumbel(loc, scale, N, seed=s, dtype=dt),
+               stats.gumbel_r(loc=loc, scale=scale))
 for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
-    CASES.append((f"lognormal(mean={mean}, sigma={sigma})",
-                  ks(lambda s, mean=mean, sigma=sigma:
-                     rndnn.lognormal(mean, sigma, N, seed=s),
-                     stats.lognorm(s=sigma, scale=np.exp(mean)))))
+    continuous(f"lognormal(mean={mean}, sigma={sigma})",
+               lambda s, dt, mean=mean, sigma=sigma:
+               rndnn.lognormal(mean, sigma, N, seed=s, dtype=dt),
+               stats.lognorm(s=sigma, scale=np.exp(mean)))
 
 # truncated_normal: rndnn's bounds are absolute, scipy's standardised
 for loc, scale, a, b in ((0.0, 1.0, -2.0, 2.0), (0.5, 2.0, -1.0, 7.0),
                          (0.0, 1.0, 6.0, 8.0), (0.0, 1.0, -8.0, -7.5),
                          (0.0, 0.02, -2.0, 2.0)):
-    CASES.append((f"truncated_normal(loc={loc}, scale={scale}, a={a}, b={b})",
-                  ks(lambda s, loc=loc, scale=scale, a=a, b=b:
-                     rndnn.truncated_normal(loc, scale, a, b, N, seed=s),
-                     stats.truncnorm((a - loc) / scale, (b - loc) / scale,
-                                     loc=loc, scale=scale))))
+    continuous(f"truncated_normal(loc={loc}, scale={scale}, a={a}, b={b})",
+               lambda s, dt, loc=loc, scale=scale, a=a, b=b:
+               rndnn.truncated_normal(loc, scale, a, b, N, seed=s, dtype=dt),
+               stats.truncnorm((a - loc) / scale, (b - loc) / scale,
+                               loc=loc, scale=scale))
 
 
 # categorical: 2^24 draws of an 8-word vocabulary (2^20 rows a call, at
@@ -159,7 +168,7 @@ def main():
     print(f"n = 2^24 a row, seed {seed}")
     for name, test in CASES:
         what, value, p = test(seed)
-        print(f"{name:40s} {what} {value:.3e} p={p:.4f}", flush=True)
+        print(f"{name:62s} {what} {value:.3e} p={p:.4f}", flush=True)
 
 
 if __name__ == "__main__":
