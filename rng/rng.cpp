@@ -48,6 +48,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::lognormal: return "lognormal";
         case impl::dist_t::permutation: return "permutation";
         case impl::dist_t::truncated_normal: return "truncated_normal";
+        case impl::dist_t::laplace: return "laplace";
     }
     return "unknown";
 }
@@ -334,6 +335,21 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                         impl::gumbel_value(~0u, 8, e.loc, e.scale),
                         impl::gumbel_value(0, 8, e.loc, e.scale), c.dst);
                 break;
+            case post_ops::kind::laplace:
+                c.dist = impl::dist_t::laplace;
+                c.loc = e.loc;
+                c.scale = e.scale;
+                if (!std::isfinite(e.loc) || !std::isfinite(e.scale)
+                        || e.scale < 0.f)
+                    fail(status::invalid_arguments,
+                            cat("laplace loc=", e.loc, " scale=", e.scale,
+                                    " is not finite with scale >= 0"));
+                // The extremes: loc -+ the largest exponential value (u =
+                // 2^-24, word 0 with bit 0 set or clear).
+                check_fits(cat("laplace loc=", e.loc, " scale=", e.scale),
+                        impl::laplace_value(1, 8, e.loc, e.scale),
+                        impl::laplace_value(0, 8, e.loc, e.scale), c.dst);
+                break;
             case post_ops::kind::lognormal:
                 c.dist = impl::dist_t::lognormal;
                 c.mean = e.mean;
@@ -430,8 +446,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
                         "uniform, normal, integers, exponential, gumbel, "
-                        "lognormal, permutation, truncated_normal), not "
-                        "linear");
+                        "lognormal, permutation, truncated_normal, laplace), "
+                        "not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -469,7 +485,8 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
         dist += cat(":", c.low, ":",
                 integers_value(c.low, c.range)); // high, mod 2^64
     if (c.dist == dist_t::exponential) dist += cat(":", c.scale);
-    if (c.dist == dist_t::gumbel) dist += cat(":", c.loc, ":", c.scale);
+    if (c.dist == dist_t::gumbel || c.dist == dist_t::laplace)
+        dist += cat(":", c.loc, ":", c.scale);
     if (c.dist == dist_t::lognormal) dist += cat(":", c.mean, ":", c.stddev);
     if (c.dist == dist_t::permutation) dist += cat(":", c.n);
     if (c.dist == dist_t::truncated_normal)

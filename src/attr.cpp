@@ -56,6 +56,12 @@ void post_ops::append_gumbel(float loc, float scale) {
     e.scale = scale;
 }
 
+void post_ops::append_laplace(float loc, float scale) {
+    entry &e = push(kind::laplace);
+    e.loc = loc;
+    e.scale = scale;
+}
+
 void post_ops::append_lognormal(float mean, float sigma) {
     entry &e = push(kind::lognormal);
     e.mean = mean;
@@ -151,7 +157,14 @@ const std::vector<distribution_info> &distributions() {
                             {"b", 2.0, "upper bound (absolute, included)",
                                     "finite, > a, (b - mean) / stddev > -9"}},
                     {data_type::f32, data_type::bf16, data_type::f16},
-                    "1 an element"}};
+                    "1 an element"},
+            {"laplace",
+                    {{"loc", 0.0, "location (the mean and median)", "finite"},
+                            {"scale", 1.0, "scale", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16,
+                            data_type::f64},
+                    "1 an element: 24 bits and bit 0, the sign (f64: 2, 53 bits "
+                    "and bit 0)"}};
     return table;
 }
 
@@ -203,6 +216,9 @@ void post_ops::append_distribution(const std::string &name,
         append_truncated_normal(static_cast<float>(values[0]),
                 static_cast<float>(values[1]), static_cast<float>(values[2]),
                 static_cast<float>(values[3]));
+    else if (n == "laplace")
+        append_laplace(static_cast<float>(values[0]),
+                static_cast<float>(values[1]));
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

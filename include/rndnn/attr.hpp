@@ -16,7 +16,7 @@ namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
 /// normal, integers, exponential, gumbel, lognormal, permutation,
-/// truncated_normal): it
+/// truncated_normal, laplace): it
 /// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
@@ -33,6 +33,7 @@ public:
         lognormal,
         permutation,
         truncated_normal,
+        laplace,
     };
     struct RNDNN_API entry {
         kind k;
@@ -43,7 +44,7 @@ public:
         float a = 0.f, b = 1.f;
         /// normal; lognormal: mean, sigma; truncated_normal
         float mean = 0.f, stddev = 1.f;
-        float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel
+        float loc = 0.f, scale = 1.f; ///< exponential: scale; gumbel, laplace
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
@@ -83,6 +84,14 @@ public:
     /// scale, loc + 17.33 scale]. Checked at creation: finite, scale >= 0,
     /// and both ends finite in f32 and in the dst type.
     void append_gumbel(float loc, float scale);
+    /// Laplace(loc, scale), NumPy's laplace: a random sign times
+    /// exponential(scale): t = -ln(u) * scale in f32 from the word's top 24
+    /// bits as exponential's, the sign from its bit 0, x = loc + t or loc -
+    /// t (docs/semantics.md); values in [loc - 16.64 scale, loc + 16.64
+    /// scale] (f64: 36.74 scale), symmetric about loc. Checked at
+    /// creation: loc and scale finite, scale >= 0, and both ends finite in
+    /// f32 and in the dst type.
+    void append_laplace(float loc, float scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
@@ -166,7 +175,7 @@ RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
 ///     bits, bernoulli, uniform, normal, integers, exponential, gumbel,
-///     lognormal or permutation)".
+///     lognormal, permutation, truncated_normal or laplace)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.
