@@ -106,6 +106,9 @@ def value(dist, p, alg, seed, stream, g):
         return (0.0 - ln(uo)) * p[0]
     if dist == "gumbel":
         return p[0] - p[1] * ln(max(0.0 - ln(uo), 2.0**-54))
+    if dist == "laplace":  # the sign from X's bit 0: W(2g)'s bit 0
+        t = (0.0 - ln(uo)) * p[1]
+        return p[0] + (-t if word(alg, seed, stream, 2 * g) & 1 else t)
     even = u53(alg, seed, stream, g & ~1)
     odd = u53(alg, seed, stream, g | 1)
     r = math.sqrt(ln((even + 1) * 2.0**-53) * -2.0)
@@ -124,6 +127,8 @@ CASES = [  # dist, parameters (f32 values), alg, seed, stream, offset, n
     ("exponential", (2.5,), "philox4x32_10", 4, 0, 1, 8),
     ("gumbel", (-1.0, 0.5), "philox4x32_10", 2, 0, 0, 8),
     ("lognormal", (0.5, 1.5), "philox4x32_10", 3, 0, 7, 8),
+    ("laplace", (0.0, 1.0), "philox4x32_10", 0, 0, 0, 8),
+    ("laplace", (-1.5, 2.0), "philox4x32_10", 7, 3, 1001, 8),
 ]
 
 
