@@ -386,7 +386,8 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
 // rounded, so no libm enters (docs/semantics.md, their measured errors).
 
 // The engine words an element of uniform, normal, exponential, gumbel,
-// lognormal or laplace takes for dst type t: one (24 random bits), or two for f64.
+// lognormal or laplace takes for dst type t: one (24 random bits), or two
+// for f64.
 constexpr int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
 
 // u53 in [0, 2^53) from element g's words w0 = W(2g), w1 = W(2g + 1).

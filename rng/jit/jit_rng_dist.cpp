@@ -46,8 +46,8 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
     };
     if (t == data_type::f64) {
         // uniform, normal, exponential, gumbel, lognormal and laplace
-        // (check_dst_type takes no other), from qword lanes of two 32-bit words, in VEX
-        // and EVEX forms.
+        // (check_dst_type takes no other), from qword lanes of two 32-bit
+        // words, in VEX and EVEX forms.
         if (is_mcg(conf)) {
             why = "f64 values need 32-bit words in the JIT kernels";
             return false;
