@@ -332,6 +332,15 @@ inline float gumbel_value(uint32_t w, int shift, float loc, float scale) {
     return loc - scale * ln_approx(v);
 }
 
+// laplace(loc, scale): a random sign times exponential(scale): t = the
+// exponential value of the word (u never reads W's bit 0: shift >= 7), x =
+// loc + (bit 0 ? -t : t), a multiply then an add; |x - loc| is exactly
+// exponential's value, and the values are symmetric about loc.
+inline float laplace_value(uint32_t w, int shift, float loc, float scale) {
+    const float t = exponential_value(w, shift, scale);
+    return loc + ((w & 1u) ? -t : t);
+}
+
 // exp t for any finite f32 t, from +, -, * and exponent bits: t clamped
 // to [exp_t_min, exp_t_max] (beyond them the value is 0 or +inf: exp(-104)
 // rounds to 0, exp(89) overflows); n = round(t / ln 2) by adding and
@@ -377,8 +386,9 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
 // approximations above: +, -, *, /, sqrt and fma only, each correctly
 // rounded, so no libm enters (docs/semantics.md, their measured errors).
 
-// The engine words an element of uniform, normal, exponential, gumbel or
-// lognormal takes for dst type t: one (24 random bits), or two for f64.
+// The engine words an element of uniform, normal, exponential, gumbel,
+// lognormal or laplace takes for dst type t: one (24 random bits), or two
+// for f64.
 constexpr int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
 
 // u53 in [0, 2^53) from element g's words w0 = W(2g), w1 = W(2g + 1).
@@ -481,6 +491,15 @@ inline double gumbel_value_f64(uint64_t u53, double loc, double scale) {
     const double v = max_pd(
             0.0 - ln_approx_f64(open0_u53(u53)), gumbel_v_min64);
     return loc - scale * ln_approx_f64(v);
+}
+
+// laplace: t = exponential_value_f64(u53, scale), x = loc + (bit 0 ? -t :
+// t), the sign from bit 0 of the element's X = W(2g) + W(2g + 1) 2^wb
+// (bit 0 of W(2g)), a bit u53 never reads.
+inline double laplace_value_f64(
+        uint64_t u53, uint32_t w0, double loc, double scale) {
+    const double t = exponential_value_f64(u53, scale);
+    return loc + ((w0 & 1u) ? -t : t);
 }
 
 // exp t for any finite f64 t, as exp_approx in f64: t clamped to [-746,

@@ -48,6 +48,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::lognormal: return "lognormal";
         case impl::dist_t::permutation: return "permutation";
         case impl::dist_t::truncated_normal: return "truncated_normal";
+        case impl::dist_t::laplace: return "laplace";
     }
     return "unknown";
 }
@@ -377,6 +378,28 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                         c.dst);
                 break;
             }
+            case post_ops::kind::laplace: {
+                c.dist = impl::dist_t::laplace;
+                c.loc = dst_param("laplace loc", e.loc, c.dst);
+                c.scale = dst_param("laplace scale", e.scale, c.dst);
+                const std::string what = cat(
+                        "laplace loc=", str(c.loc), " scale=", str(c.scale));
+                if (!std::isfinite(c.loc) || !std::isfinite(c.scale)
+                        || c.scale < 0.0)
+                    fail(status::invalid_arguments,
+                            cat(what, " is not finite with scale >= 0"));
+                // The extremes: loc -+ the largest exponential value (u =
+                // 2^-24, f64: 2^-53; word 0 with bit 0 set or clear).
+                check_fits(what,
+                        f64 ? impl::laplace_value_f64(0, 1, c.loc, c.scale)
+                            : impl::laplace_value(
+                                    1, 8, f32(c.loc), f32(c.scale)),
+                        f64 ? impl::laplace_value_f64(0, 0, c.loc, c.scale)
+                            : impl::laplace_value(
+                                    0, 8, f32(c.loc), f32(c.scale)),
+                        c.dst);
+                break;
+            }
             case post_ops::kind::lognormal: {
                 c.dist = impl::dist_t::lognormal;
                 c.mean = dst_param("lognormal mean", e.mean, c.dst);
@@ -464,8 +487,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
                         "uniform, normal, integers, exponential, gumbel, "
-                        "lognormal, permutation, truncated_normal), not "
-                        "linear");
+                        "lognormal, permutation, truncated_normal, laplace), "
+                        "not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -506,7 +529,8 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
         dist += cat(":", c.low, ":",
                 integers_value(c.low, c.range)); // high, mod 2^64
     if (c.dist == dist_t::exponential) dist += p(c.scale);
-    if (c.dist == dist_t::gumbel) dist += p(c.loc) + p(c.scale);
+    if (c.dist == dist_t::gumbel || c.dist == dist_t::laplace)
+        dist += p(c.loc) + p(c.scale);
     if (c.dist == dist_t::lognormal) dist += p(c.mean) + p(c.stddev);
     if (c.dist == dist_t::permutation) dist += cat(":", c.n);
     if (c.dist == dist_t::truncated_normal)

@@ -32,6 +32,7 @@ enum class dist_t {
     lognormal,
     permutation,
     truncated_normal,
+    laplace,
 };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
@@ -79,7 +80,7 @@ struct rng_conf_t {
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;
     uint64_t range = 2;
-    // exponential: scale; gumbel: loc, scale; lognormal: mean, sigma in
+    // exponential: scale; gumbel and laplace: loc, scale; lognormal: mean, sigma in
     // mean and stddev (its exponent is normal(mean, sigma)).
     double loc = 0.0, scale = 1.0;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).

@@ -106,6 +106,9 @@ def value(dist, p, alg, seed, stream, g):
         return (0.0 - ln(uo)) * p[0]
     if dist == "gumbel":
         return p[0] - p[1] * ln(max(0.0 - ln(uo), 2.0**-54))
+    if dist == "laplace":  # the sign from X's bit 0: W(2g)'s bit 0
+        t = (0.0 - ln(uo)) * p[1]
+        return p[0] + (-t if word(alg, seed, stream, 2 * g) & 1 else t)
     even = u53(alg, seed, stream, g & ~1)
     odd = u53(alg, seed, stream, g | 1)
     r = math.sqrt(ln((even + 1) * 2.0**-53) * -2.0)
@@ -133,6 +136,9 @@ CASES = [  # dist, parameters (doubles, used as given), alg, seed, stream,
     ("exponential", (0.3,), "philox4x32_10", 8, 0, 0, 8),
     ("gumbel", (0.1, 0.3), "philox4x32_10", 9, 1, 2, 8),
     ("lognormal", (0.1, 0.3), "philox4x32_10", 10, 0, 3, 8),
+    ("laplace", (0.0, 1.0), "philox4x32_10", 0, 0, 0, 8),
+    ("laplace", (-1.5, 2.0), "philox4x32_10", 7, 3, 1001, 8),
+    ("laplace", (0.1, 0.3), "philox4x32_10", 11, 0, 4, 8),
 ]
 
 

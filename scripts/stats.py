@@ -108,7 +108,7 @@ for low, high, name in ((0, 10, "0, 10"), (-1000, 1000, "-1000, 1000"),
                         (-2**62, 2**62, "-2^62, 2^62")):
     CASES.append((f"integers({name})", integers_test(low, high)))
 
-# exponential, gumbel, lognormal
+# exponential, gumbel, lognormal, laplace
 for scale in (1.0, 0.5, 3.0):
     continuous(f"exponential(scale={scale})",
                lambda s, dt, scale=scale:
@@ -124,6 +124,12 @@ for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
                lambda s, dt, mean=mean, sigma=sigma:
                rndnn.lognormal(mean, sigma, N, seed=s, dtype=dt),
                stats.lognorm(s=sigma, scale=np.exp(mean)))
+
+for loc, scale in ((0.0, 1.0), (-2.0, 0.5), (3.0, 4.0)):
+    CASES.append((f"laplace(loc={loc}, scale={scale})",
+                  ks(lambda s, loc=loc, scale=scale:
+                     rndnn.laplace(loc, scale, N, seed=s),
+                     stats.laplace(loc=loc, scale=scale))))
 
 # truncated_normal: rndnn's bounds are absolute, scipy's standardised
 for loc, scale, a, b in ((0.0, 1.0, -2.0, 2.0), (0.5, 2.0, -1.0, 7.0),

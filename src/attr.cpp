@@ -56,6 +56,12 @@ void post_ops::append_gumbel(double loc, double scale) {
     e.scale = scale;
 }
 
+void post_ops::append_laplace(double loc, double scale) {
+    entry &e = push(kind::laplace);
+    e.loc = loc;
+    e.scale = scale;
+}
+
 void post_ops::append_lognormal(double mean, double sigma) {
     entry &e = push(kind::lognormal);
     e.mean = mean;
@@ -152,7 +158,14 @@ const std::vector<distribution_info> &distributions() {
                                     "finite, > a, (b - mean) / stddev > -9"}},
                     {data_type::f32, data_type::bf16, data_type::f16,
                             data_type::f64},
-                    "1 an element (f64: 2, 52 bits)"}};
+                    "1 an element (f64: 2, 52 bits)"},
+            {"laplace",
+                    {{"loc", 0.0, "location (the mean and median)", "finite"},
+                            {"scale", 1.0, "scale", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16,
+                            data_type::f64},
+                    "1 an element: 24 bits and bit 0, the sign (f64: 2, 53 bits "
+                    "and bit 0)"}};
     return table;
 }
 
@@ -193,6 +206,8 @@ void post_ops::append_distribution(const std::string &name,
     else if (n == "permutation") append_permutation(integers[0]);
     else if (n == "truncated_normal")
         append_truncated_normal(values[0], values[1], values[2], values[3]);
+    else if (n == "laplace")
+        append_laplace(values[0], values[1]);
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

@@ -227,6 +227,16 @@ std::vector<gen_case_t> gen_cases() {
             p);
 
     p = {};
+    p.shape = {2, 129};
+    p.dt = data_type::f64;
+    p.offset = 3;
+    p.ops.append_laplace(0.5f, 2.f);
+    add("laplace f64",
+            {"--dist", "laplace", "--loc", "0.5", "--scale", "2", "--dtype",
+                    "f64", "--shape", "2x129", "--offset", "3"},
+            p);
+
+    p = {};
     p.shape = {1001};
     p.dt = data_type::f16;
     p.offset = 1; // lognormal takes normal's pairs

@@ -480,7 +480,7 @@ std::vector<uint32_t> library_values(const std::string &dist, float p0,
 // formulas above, and from the library at every tier.
 TEST(KnownAnswers, DistributionValuesFromTheSpec) {
     const std::string text = read_text("known-answers.md");
-    const std::regex line(R"((exponential|gumbel|lognormal)\(([-0-9.e]+))"
+    const std::regex line(R"((exponential|gumbel|lognormal|laplace)\(([-0-9.e]+))"
                           R"((?:, ([-0-9.e]+))?\) seed (\d+) stream (\d+) )"
                           R"(offset (\d+)\s*->((?:\s+[0-9a-f]{8})+))");
     int checked = 0;
@@ -502,6 +502,10 @@ TEST(KnownAnswers, DistributionValuesFromTheSpec) {
             } else if (dist == "gumbel") {
                 const float u = static_cast<float>((w >> 8) + 1) * 0x1p-24f;
                 x = p0 - p1 * ka_ln(std::max(0 - ka_ln(u), 0x1p-25f));
+            } else if (dist == "laplace") { // the sign from bit 0
+                const float u = static_cast<float>((w >> 8) + 1) * 0x1p-24f;
+                const float t = (0 - ka_ln(u)) * p1;
+                x = p0 + ((w & 1) ? -t : t);
             } else {
                 x = ka_exp(ka_normal(ka_word(seed, strm, g & ~1ull),
                         ka_word(seed, strm, g | 1), g & 1, p0, p1));
@@ -516,7 +520,7 @@ TEST(KnownAnswers, DistributionValuesFromTheSpec) {
                     << m[0] << " cap " << isa2str(cap);
         ++checked;
     }
-    EXPECT_EQ(checked, 6);
+    EXPECT_EQ(checked, 8);
 }
 
 // tests/data/truncated-normal.md, from scripts/truncnorm_reference.py
@@ -571,7 +575,7 @@ TEST(KnownAnswers, F64FromTheSpec) {
                 m[0].str());
         ++checked;
     }
-    EXPECT_EQ(checked, 15);
+    EXPECT_EQ(checked, 18);
 }
 
 // tests/data/truncated-normal-f64.md, from scripts/truncnorm_reference.py

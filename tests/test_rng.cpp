@@ -64,6 +64,10 @@ primitive_attr gumbel_attr(double loc, double scale) {
     return attr_with([&](post_ops &po) { po.append_gumbel(loc, scale); });
 }
 
+primitive_attr laplace_attr(double loc, double scale) {
+    return attr_with([&](post_ops &po) { po.append_laplace(loc, scale); });
+}
+
 primitive_attr lognormal_attr(double mean, double sigma) {
     return attr_with([&](post_ops &po) { po.append_lognormal(mean, sigma); });
 }
@@ -742,6 +746,48 @@ TEST(RngSemantics, F64TakesDoubleParameters) {
             run(make_desc(alg, {n}, dt::bf16), normal_attr(0.1f, 0.7f), r));
 }
 
+// laplace is exponential's value of the same word (f64: the same two
+// words) with the sign of the word's bit 0 (f64: the element's first
+// word's), then loc added: |x| equals exponential's value exactly at loc 0.
+TEST(RngSemantics, LaplaceIsASignedExponential) {
+    for (rng_alg alg : rng_algs()) {
+        SCOPED_TRACE(alg2str(alg));
+        const dim_t n = 3001, off = 5;
+        const run_args_t r {13, off, 4, 1};
+        const int bits = alg == rng_alg::mcg31m1 ? 31 : 32;
+        const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off));
+        for (const float loc : {0.f, -1.5f}) {
+            const auto ex = run(make_desc(alg, {n}, dt::f32), exponential_attr(2.5f), r);
+            const auto lp = run(make_desc(alg, {n}, dt::f32), laplace_attr(loc, 2.5f), r);
+            const auto ex64 = run(make_desc(alg, {n}, dt::f64), exponential_attr(2.5f), r);
+            const auto lp64 = run(make_desc(alg, {n}, dt::f64), laplace_attr(loc, 2.5f), r);
+            int negative = 0;
+            for (dim_t i = 0; i < n; ++i) {
+                const uint64_t g = off + i;
+                const bool neg = w[g] & 1u, neg64 = w[2 * g] & 1u;
+                negative += neg + neg64;
+                float e, x;
+                std::memcpy(&e, ex.data() + 4 * i, 4);
+                std::memcpy(&x, lp.data() + 4 * i, 4);
+                ASSERT_EQ(x, loc + (neg ? -e : e)) << i;
+                double e64, x64;
+                std::memcpy(&e64, ex64.data() + 8 * i, 8);
+                std::memcpy(&x64, lp64.data() + 8 * i, 8);
+                ASSERT_EQ(x64, double(loc) + (neg64 ? -e64 : e64)) << i;
+                if (loc == 0.f) {
+                    ASSERT_EQ(std::fabs(x), e) << i;
+                    ASSERT_EQ(std::fabs(x64), e64) << i;
+                }
+                ASSERT_EQ(x64, impl::laplace_value_f64(
+                                       u53_of_words(w, g, bits), w[2 * g],
+                                       loc, 2.5))
+                        << i;
+            }
+            EXPECT_NEAR(negative, n, 4 * std::sqrt(n)); // of 2n signs
+        }
+    }
+}
+
 // ln, sin, cos and exp in f64 against long double, over the inputs the
 // samplers give them (u = (k + 1) 2^-53, gumbel's v in [2^-54, 36.8],
 // every angle k 2^-53 turn) and exp over its whole range; sampled.
@@ -918,6 +964,8 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     c.push_back({"lognormal f64", lognormal_attr(0.5f, 1.f), dt::f64});
     c.push_back({"truncated_normal f64",
             truncated_normal_attr(0.5f, 2.f, -1.f, 7.f), dt::f64});
+    c.push_back({"laplace", laplace_attr(2.f, 0.5f), dt::f16});
+    c.push_back({"laplace f64", laplace_attr(2.f, 0.5f), dt::f64});
     c.push_back({"truncated_normal", truncated_normal_attr(0.5f, 2.f, -1.f, 7.f),
             dt::bf16});
     if (alg != rng_alg::mcg31m1)
@@ -1599,6 +1647,24 @@ TEST(RngErrors, CreationNamesTheBadValue) {
             rng::primitive_desc(desc_of(dt::f32), gumbel_attr(0, 3e37f)),
             "f32 cannot hold");
     EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), laplace_attr(0, -2)),
+            "laplace loc=0 scale=-2 is not finite with scale >= 0");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), laplace_attr(NAN, 1)),
+            "loc=nan");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f64), laplace_attr(0, INFINITY)),
+            "scale=inf");
+    EXPECT_ERROR_NAMES( // the largest value, 1e3 + 16.64 * 4000
+            rng::primitive_desc(desc_of(dt::f16), laplace_attr(1000, 4000)),
+            "laplace loc=1000 scale=4000 gives values up to");
+    EXPECT_ERROR_NAMES( // the smallest value, loc - 16.64 scale
+            rng::primitive_desc(desc_of(dt::f16), laplace_attr(-60000, 1000)),
+            "f16 cannot hold");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), laplace_attr(0, 3e37f)),
+            "f32 cannot hold");
+    EXPECT_ERROR_NAMES(
             rng::primitive_desc(desc_of(dt::f32), lognormal_attr(0, -1)),
             "lognormal mean=0 sigma=-1");
     EXPECT_ERROR_NAMES( // exp(6 + 5.77) = 1.3e5
@@ -1688,6 +1754,8 @@ TEST(RngErrors, CreationNamesTheBadValue) {
                  std::make_pair(desc_of(dt::f16), normal_attr(0, 10000)),
                  std::make_pair(desc_of(dt::f16), exponential_attr(3900)),
                  std::make_pair(desc_of(dt::f16), gumbel_attr(-50000, 3000)),
+                 std::make_pair(desc_of(dt::f16), laplace_attr(0, 3900)),
+                 std::make_pair(desc_of(dt::f16), laplace_attr(-48000, 1000)),
                  std::make_pair(desc_of(dt::f16), lognormal_attr(5, 1)),
                  std::make_pair(desc_of(dt::bf16), lognormal_attr(-1e30f, 1)),
                  std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f)),
@@ -1919,8 +1987,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
         EXPECT_NE(std::string(e.what()).find("'gaussian' (expected bits, "
                                              "bernoulli, uniform, normal, "
                                              "integers, exponential, gumbel, "
-                                             "lognormal, permutation or "
-                                             "truncated_normal)"),
+                                             "lognormal, permutation, "
+                                             "truncated_normal or laplace)"),
                 std::string::npos)
                 << e.what();
     }

@@ -133,13 +133,14 @@ namespace {
 // Mean and variance within z_bound standard errors: the sample mean's
 // sd / sqrt(n), the sample variance's sqrt((mu4 - sd^4) / n) from the
 // distribution's kurtosis (mu4 / sd^4).
-void expect_moments(const std::vector<float> &v, double mean, double var,
+template <typename T>
+void expect_moments(const std::vector<T> &v, double mean, double var,
         double kurtosis, const std::string &what) {
     double sum = 0, sq = 0;
-    for (float x : v)
+    for (T x : v)
         sum += x;
     const double m = sum / n;
-    for (float x : v)
+    for (T x : v)
         sq += (x - m) * (x - m);
     EXPECT_NEAR(m, mean, z_bound * std::sqrt(var / n)) << what;
     EXPECT_NEAR(sq / n, var, z_bound * var * std::sqrt((kurtosis - 1) / n))
@@ -166,6 +167,25 @@ TEST(Stats, ExponentialGumbelLognormalMoments) {
                 std::exp(0.25 + s2 / 2), (w - 1) * std::exp(0.5 + s2),
                 w * w * w * w + 2 * w * w * w + 3 * w * w - 3,
                 std::string(alg2str(alg)) + " lognormal");
+    }
+}
+
+// Laplace(loc, scale): mean loc, variance 2 scale^2, kurtosis 6, and as
+// many values below loc as above (a binomial count), in f32 and f64.
+TEST(Stats, LaplaceMoments) {
+    for (rng_alg alg : rng_algs()) {
+        post_ops lp;
+        lp.append_laplace(-1.5f, 2.f);
+        const std::string what = std::string(alg2str(alg)) + " laplace";
+        const auto v = sample<float>(alg, lp, dt::f32, 14);
+        const auto v64 = sample<double>(alg, lp, dt::f64, 15);
+        expect_moments(v, -1.5, 8, 6, what);
+        expect_moments(v64, -1.5, 8, 6, what + " f64");
+        const auto below = std::count_if(
+                v.begin(), v.end(), [](float x) { return x < -1.5f; });
+        EXPECT_NEAR(static_cast<double>(below), n / 2.0,
+                z_bound * std::sqrt(n / 4.0))
+                << what;
     }
 }
 

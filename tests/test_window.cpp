@@ -83,6 +83,11 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     v.push_back({"gumbel f32", data_type::f32, gu});
     v.push_back({"gumbel bf16", data_type::bf16, gu});
     v.push_back({"gumbel f64", data_type::f64, gu});
+    post_ops lp;
+    lp.append_laplace(1.f, 0.25f);
+    v.push_back({"laplace f32", data_type::f32, lp});
+    v.push_back({"laplace f16", data_type::f16, lp});
+    v.push_back({"laplace f64", data_type::f64, lp});
     post_ops ln;
     ln.append_lognormal(0.5f, 1.5f);
     v.push_back({"lognormal f32", data_type::f32, ln});

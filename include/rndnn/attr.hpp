@@ -16,7 +16,7 @@ namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
 /// normal, integers, exponential, gumbel, lognormal, permutation,
-/// truncated_normal): it
+/// truncated_normal, laplace): it
 /// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
@@ -33,6 +33,7 @@ public:
         lognormal,
         permutation,
         truncated_normal,
+        laplace,
     };
     struct RNDNN_API entry {
         kind k;
@@ -46,7 +47,7 @@ public:
         double a = 0.0, b = 1.0;
         /// normal; lognormal: mean, sigma; truncated_normal
         double mean = 0.0, stddev = 1.0;
-        double loc = 0.0, scale = 1.0; ///< exponential: scale; gumbel
+        double loc = 0.0, scale = 1.0; ///< exponential: scale; gumbel, laplace
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
@@ -97,6 +98,14 @@ public:
     /// 37.43 scale]). Checked at creation: finite, scale >= 0, and both
     /// ends finite in f32 (f64 for an f64 dst) and in the dst type.
     void append_gumbel(double loc, double scale);
+    /// Laplace(loc, scale), NumPy's laplace: a random sign times
+    /// exponential(scale): t = -ln(u) * scale in f32 from the word's top 24
+    /// bits as exponential's, the sign from its bit 0, x = loc + t or loc -
+    /// t (docs/semantics.md); values in [loc - 16.64 scale, loc + 16.64
+    /// scale] (f64: in f64, 36.74 scale), symmetric about loc. Checked at
+    /// creation: loc and scale finite, scale >= 0, and both ends finite in
+    /// f32 (f64 for an f64 dst) and in the dst type.
+    void append_laplace(double loc, double scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
@@ -182,7 +191,7 @@ RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
 ///     bits, bernoulli, uniform, normal, integers, exponential, gumbel,
-///     lognormal or permutation)".
+///     lognormal, permutation, truncated_normal or laplace)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.

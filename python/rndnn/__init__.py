@@ -3,7 +3,8 @@
 Random tensors whose values depend only on (seed, stream, global element
 index), as NumPy's Generator draws them: bits, bernoulli, uniform(low,
 high), normal(loc, scale), exponential(scale), gumbel(loc, scale),
-lognormal(mean, sigma) and truncated_normal(loc, scale, a, b), each with size=, dtype= (a NumPy or torch
+laplace(loc, scale), lognormal(mean, sigma) and truncated_normal(loc,
+scale, a, b), each with size=, dtype= (a NumPy or torch
 dtype or a string) and out=, and dropout forward and backward, on NumPy
 arrays or torch CPU tensors, into new ones or into those you give (out=,
 never copied), and categorical(logits) sampling by Gumbel-max. Without
@@ -20,7 +21,8 @@ from ._rndnn import Error, Generator, OutOfRangeError, __version__
 from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       _dropout_forward, _probability, _source, _wants_grad,
                       bernoulli, bits, default_generator, exponential,
-                      gumbel, integers, lognormal, manual_seed, normal,
+                      gumbel, integers, laplace, lognormal, manual_seed,
+                      normal,
                       permutation, shuffled_index, softmax_dropout,
                       softmax_dropout_backward, truncated_normal,
                       unpackbits, uniform)
@@ -28,7 +30,7 @@ from ._categorical import categorical, categorical_combine
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
-           "integers", "exponential", "gumbel", "lognormal",
+           "integers", "exponential", "gumbel", "laplace", "lognormal",
            "truncated_normal", "dropout",
            "dropout_backward", "softmax_dropout", "softmax_dropout_backward",
            "unpackbits", "permutation", "shuffled_index", "categorical",

@@ -1,6 +1,7 @@
-"""exponential, gumbel and lognormal: NumPy's names and positional order,
-lognormal's exponent is normal's value, dtypes and torch output, errors
-naming the bad value, and moments within 6 standard errors (fixed seeds)."""
+"""exponential, gumbel, laplace and lognormal: NumPy's names and positional
+order, lognormal's exponent is normal's value, laplace's magnitude is
+exponential's value, dtypes and torch output, errors naming the bad value,
+and moments within 6 standard errors (fixed seeds)."""
 import numpy as np
 import pytest
 import torch
@@ -16,6 +17,8 @@ def test_numpy_names_and_positional_order():
     assert np.array_equal(rndnn.lognormal(0.5, 0.25, 5, seed=1),
                           rndnn.lognormal(mean=0.5, sigma=0.25, size=5,
                                           seed=1))
+    assert np.array_equal(rndnn.laplace(1.0, 2.0, 5, seed=1),
+                          rndnn.laplace(loc=1.0, scale=2.0, size=5, seed=1))
     assert rndnn.exponential(seed=1).shape == ()  # one value, as NumPy
     with pytest.raises(TypeError, match="scale, size"):
         rndnn.exponential((3, 4), 2.0)
@@ -29,6 +32,24 @@ def test_defaults_are_numpys():
                           rndnn.gumbel(0.0, 1.0, size=9, seed=5))
     assert np.array_equal(rndnn.lognormal(size=9, seed=5),
                           rndnn.lognormal(0.0, 1.0, size=9, seed=5))
+    assert np.array_equal(rndnn.laplace(size=9, seed=5),
+                          rndnn.laplace(0.0, 1.0, size=9, seed=5))
+    assert rndnn.laplace(size=3, seed=5).dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32", "f16", "bf16"])
+def test_laplace_is_a_signed_exponential(dtype):
+    # |x| is exponential's value of the same word (f64: the same two), the
+    # sign its bit 0 (f64: the element's first word's); symmetric about loc.
+    n = 4099
+    e = rndnn.exponential(1.5, size=n, seed=6, offset=3, dtype=dtype)
+    x = rndnn.laplace(0.0, 1.5, size=n, seed=6, offset=3, dtype=dtype)
+    w = rndnn.bits(2 * (n + 3), seed=6).astype(np.int64)
+    bit0 = (w[6::2] if dtype == "f64" else w[3:n + 3]) & 1
+    if dtype == "bf16":  # NumPy arrays of the bf16 bits
+        e, x = ((v.astype(np.uint32) << 16).view(np.float32) for v in (e, x))
+    assert np.array_equal(np.abs(x), e)
+    assert np.array_equal(np.signbit(x), bit0 == 1)
 
 
 @pytest.mark.parametrize("offset", [0, 1, 1001])
@@ -62,6 +83,9 @@ def test_dtypes_and_torch():
     (lambda: rndnn.lognormal(0.0, -2.0, size=4), "sigma=-2"),
     (lambda: rndnn.lognormal(6.0, 1.0, size=4, dtype="f16"), "f16 cannot"),
     (lambda: rndnn.gumbel(size=4, dtype="u8"), "cannot write dst type u8"),
+    (lambda: rndnn.laplace(0.0, -1.0, size=4), "laplace loc=0 scale=-1"),
+    (lambda: rndnn.laplace(float("inf"), 1.0, size=4), "loc=inf"),
+    (lambda: rndnn.laplace(-6e4, 1e3, size=4, dtype="f16"), "f16 cannot"),
 ])
 def test_bad_parameters_name_the_value(call, message):
     with pytest.raises(rndnn.Error, match=message):
@@ -81,6 +105,7 @@ def test_moments():
     check(rndnn.exponential(2.0, size=n, seed=21), 2.0, 4.0, 9.0)
     check(rndnn.gumbel(1.0, 2.0, size=n, seed=22), 1.0 + 2.0 * euler,
           np.pi ** 2 / 6 * 4.0, 5.4)
+    check(rndnn.laplace(-1.0, 2.0, size=n, seed=24), -1.0, 8.0, 6.0)
     w = np.exp(0.25)  # sigma = 0.5
     check(rndnn.lognormal(0.0, 0.5, size=n, seed=23), np.exp(0.125),
           (w - 1) * w, w ** 4 + 2 * w ** 3 + 3 * w ** 2 - 3)

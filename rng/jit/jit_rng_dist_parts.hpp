@@ -169,9 +169,9 @@ std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_integers(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
-std::unique_ptr<jit_dist_t> make_jit_exponential(
-        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
-std::unique_ptr<jit_dist_t> make_jit_gumbel(
+// exponential, gumbel and laplace: one emitter, the distribution from
+// conf.dist.
+std::unique_ptr<jit_dist_t> make_jit_ln_value(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_lognormal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);

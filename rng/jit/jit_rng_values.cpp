@@ -1,5 +1,5 @@
-// Uniform, normal, log-normal, exponential, Gumbel and truncated normal
-// values to f32, bf16 or f16 and to f64 (but truncated normal), and
+// Uniform, normal, log-normal, exponential, Gumbel, Laplace and truncated
+// normal values to f32, bf16 or f16 and to f64 (but truncated normal), and
 // integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
@@ -359,13 +359,11 @@ private:
     bool lognormal_;
 };
 
-// f64 exponential and Gumbel (exponential_value_f64, gumbel_value_f64),
-// an element a qword lane.
+// f64 exponential, Gumbel and Laplace (exponential_value_f64,
+// gumbel_value_f64, laplace_value_f64), an element a qword lane.
 class jit_ln_value_f64_t : public jit_f64_dist_t {
 public:
-    jit_ln_value_f64_t(jit_generator_t &h, const jit_rng_frame_t &f,
-            const rng_conf_t &conf, bool gumbel)
-        : jit_f64_dist_t(h, f, conf), gumbel_(gumbel) {}
+    using jit_f64_dist_t::jit_f64_dist_t;
 
     void emit_unit() override {
         auto &h = h_;
@@ -375,12 +373,14 @@ public:
             emit_ln(x, x, h.vmm(1), h.vmm(2), h.vmm(3), h.vmm(4), h.vmm(5));
         };
         for (int i = 0; i < unit_bytes() / vlen; ++i) {
-            h.uni_load(u, h.ptr[h.rsp + f_.words_off + i * vlen]);
+            const Address words = h.ptr[h.rsp + f_.words_off + i * vlen];
+            h.uni_load(u, words);
             emit_u53(u, h.vmm(1), true);
             ln(u);
             h.uni_vpxor(v, v, v);
             h.vsubpd(v, v, u); // 0 - ln u
-            if (gumbel_) { // loc - scale * ln(max(-ln u, 2^-54))
+            if (conf_.dist == dist_t::gumbel) {
+                // loc - scale * ln(max(-ln u, 2^-54))
                 h.vmaxpd(v, v, C(f64_v_min));
                 ln(v);
                 h.vmulpd(v, v, C(f64_scale));
@@ -388,6 +388,13 @@ public:
                 h.vsubpd(v, u, v);
             } else { // (0 - ln u) * scale
                 h.vmulpd(v, v, C(f64_scale));
+            }
+            if (conf_.dist == dist_t::laplace) {
+                // t's sign flipped by the qword's bit 0, then loc + t.
+                h.uni_load(u, words);
+                h.uni_vpsllq(u, u, 63);
+                h.uni_vpxor(v, v, u);
+                h.vaddpd(v, v, C(f64_loc));
             }
             h.uni_store_out(h.ptr[f_.dst + i * vlen], v);
         }
@@ -401,9 +408,6 @@ public:
         c.f64_scale.fill_f64(conf_.scale);
         c.f64_loc.fill_f64(conf_.loc);
     }
-
-private:
-    bool gumbel_;
 };
 
 // --- Shared pieces of the transcendental values ---------------------------
@@ -679,13 +683,11 @@ protected:
     virtual void emit_value(const Xmm &v, const Address &words) = 0;
 };
 
-// --- Exponential and Gumbel to f32, bf16 or f16 ----------------------------
-// exponential_value() and gumbel_value().
+// --- Exponential, Gumbel and Laplace to f32, bf16 or f16 ------------------
+// exponential_value(), gumbel_value() and laplace_value().
 class jit_ln_value_t : public jit_word_value_t {
 public:
-    jit_ln_value_t(jit_generator_t &h, const jit_rng_frame_t &f,
-            const rng_conf_t &conf, bool gumbel)
-        : jit_word_value_t(h, f, conf), gumbel_(gumbel) {}
+    using jit_word_value_t::jit_word_value_t;
 
     void fill_consts(double, jit_rng_consts_t &c) const override {
         fill_ln_consts(c);
@@ -711,7 +713,8 @@ private:
         ln(u);
         h.uni_vpxor(zero, zero, zero);
         h.uni_vsubps(zero, zero, u); // 0 - ln u
-        if (gumbel_) { // loc - scale * ln(max(-ln u, 2^-25))
+        if (conf_.dist == dist_t::gumbel) {
+            // loc - scale * ln(max(-ln u, 2^-25))
             h.uni_vmaxps(zero, zero, C(two_m25));
             ln(zero);
             h.uni_vmulps(zero, zero, C(scale));
@@ -720,9 +723,14 @@ private:
         } else { // (0 - ln u) * scale
             h.uni_vmulps(v, zero, C(scale));
         }
+        if (conf_.dist == dist_t::laplace) {
+            // t's sign flipped by the word's bit 0, then loc + t.
+            h.uni_load(u, words);
+            h.uni_vpslld(u, u, 31);
+            h.uni_vpxor(v, v, u);
+            h.uni_vaddps(v, v, C(loc));
+        }
     }
-
-    bool gumbel_;
 };
 
 // --- Truncated normal to f32, bf16 or f16 ----------------------------------
@@ -1068,18 +1076,11 @@ std::unique_ptr<jit_dist_t> make_jit_lognormal(
     return std::make_unique<jit_normal_t>(h, f, conf, true);
 }
 
-std::unique_ptr<jit_dist_t> make_jit_exponential(
+std::unique_ptr<jit_dist_t> make_jit_ln_value(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
     if (dst_type(conf) == data_type::f64)
-        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, false);
-    return std::make_unique<jit_ln_value_t>(h, f, conf, false);
-}
-
-std::unique_ptr<jit_dist_t> make_jit_gumbel(
-        jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
-    if (dst_type(conf) == data_type::f64)
-        return std::make_unique<jit_ln_value_f64_t>(h, f, conf, true);
-    return std::make_unique<jit_ln_value_t>(h, f, conf, true);
+        return std::make_unique<jit_ln_value_f64_t>(h, f, conf);
+    return std::make_unique<jit_ln_value_t>(h, f, conf);
 }
 
 std::unique_ptr<jit_dist_t> make_jit_truncated_normal(

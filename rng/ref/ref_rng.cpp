@@ -222,6 +222,12 @@ void ref_rng_t::run_range(
                     values[k] = gumbel_value(words[k], shift_, loc, scale);
                 emit_values(i0, cnt);
                 break;
+            case dist_t::laplace:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = laplace_value(words[k], shift_, loc, scale);
+                emit_values(i0, cnt);
+                break;
             case dist_t::truncated_normal:
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
@@ -280,6 +286,12 @@ void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
             source.fill(wpe * gb, wpe * (gn - gb), words);
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = truncnorm_value_f64(u53(k), conf_.truncnorm64);
+            break;
+        case dist_t::laplace:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = laplace_value_f64(
+                        u53(k), words[wpe * k], conf_.loc, conf_.scale);
             break;
         case dist_t::normal:
         case dist_t::lognormal: {
