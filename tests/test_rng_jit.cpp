@@ -627,9 +627,11 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
                     {0.f, 1.f, -0.f, 3.f}, {100.f, 1e-3f, 99.f, 100.0005f},
                     {0.f, 1.f, -8.7f, 8.7f}, {0.1, 0.7, -0.3, 1.9}};
             if (combo.dt == data_type::f64)
-                ps.insert(ps.end(), {{0.1, 0.7, -1e300, 0.1 + 6.2 * 0.7},
-                                            {1e300, 1e290, 9.99e299, 1e301},
-                                            {-1e-300, 1e-305, -1e-299, -1e-300 + 3e-305}});
+                ps.insert(ps.end(),
+                        {{0.1, 0.7, -1e300, 0.1 + 6.2 * 0.7},
+                                {1e300, 1e290, 9.99e299, 1e301},
+                                {-1e-300, 1e-305, -1e-299,
+                                        -1e-300 + 3e-305}});
             const tn_t r = pick(g, ps);
             c.mean = r.mean;
             c.stddev = r.stddev;
