@@ -28,7 +28,8 @@
 // TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
 // code alone (dist_unit_kernel_t) on chosen words against truncnorm_value,
 // F64WordSweepEqualsTheReference f64 normal's, lognormal's, exponential's
-// and gumbel's against their reference forms.
+// and gumbel's against their reference forms,
+// TruncatedNormalF64WordSweepEqualsTheReference f64 truncated_normal's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
 #include <algorithm>
@@ -36,6 +37,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -136,8 +138,7 @@ struct combo_t {
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
 // up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
 // laplace, lognormal and truncated_normal -> f32/bf16 (and f16 from avx2
-// on: F16C;
-// and to f64 too, but from mcg31m1; truncated_normal has no f64).
+// on: F16C; and to f64 too, but from mcg31m1).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -156,7 +157,7 @@ bool impl_within_cap(const std::string &impl, cpu_isa cap) {
 // The distributions that write f64.
 const dist_kind f64_kinds[] = {dist_kind::uniform, dist_kind::normal,
         dist_kind::exponential, dist_kind::gumbel, dist_kind::lognormal,
-        dist_kind::laplace};
+        dist_kind::laplace, dist_kind::truncated_normal};
 
 std::vector<combo_t> covered_combos() {
     std::vector<combo_t> c;
@@ -620,16 +621,24 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
         case dist_kind::truncated_normal: {
             // (mean, stddev, a, b): both tails, one side, a narrow
             // interval, bounds 8 to 9 sigma out, bounds beyond 12 sigma
-            // (infinite), a bound at -0.
+            // (infinite), a bound at -0, doubles no f32 holds (f32, bf16,
+            // f16: rounded to f32), and for f64 parameters past f32's
+            // range.
             struct tn_t {
-                float mean, stddev, a, b;
+                double mean, stddev, a, b;
             };
-            const std::vector<tn_t> ps = {{0.f, 1.f, -2.f, 2.f},
+            std::vector<tn_t> ps = {{0.f, 1.f, -2.f, 2.f},
                     {0.f, 1.f, -1e4f, 1e4f}, {1.5f, 0.3f, 1.6f, 100.f},
                     {0.f, 1.f, -50.f, -0.5f}, {0.f, 1.f, 8.5f, 20.f},
                     {0.f, 1.f, -8.9f, -8.2f}, {-3.f, 2.f, -3.1f, -3.05f},
                     {0.f, 1.f, -0.f, 3.f}, {100.f, 1e-3f, 99.f, 100.0005f},
-                    {0.f, 1.f, -8.7f, 8.7f}};
+                    {0.f, 1.f, -8.7f, 8.7f}, {0.1, 0.7, -0.3, 1.9}};
+            if (combo.dt == data_type::f64)
+                ps.insert(ps.end(),
+                        {{0.1, 0.7, -1e300, 0.1 + 6.2 * 0.7},
+                                {1e300, 1e290, 9.99e299, 1e301},
+                                {-1e-300, 1e-305, -1e-299,
+                                        -1e-300 + 3e-305}});
             const tn_t r = pick(g, ps);
             c.mean = r.mean;
             c.stddev = r.stddev;
@@ -1048,12 +1057,9 @@ std::vector<dispatch_case_t> uncovered_dispatch_cases() {
 
 // sse41 has no FMA, which uniform's value is, and no F16C, and its f64
 // kernels are not written: it declines uniform, f16 and f64 values; f64
-// needs 32-bit words, which mcg31m1's are not (docs/jit.md); truncated_normal
-// to f64 has no JIT kernel yet.
+// needs 32-bit words, which mcg31m1's are not (docs/jit.md).
 bool tier_covers(cpu_isa tier, const combo_t &combo) {
-    if (combo.dt == data_type::f64
-            && (combo.alg == rng_alg::mcg31m1
-                    || combo.kind == dist_kind::truncated_normal))
+    if (combo.dt == data_type::f64 && combo.alg == rng_alg::mcg31m1)
         return false;
     return !(tier == cpu_isa::sse41
             && (combo.kind == dist_kind::uniform
@@ -1154,8 +1160,8 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
     // uniform, normal, exponential, gumbel, lognormal, truncated_normal
-    // and laplace, f64 x 7 (truncated_normal's on the reference); mcg31m1:
-    // bits, 4 x threshold32, 3 x 7, f64 x 7.
+    // and laplace, f64 x 7; mcg31m1: bits, 4 x threshold32, 3 x 7, f64 x 7
+    // (on the reference).
     EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 21 + 7) + (1 + 4 + 21 + 7));
 }
 
@@ -1664,6 +1670,99 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
                         << ", u53 0x" << std::hex << u53_at[i];
         }
     }
+}
+
+// f64 truncated_normal's unit code against truncnorm_value_f64 on chosen
+// u53s, at every tier with f64 kernels (avx2 and up): 0, 1, 2^53 - 1 and
+// beside them; both u53s of the cells (j = u53 | 1) beside each switch of
+// region (p > 0.5, where p and q swap; |v - 0.5| = 0.425, the central
+// branch; r = 5, the far tail), found by bisection over the 2^52 cells
+// (each region is one run of cells); every 2^52 / 4099th cell. The 11 bits
+// below u53 are 0 or all ones. Bounds of every kind, and parameters no f32
+// holds.
+TEST(RngJit, TruncatedNormalF64WordSweepEqualsTheReference) {
+    SKIP_WITHOUT_JIT();
+    struct tn_t {
+        double mean, stddev, a, b;
+    };
+    const tn_t params[] = {{0, 1, -2, 2}, {0, 1, -13, 13}, {1, 2, 1, 1e3},
+            {0, 1, 8.5, 30}, {0, 1, -8.9, -8.8}, {0, 1, -0.0, 0.25},
+            {0.1, 0.7, -0.3, 1.9}, {0.1, 0.7, -1e4, 1e4},
+            {-1e300, 1e299, -2e300, 1e301}};
+    const uint64_t ncells = uint64_t(1) << 52;
+    uint32_t regions = 0; // bit upper * 4 + central * 2 + (r <= 5)
+    for (const tn_t &tp : params) {
+        post_ops po;
+        po.append_truncated_normal(tp.mean, tp.stddev, tp.a, tp.b);
+        primitive_attr attr;
+        attr.set_post_ops(po);
+        const rng_conf_t conf = make_rng_conf(
+                rng::desc(rng_alg::philox4x32_10,
+                        memory::desc({64}, data_type::f64)),
+                attr);
+        const impl::truncnorm_f64_t &c = conf.truncnorm64;
+        const auto region = [&](uint64_t k) {
+            const uint64_t j = k << 1 | 1u;
+            const double p = c.phi_a + static_cast<double>(j) * 0x1p-53 * c.mass;
+            const double q = c.q_b
+                    + static_cast<double>((uint64_t(1) << 53) - j) * 0x1p-53
+                            * c.mass;
+            const bool upper = p > 0.5;
+            const double v = upper ? q : p;
+            const bool central = v - 0.5 >= -impl::ppnd16_split_q;
+            const bool near = std::sqrt(0.0 - impl::ln_approx_f64(v))
+                    <= impl::ppnd16_split_r;
+            return upper * 4 + central * 2 + near;
+        };
+        std::vector<uint64_t> cells = {0, 1, 2, ncells - 2, ncells - 1};
+        for (uint64_t i = 0; i < 4099; ++i)
+            cells.push_back(i * (ncells / 4099));
+        // The cells beside each switch between lo and hi.
+        std::function<void(uint64_t, uint64_t)> bisect
+                = [&](uint64_t lo, uint64_t hi) {
+                      if (region(lo) == region(hi)) return;
+                      if (hi - lo == 1) {
+                          cells.insert(cells.end(), {lo, hi});
+                          return;
+                      }
+                      const uint64_t mid = lo + (hi - lo) / 2;
+                      bisect(lo, mid);
+                      bisect(mid, hi);
+                  };
+        bisect(0, ncells - 1);
+        for (uint64_t k : cells)
+            regions |= 1u << region(k);
+        // Each cell's two u53s, whole units of them.
+        std::vector<uint32_t> words;
+        std::vector<uint64_t> u53s;
+        for (size_t i = 0; u53s.size() % (impl::jit_unit_words / 2) != 0
+                || i < 2 * cells.size();
+                ++i) {
+            const uint64_t u53 = cells[i / 2 % cells.size()] << 1 | (i % 2);
+            const uint64_t x = u53 << 11 | (i / 2 % 2 == 0 ? 0u : 0x7ffu);
+            words.push_back(static_cast<uint32_t>(x));
+            words.push_back(static_cast<uint32_t>(x >> 32));
+            u53s.push_back(u53);
+        }
+        std::vector<double> want(u53s.size());
+        for (size_t i = 0; i < u53s.size(); ++i)
+            want[i] = impl::truncnorm_value_f64(u53s[i], c);
+        for (cpu_isa isa : available_tiers()) {
+            if (isa < cpu_isa::avx2) continue;
+            const dist_unit_kernel_t kernel(isa, conf);
+            std::vector<double> got(want.size(), 0.0);
+            for (size_t i = 0; i < words.size(); i += impl::jit_unit_words)
+                kernel.run(&words[i], &got[i / 2]);
+            for (size_t i = 0; i < want.size(); ++i)
+                ASSERT_EQ(impl::double_bits(got[i]), impl::double_bits(want[i]))
+                        << isa2str(isa) << " mean " << tp.mean << " stddev "
+                        << tp.stddev << " [" << tp.a << ", " << tp.b
+                        << "]: element " << i << ", u53 0x" << std::hex
+                        << u53s[i];
+        }
+    }
+    // Both sides, each with the central branch and the two tails.
+    EXPECT_EQ(regions, 0xBBu);
 }
 
 #endif

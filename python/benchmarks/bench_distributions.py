@@ -9,9 +9,9 @@ rndnn's kernels use too; NumPy's Generator always uses one) into a new
 array, as each library's users call it:
 NumPy's Generator(PCG64) with float32 where it offers it (random,
 standard_normal, standard_exponential; its gumbel and lognormal are
-float64 only), torch's in-place samplers on a new tensor; the f64 rows
-compare float64 with float64 (NumPy's default dtype, and rndnn's for
-these functions). Every row runs
+float64 only, as scipy.stats.truncnorm.rvs is), torch's in-place samplers
+on a new tensor; the f64 rows compare float64 with float64 (NumPy's
+default dtype, and rndnn's for these functions). Every row runs
 once per round, in an order shuffled each round; the table gives
 medians and the ratios NumPy/rndnn and torch/rndnn from this one run,
 with the CPU and the load average. A distribution rndnn lacks is skipped;
@@ -114,10 +114,17 @@ def cases(n):
         from scipy import stats
         out.append(("truncated normal [-2, 2] f32", {
             "rndnn": lambda: rndnn.truncated_normal(0.0, 1.0, -2.0, 2.0, n,
-                                                    seed=1),
+                                                    seed=1, dtype=F32),
             "numpy": lambda: stats.truncnorm.rvs(-2.0, 2.0, size=n,
                                                  random_state=g),
             "torch": lambda: torch.nn.init.trunc_normal_(torch.empty(n))}))
+        out.append(("truncated normal [-2, 2] f64", {
+            "rndnn": lambda: rndnn.truncated_normal(0.0, 1.0, -2.0, 2.0, n,
+                                                    seed=1),
+            "numpy": lambda: stats.truncnorm.rvs(-2.0, 2.0, size=n,
+                                                 random_state=g),
+            "torch": lambda: torch.nn.init.trunc_normal_(
+                torch.empty(n, dtype=torch.float64))}))
     if hasattr(rndnn, "permutation"):
         out.append(("permutation s64", {
             "rndnn": lambda: rndnn.permutation(n, seed=1),

@@ -128,6 +128,16 @@ struct jit_rng_consts_t {
     jit_vec_t f64_scale, f64_loc, f64_v_min;
     jit_vec_t f64_exp_t_min, f64_exp_t_max, f64_log2e, f64_i_1023;
     jit_vec_t f64_exp_c[14];
+    // f64 truncated normal (truncnorm_value_f64), qword lanes: Phi(alpha),
+    // Q(beta), M, the clamp [a, b], 2^53; PPND16's split points (-0.425,
+    // 5), its constants 0.180625 and 1.6, and its polynomials (highest
+    // power first). 0.5 is f64_half_bits.
+    jit_vec_t f64_tn_phi_a, f64_tn_q_b, f64_tn_mass, f64_tn_lo, f64_tn_hi,
+            f64_i_2p53;
+    jit_vec_t f64_ppnd_minus_split_q, f64_ppnd_split_r, f64_ppnd_const_r,
+            f64_ppnd_shift_c;
+    jit_vec_t f64_ppnd_a[8], f64_ppnd_b[8], f64_ppnd_c[8], f64_ppnd_d[8],
+            f64_ppnd_e[8], f64_ppnd_f[8];
     // Uniform and normal.
     jit_vec_t two_m24, a, b_minus_a, mean, stddev;
     jit_vec_t i_one, i_three, i_126, mant_mask, half_bits, sqrt_half,

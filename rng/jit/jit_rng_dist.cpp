@@ -45,20 +45,15 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         return false;
     };
     if (t == data_type::f64) {
-        // uniform, normal, exponential, gumbel, lognormal and laplace
-        // (check_dst_type takes no other), from qword lanes of two 32-bit
-        // words, in VEX and EVEX forms.
+        // uniform, normal, exponential, gumbel, lognormal, laplace and
+        // truncated_normal (check_dst_type takes no other), from qword
+        // lanes of two 32-bit words, in VEX and EVEX forms.
         if (is_mcg(conf)) {
             why = "f64 values need 32-bit words in the JIT kernels";
             return false;
         }
         if (isa < cpu_isa::avx2) {
             why = "f64 values need the avx2 tier and up";
-            return false;
-        }
-        if (conf.dist == dist_t::truncated_normal) {
-            why = "truncated_normal to f64 has no JIT kernel yet (the "
-                  "reference writes it)";
             return false;
         }
     }

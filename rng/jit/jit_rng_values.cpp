@@ -1,6 +1,5 @@
 // Uniform, normal, log-normal, exponential, Gumbel, Laplace and truncated
-// normal values to f32, bf16 or f16 and to f64 (but truncated normal), and
-// integers: JIT code.
+// normal values to f32, bf16, f16 or f64, and integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -10,6 +9,11 @@ namespace {
 using namespace Xbyak;
 
 #define C(field) RNDNN_JIT_C(field)
+
+// cmpps and cmppd predicates (SSE's): x <= y, !(x < y), !(x <= y); no
+// operand the truncated normals compare is NaN where its lane is kept, so
+// nlt is >= and nle is >.
+constexpr uint8_t cmp_le = 2, cmp_nlt = 5, cmp_nle = 6;
 
 // A value a word, to f32, bf16 or f16.
 class jit_value_dist_t : public jit_dist_t {
@@ -131,14 +135,19 @@ protected:
     }
 
     // v = u53 (open0: open0_u53, (u53 + 1) 2^-53; else u53 2^-53) of the
-    // qword lanes of v, as a double made exactly: (2^84 + hi 2^32 - 2^84)
-    // + (2^52 + lo - 2^52), hi and lo its high 21 (22: u53 + 1 <= 2^53)
-    // and low 32 bits, both differences exact, their sum <= 2^53 exact,
-    // times 2^-53 exact. t is clobbered.
+    // qword lanes of v (emit_scale53). t is clobbered.
     void emit_u53(const Xmm &v, const Xmm &t, bool open0) {
+        h_.uni_vpsrlq(v, v, 11); // u53
+        if (open0) h_.uni_vpaddq(v, v, C(f64_q_one));
+        emit_scale53(v, t);
+    }
+
+    // v = n 2^-53 of its qword lanes n <= 2^53, as a double made exactly:
+    // (2^84 + hi 2^32 - 2^84) + (2^52 + lo - 2^52), hi and lo n's high 21
+    // (22: n = 2^53) and low 32 bits, both differences exact, their sum n
+    // exact, times 2^-53 exact. t is clobbered.
+    void emit_scale53(const Xmm &v, const Xmm &t) {
         auto &h = h_;
-        h.uni_vpsrlq(v, v, 11); // u53
-        if (open0) h.uni_vpaddq(v, v, C(f64_q_one));
         h.uni_vpsrlq(t, v, 32); // hi
         h.uni_vpor(t, t, C(f64_hi_magic));
         h.vsubpd(t, t, C(f64_hi_bias)); // hi 2^32, exact
@@ -407,6 +416,144 @@ public:
         c.f64_v_min.fill_f64(gumbel_v_min64);
         c.f64_scale.fill_f64(conf_.scale);
         c.f64_loc.fill_f64(conf_.loc);
+    }
+};
+
+// f64 truncated normal (truncnorm_value_f64), an element a qword lane:
+// jit_truncnorm_t's steps in f64 with PPND16's polynomials, the three
+// branches of normal_quantile_f64 blended (a register skips the tails
+// none of its lanes takes); j = u53 | 1, u = j 2^-53 and 1 - u = (2^53 -
+// j) 2^-53 (emit_scale53: exact).
+class jit_truncnorm_f64_t : public jit_f64_dist_t {
+public:
+    using jit_f64_dist_t::jit_f64_dist_t;
+
+    void emit_unit() override {
+        const int vlen = h_.vlen();
+        for (int i = 0; i < unit_bytes() / vlen; ++i)
+            emit_value(h_.ptr[h_.rsp + f_.words_off + i * vlen],
+                    h_.ptr[f_.dst + i * vlen]);
+        h_.add(f_.dst, unit_bytes());
+    }
+
+    void fill_consts(double, jit_rng_consts_t &c) const override {
+        fill_u53_consts(c);
+        fill_ln_consts(c);
+        const truncnorm_f64_t &t = conf_.truncnorm64;
+        c.f64_tn_phi_a.fill_f64(t.phi_a);
+        c.f64_tn_q_b.fill_f64(t.q_b);
+        c.f64_tn_mass.fill_f64(t.mass);
+        c.f64_mean.fill_f64(t.mean);
+        c.f64_stddev.fill_f64(t.stddev);
+        c.f64_tn_lo.fill_f64(t.lo);
+        c.f64_tn_hi.fill_f64(t.hi);
+        c.f64_i_2p53.fill_q(uint64_t(1) << 53);
+        c.f64_ppnd_minus_split_q.fill_f64(-ppnd16_split_q);
+        c.f64_ppnd_split_r.fill_f64(ppnd16_split_r);
+        c.f64_ppnd_const_r.fill_f64(ppnd16_const_r);
+        c.f64_ppnd_shift_c.fill_f64(ppnd16_shift_c);
+        const auto fill = [](jit_vec_t(&dst)[8], const double(&coefs)[8]) {
+            for (int k = 0; k < 8; ++k)
+                dst[k].fill_f64(coefs[k]);
+        };
+        fill(c.f64_ppnd_a, ppnd16_a);
+        fill(c.f64_ppnd_b, ppnd16_b);
+        fill(c.f64_ppnd_c, ppnd16_c);
+        fill(c.f64_ppnd_d, ppnd16_d);
+        fill(c.f64_ppnd_e, ppnd16_e);
+        fill(c.f64_ppnd_f, ppnd16_f);
+    }
+
+private:
+    // p = horner(x, the 8 coefficients at constant offset off); p is not x.
+    void emit_horner(const Xmm &p, const Xmm &x, size_t off) {
+        h_.vmulpd(p, x, vec(off));
+        h_.vaddpd(p, p, vec(off, 1));
+        for (int k = 2; k < 8; ++k) {
+            h_.vmulpd(p, p, x);
+            h_.vaddpd(p, p, vec(off, k));
+        }
+    }
+
+    // The values of the elements whose words are at `words` to `out`;
+    // vmm 0 to 9, rax and k7 are clobbered.
+    void emit_value(const Address &words, const Address &out) {
+        auto &h = h_;
+        const Xmm p = h.vmm(0), q = h.vmm(1), upper = h.vmm(2), x = h.vmm(3);
+        // j = u53 | 1; u = j 2^-53, 1 - u = (2^53 - j) 2^-53.
+        h.uni_load(p, words);
+        h.uni_vpsrlq(p, p, 11);
+        h.uni_vpor(p, p, C(f64_q_one));
+        h.uni_load(q, C(f64_i_2p53));
+        h.uni_vpsubq(q, q, p);
+        emit_scale53(p, x);
+        emit_scale53(q, x);
+        // p = Phi(alpha) + u M, q = Q(beta) + (1 - u) M; x = p or q.
+        h.vmulpd(p, p, C(f64_tn_mass));
+        h.vaddpd(p, p, C(f64_tn_phi_a));
+        h.vmulpd(q, q, C(f64_tn_mass));
+        h.vaddpd(q, q, C(f64_tn_q_b));
+        h.uni_vcmppd(upper, p, C(f64_half_bits), cmp_nle); // p > 0.5
+        h.uni_vblendvpd(x, p, q, upper);
+
+        // Central: zc = c A(r) / B(r), c = x - 0.5, r = 0.180625 - c^2.
+        const Xmm c = h.vmm(0), r = h.vmm(1), zc = h.vmm(4), den = h.vmm(5),
+                  central = h.vmm(0);
+        h.vsubpd(c, x, C(f64_half_bits));
+        h.vmulpd(den, c, c);
+        h.uni_load(r, C(f64_ppnd_const_r));
+        h.vsubpd(r, r, den);
+        emit_horner(zc, r, RNDNN_JIT_CONST(f64_ppnd_a));
+        emit_horner(den, r, RNDNN_JIT_CONST(f64_ppnd_b));
+        h.vmulpd(zc, zc, c);
+        h.vdivpd(zc, zc, den);
+        h.uni_vcmppd(central, c, C(f64_ppnd_minus_split_q), cmp_nlt);
+
+        // Tails: s = sqrt(0 - ln x); C(s - 1.6) / D(s - 1.6) for s <= 5,
+        // else E(s - 5) / F(s - 5). A register of central lanes skips them,
+        // one without far lanes skips the far tail.
+        Xbyak::Label all_central, no_far;
+        const Xmm ln = h.vmm(3), s = h.vmm(5), d = h.vmm(1), near = h.vmm(3),
+                  is_near = h.vmm(9), far = h.vmm(6), fden = h.vmm(7),
+                  zt = h.vmm(1);
+        const int all_lanes = (1 << (h.vlen() / 8)) - 1;
+        h.uni_vmovmskpd(h.eax, central);
+        h.cmp(h.eax, all_lanes);
+        h.je(all_central, h.T_NEAR);
+        emit_ln(ln, x, h.vmm(1), h.vmm(5), h.vmm(6), h.vmm(7), h.vmm(8));
+        h.uni_vpxor(s, s, s);
+        h.vsubpd(s, s, ln);
+        h.vsqrtpd(s, s);
+        h.vsubpd(d, s, C(f64_ppnd_shift_c));
+        emit_horner(near, d, RNDNN_JIT_CONST(f64_ppnd_c));
+        emit_horner(fden, d, RNDNN_JIT_CONST(f64_ppnd_d));
+        h.vdivpd(near, near, fden);
+        h.uni_vcmppd(is_near, s, C(f64_ppnd_split_r), cmp_le);
+        h.uni_vmovmskpd(h.eax, is_near);
+        h.cmp(h.eax, all_lanes);
+        h.je(no_far, h.T_NEAR);
+        h.vsubpd(d, s, C(f64_ppnd_split_r));
+        emit_horner(far, d, RNDNN_JIT_CONST(f64_ppnd_e));
+        emit_horner(fden, d, RNDNN_JIT_CONST(f64_ppnd_f));
+        h.vdivpd(far, far, fden);
+        h.uni_vblendvpd(near, far, near, is_near);
+        h.L(no_far);
+        h.uni_vpxor(zt, zt, zt);
+        h.vsubpd(zt, zt, near); // 0 - C / D or 0 - E / F
+        h.uni_vblendvpd(zc, zt, zc, central);
+        h.L(all_central);
+
+        // z = the quantile, negated (0 - z) for q; mean + stddev z,
+        // clamped to [a, b].
+        const Xmm z = zc, v = h.vmm(1);
+        h.uni_vpxor(v, v, v);
+        h.vsubpd(v, v, z);
+        h.uni_vblendvpd(v, z, v, upper);
+        h.vmulpd(v, v, C(f64_stddev));
+        h.vaddpd(v, v, C(f64_mean));
+        h.vmaxpd(v, v, C(f64_tn_lo));
+        h.vminpd(v, v, C(f64_tn_hi));
+        h.uni_store_out(out, v);
     }
 };
 
@@ -774,10 +921,6 @@ public:
     }
 
 private:
-    // cmpps predicates (SSE's): x <= y, !(x < y), !(x <= y); no operand
-    // here is NaN where its lane is kept, so nlt is >= and nle is >.
-    static constexpr uint8_t cmp_le = 2, cmp_nlt = 5, cmp_nle = 6;
-
     // p = horner(x, the n coefficients at constant offset off); p is not x.
     void emit_horner(const Xmm &p, const Xmm &x, size_t off, int n) {
         h_.uni_vmulps(p, x, vec(off));
@@ -1085,6 +1228,8 @@ std::unique_ptr<jit_dist_t> make_jit_ln_value(
 
 std::unique_ptr<jit_dist_t> make_jit_truncated_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf) {
+    if (dst_type(conf) == data_type::f64)
+        return std::make_unique<jit_truncnorm_f64_t>(h, f, conf);
     return std::make_unique<jit_truncnorm_t>(h, f, conf);
 }
 

@@ -322,6 +322,16 @@ public:
             vmovmskps(d, a);
         }
     }
+    // d = the sign bits of a's qword lanes (bit i: lane i), avx2 and up;
+    // k7 is clobbered at zmm.
+    void uni_vmovmskpd(const Xbyak::Reg32 &d, const Xmm &a) {
+        if (a.isZMM()) {
+            vpmovq2m(k7, a);
+            kmovb(d, k7);
+        } else {
+            vmovmskpd(d, a);
+        }
+    }
     // d = the 32-bit word at a in every lane.
     void uni_vpbroadcastd(const Xmm &d, const Address &a) {
         if (is_sse()) {
@@ -378,6 +388,15 @@ public:
             cmpps(d, b, pred);
         } else {
             vcmpps(d, a, b, pred);
+        }
+    }
+    // uni_vcmpps's qword form, avx2 and up (zmm: k7 is clobbered).
+    void uni_vcmppd(const Xmm &d, const Xmm &a, const Operand &b, uint8_t pred) {
+        if (d.isZMM()) {
+            vcmppd(k7, a, b, pred);
+            vpmovm2q(d, k7);
+        } else {
+            vcmppd(d, a, b, pred);
         }
     }
 
