@@ -74,8 +74,9 @@ typedef enum {
     rndnn_u32 = 7,
     rndnn_s64 = 8,
     rndnn_bit = 9,
-    rndnn_f64 = 10, /**< IEEE binary64: uniform, normal, exponential,
-                     * gumbel and lognormal only (docs/semantics.md) */
+    rndnn_f64 = 10, /**< IEEE binary64: the RNG's continuous
+                     * distributions only (docs/semantics.md, "f64
+                     * values") */
     rndnn_data_type_max = 0x7fffffff, /**< no value: makes the type an int */
 } rndnn_data_type_t;
 

@@ -7,7 +7,9 @@ wrong distribution; one in a hundred below 0.01 is chance). Not part of
 the tests (it takes minutes): run it by hand after a change to a
 distribution's formula; docs/semantics.md ("Statistics") has its table.
 
-Usage: PYTHONPATH=build/python /usr/bin/python3 scripts/stats.py [SEED]
+Usage: PYTHONPATH=build/python /usr/bin/python3 scripts/stats.py [SEED [NAME]]
+
+NAME runs only the rows whose name starts with it ("laplace").
 
 Each distribution adds its block to CASES: (name, test), test(seed)
 giving (the statistic's name, its value, the p-value).
@@ -26,8 +28,9 @@ CASES = []
 
 def ks(draw, dist):
     """A KS test of @draw(seed) against the scipy distribution @dist. The
-    values of 24-bit u are a discrete distribution, which KS cannot tell
-    from the continuous one at 2^24 draws (its steps are below 2^-24)."""
+    values of 24-bit (f64: 52- or 53-bit) u are a discrete distribution,
+    which KS cannot tell from the continuous one at 2^24 draws (its steps
+    are below 2^-24)."""
     def test(seed):
         r = stats.kstest(draw(seed).astype(np.float64), dist.cdf)
         return "KS D", r.statistic, r.pvalue
@@ -126,10 +129,10 @@ for mean, sigma in ((0.0, 1.0), (1.0, 0.25), (-1.0, 2.0)):
                stats.lognorm(s=sigma, scale=np.exp(mean)))
 
 for loc, scale in ((0.0, 1.0), (-2.0, 0.5), (3.0, 4.0)):
-    CASES.append((f"laplace(loc={loc}, scale={scale})",
-                  ks(lambda s, loc=loc, scale=scale:
-                     rndnn.laplace(loc, scale, N, seed=s),
-                     stats.laplace(loc=loc, scale=scale))))
+    continuous(f"laplace(loc={loc}, scale={scale})",
+               lambda s, dt, loc=loc, scale=scale:
+               rndnn.laplace(loc, scale, N, seed=s, dtype=dt),
+               stats.laplace(loc=loc, scale=scale))
 
 # truncated_normal: rndnn's bounds are absolute, scipy's standardised
 for loc, scale, a, b in ((0.0, 1.0, -2.0, 2.0), (0.5, 2.0, -1.0, 7.0),
@@ -171,8 +174,11 @@ for t in (1.0, 0.5, 3.0):
 
 def main():
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 2024
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     print(f"n = 2^24 a row, seed {seed}")
     for name, test in CASES:
+        if not name.startswith(only):
+            continue
         what, value, p = test(seed)
         print(f"{name:62s} {what} {value:.3e} p={p:.4f}", flush=True)
 
