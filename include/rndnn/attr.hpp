@@ -114,7 +114,7 @@ public:
     /// values in [0, 5.768 scale] (sqrt(2 * 16.64); f64: in f64, [0, 8.572
     /// scale]). Checked at creation: scale finite and >= 0, and the
     /// largest value finite in f32 (f64 for an f64 dst) and in the dst
-    /// type (f16: scale up to about 11350).
+    /// type (f16: scale up to 11359).
     void append_rayleigh(double scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
