@@ -308,10 +308,11 @@ inline int64_t integers_value(int64_t low, uint64_t v) {
     return static_cast<int64_t>(static_cast<uint64_t>(low) + v);
 }
 
-// --- Exponential, Gumbel, log-normal ----------------------------------------
-// One word an element for exponential and Gumbel; log-normal takes
-// normal's pairs. ln is ln_approx (for Gumbel also on values above 1:
-// docs/semantics.md gives its error there), exp is exp_approx below.
+// --- Exponential, Gumbel, Laplace, Rayleigh, log-normal ---------------------
+// One word an element for exponential, Gumbel, Laplace and Rayleigh;
+// log-normal takes normal's pairs. ln is ln_approx (for Gumbel also on
+// values above 1: docs/semantics.md gives its error there), exp is
+// exp_approx below.
 
 // exponential(scale): u = ((W >> shift) + 1) * 2^-24 in (0, 1], ln_approx's
 // domain; x = (0 - ln u) * scale (0 - ln, not -ln: u = 1 gives +0).
@@ -339,6 +340,13 @@ inline float gumbel_value(uint32_t w, int shift, float loc, float scale) {
 inline float laplace_value(uint32_t w, int shift, float loc, float scale) {
     const float t = exponential_value(w, shift, scale);
     return loc + ((w & 1u) ? -t : t);
+}
+
+// rayleigh(scale): scale * sqrt(2 E), E = exponential(1): e = the word's
+// exponential value at scale 1, x = sqrt(e * 2) * scale (the * 2 is exact;
+// one sqrt, one multiply); values in [0, sqrt(2 * 16.64) scale].
+inline float rayleigh_value(uint32_t w, int shift, float scale) {
+    return std::sqrt(exponential_value(w, shift, 1.f) * 2.f) * scale;
 }
 
 // exp t for any finite f32 t, from +, -, * and exponent bits: t clamped
@@ -387,8 +395,8 @@ inline void lognormal_pair(uint32_t w0, uint32_t w1, int shift, float mean,
 // rounded, so no libm enters (docs/semantics.md, their measured errors).
 
 // The engine words an element of uniform, normal, exponential, gumbel,
-// lognormal or laplace takes for dst type t: one (24 random bits), or two
-// for f64.
+// lognormal, laplace or rayleigh takes for dst type t: one (24 random
+// bits), or two for f64.
 constexpr int value_words(data_type t) { return t == data_type::f64 ? 2 : 1; }
 
 // u53 in [0, 2^53) from element g's words w0 = W(2g), w1 = W(2g + 1).
@@ -500,6 +508,12 @@ inline double laplace_value_f64(
         uint64_t u53, uint32_t w0, double loc, double scale) {
     const double t = exponential_value_f64(u53, scale);
     return loc + ((w0 & 1u) ? -t : t);
+}
+
+// rayleigh: sqrt(e * 2) * scale, e = exponential_value_f64(u53, 1) (values
+// in [0, sqrt(2 * 36.74) scale]).
+inline double rayleigh_value_f64(uint64_t u53, double scale) {
+    return std::sqrt(exponential_value_f64(u53, 1.0) * 2.0) * scale;
 }
 
 // exp t for any finite f64 t, as exp_approx in f64: t clamped to [-746,

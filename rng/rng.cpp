@@ -49,6 +49,7 @@ const char *dist2str(impl::dist_t d) {
         case impl::dist_t::permutation: return "permutation";
         case impl::dist_t::truncated_normal: return "truncated_normal";
         case impl::dist_t::laplace: return "laplace";
+        case impl::dist_t::rayleigh: return "rayleigh";
     }
     return "unknown";
 }
@@ -400,6 +401,21 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                         c.dst);
                 break;
             }
+            case post_ops::kind::rayleigh: {
+                c.dist = impl::dist_t::rayleigh;
+                c.scale = dst_param("rayleigh scale", e.scale, c.dst);
+                const std::string what = cat("rayleigh scale=", str(c.scale));
+                if (!std::isfinite(c.scale) || c.scale < 0.0)
+                    fail(status::invalid_arguments,
+                            cat(what, " is not finite and >= 0"));
+                // The largest value comes at u = 2^-24 (f64: 2^-53), as
+                // exponential's.
+                check_fits(what, 0.0,
+                        f64 ? impl::rayleigh_value_f64(0, c.scale)
+                            : impl::rayleigh_value(0, 8, f32(c.scale)),
+                        c.dst);
+                break;
+            }
             case post_ops::kind::lognormal: {
                 c.dist = impl::dist_t::lognormal;
                 c.mean = dst_param("lognormal mean", e.mean, c.dst);
@@ -487,8 +503,8 @@ rng_conf_t make_rng_conf(const rng::desc &d, const primitive_attr &attr) {
                 fail(status::invalid_arguments,
                         "the RNG takes a distribution post-op (bernoulli, "
                         "uniform, normal, integers, exponential, gumbel, "
-                        "lognormal, permutation, truncated_normal, laplace), "
-                        "not linear");
+                        "lognormal, permutation, truncated_normal, laplace, "
+                        "rayleigh), not linear");
         }
     }
     if (d.runtime_p && c.dist != impl::dist_t::bernoulli)
@@ -528,7 +544,8 @@ std::string rng_alg_dist_info(const rng_conf_t &c) {
     if (c.dist == dist_t::integers)
         dist += cat(":", c.low, ":",
                 integers_value(c.low, c.range)); // high, mod 2^64
-    if (c.dist == dist_t::exponential) dist += p(c.scale);
+    if (c.dist == dist_t::exponential || c.dist == dist_t::rayleigh)
+        dist += p(c.scale);
     if (c.dist == dist_t::gumbel || c.dist == dist_t::laplace)
         dist += p(c.loc) + p(c.scale);
     if (c.dist == dist_t::lognormal) dist += p(c.mean) + p(c.stddev);

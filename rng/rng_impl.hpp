@@ -33,6 +33,7 @@ enum class dist_t {
     permutation,
     truncated_normal,
     laplace,
+    rayleigh,
 };
 
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
@@ -80,8 +81,9 @@ struct rng_conf_t {
     // integers: low and r = high - low in [1, 2^64) (rng/distributions.hpp).
     int64_t low = 0;
     uint64_t range = 2;
-    // exponential: scale; gumbel and laplace: loc, scale; lognormal: mean, sigma in
-    // mean and stddev (its exponent is normal(mean, sigma)).
+    // exponential and rayleigh: scale; gumbel and laplace: loc, scale;
+    // lognormal: mean, sigma in mean and stddev (its exponent is
+    // normal(mean, sigma)).
     double loc = 0.0, scale = 1.0;
     // permutation: n in [1, 2^63) (rng/distributions.hpp).
     uint64_t n = 1;

@@ -109,6 +109,8 @@ def value(dist, p, alg, seed, stream, g):
     if dist == "laplace":  # the sign from X's bit 0: W(2g)'s bit 0
         t = (0.0 - ln(uo)) * p[1]
         return p[0] + (-t if word(alg, seed, stream, 2 * g) & 1 else t)
+    if dist == "rayleigh":  # sqrt(exponential(1)'s value * 2) * scale
+        return math.sqrt((0.0 - ln(uo)) * 2.0) * p[0]
     even = u53(alg, seed, stream, g & ~1)
     odd = u53(alg, seed, stream, g | 1)
     r = math.sqrt(ln((even + 1) * 2.0**-53) * -2.0)
@@ -139,6 +141,9 @@ CASES = [  # dist, parameters (doubles, used as given), alg, seed, stream,
     ("laplace", (0.0, 1.0), "philox4x32_10", 0, 0, 0, 8),
     ("laplace", (-1.5, 2.0), "philox4x32_10", 7, 3, 1001, 8),
     ("laplace", (0.1, 0.3), "philox4x32_10", 11, 0, 4, 8),
+    ("rayleigh", (1.0,), "philox4x32_10", 0, 0, 0, 8),
+    ("rayleigh", (2.5,), "philox4x32_10", 7, 3, 1001, 8),
+    ("rayleigh", (0.3,), "philox4x32_10", 12, 0, 4, 8),
 ]
 
 

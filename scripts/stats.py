@@ -111,7 +111,7 @@ for low, high, name in ((0, 10, "0, 10"), (-1000, 1000, "-1000, 1000"),
                         (-2**62, 2**62, "-2^62, 2^62")):
     CASES.append((f"integers({name})", integers_test(low, high)))
 
-# exponential, gumbel, lognormal, laplace
+# exponential, gumbel, lognormal, laplace, rayleigh
 for scale in (1.0, 0.5, 3.0):
     continuous(f"exponential(scale={scale})",
                lambda s, dt, scale=scale:
@@ -133,6 +133,12 @@ for loc, scale in ((0.0, 1.0), (-2.0, 0.5), (3.0, 4.0)):
                lambda s, dt, loc=loc, scale=scale:
                rndnn.laplace(loc, scale, N, seed=s, dtype=dt),
                stats.laplace(loc=loc, scale=scale))
+
+for scale in (1.0, 0.5, 3.0):
+    continuous(f"rayleigh(scale={scale})",
+               lambda s, dt, scale=scale:
+               rndnn.rayleigh(scale, N, seed=s, dtype=dt),
+               stats.rayleigh(scale=scale))
 
 # truncated_normal: rndnn's bounds are absolute, scipy's standardised
 for loc, scale, a, b in ((0.0, 1.0, -2.0, 2.0), (0.5, 2.0, -1.0, 7.0),

@@ -62,6 +62,11 @@ void post_ops::append_laplace(double loc, double scale) {
     e.scale = scale;
 }
 
+void post_ops::append_rayleigh(double scale) {
+    entry &e = push(kind::rayleigh);
+    e.scale = scale;
+}
+
 void post_ops::append_lognormal(double mean, double sigma) {
     entry &e = push(kind::lognormal);
     e.mean = mean;
@@ -165,7 +170,11 @@ const std::vector<distribution_info> &distributions() {
                     {data_type::f32, data_type::bf16, data_type::f16,
                             data_type::f64},
                     "1 an element: 24 bits and bit 0, the sign (f64: 2, 53 bits "
-                    "and bit 0)"}};
+                    "and bit 0)"},
+            {"rayleigh", {{"scale", 1.0, "scale (the mode)", ">= 0"}},
+                    {data_type::f32, data_type::bf16, data_type::f16,
+                            data_type::f64},
+                    "1 an element (f64: 2, 53 bits)"}};
     return table;
 }
 
@@ -208,6 +217,7 @@ void post_ops::append_distribution(const std::string &name,
         append_truncated_normal(values[0], values[1], values[2], values[3]);
     else if (n == "laplace")
         append_laplace(values[0], values[1]);
+    else if (n == "rayleigh") append_rayleigh(values[0]);
 }
 
 void primitive_attr::set_post_ops(const post_ops &po) { post_ops_ = po; }

@@ -237,6 +237,16 @@ std::vector<gen_case_t> gen_cases() {
             p);
 
     p = {};
+    p.shape = {77};
+    p.dt = data_type::f16;
+    p.offset = 5;
+    p.ops.append_rayleigh(0.25);
+    add("rayleigh f16",
+            {"--dist", "rayleigh", "--scale", "0.25", "--dtype", "f16",
+                    "--shape", "77", "--offset", "5"},
+            p);
+
+    p = {};
     p.shape = {1001};
     p.dt = data_type::f16;
     p.offset = 1; // lognormal takes normal's pairs

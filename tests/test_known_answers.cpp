@@ -459,8 +459,9 @@ std::vector<uint32_t> library_values(const std::string &dist, float p0,
     attr.set_post_ops([&] {
         post_ops po;
         po.append_distribution(dist,
-                dist == "exponential" ? std::vector<double> {p0}
-                                      : std::vector<double> {p0, p1});
+                find_distribution(dist).params.size() == 1
+                        ? std::vector<double> {p0}
+                        : std::vector<double> {p0, p1});
         return po;
     }());
     attr.set_max_cpu_isa(cap);
@@ -480,9 +481,10 @@ std::vector<uint32_t> library_values(const std::string &dist, float p0,
 // formulas above, and from the library at every tier.
 TEST(KnownAnswers, DistributionValuesFromTheSpec) {
     const std::string text = read_text("known-answers.md");
-    const std::regex line(R"((exponential|gumbel|lognormal|laplace)\(([-0-9.e]+))"
-                          R"((?:, ([-0-9.e]+))?\) seed (\d+) stream (\d+) )"
-                          R"(offset (\d+)\s*->((?:\s+[0-9a-f]{8})+))");
+    const std::regex line(
+            R"((exponential|gumbel|lognormal|laplace|rayleigh)\(([-0-9.e]+))"
+            R"((?:, ([-0-9.e]+))?\) seed (\d+) stream (\d+) )"
+            R"(offset (\d+)\s*->((?:\s+[0-9a-f]{8})+))");
     int checked = 0;
     for (std::sregex_iterator it(text.begin(), text.end(), line), end;
             it != end; ++it) {
@@ -506,6 +508,9 @@ TEST(KnownAnswers, DistributionValuesFromTheSpec) {
                 const float u = static_cast<float>((w >> 8) + 1) * 0x1p-24f;
                 const float t = (0 - ka_ln(u)) * p1;
                 x = p0 + ((w & 1) ? -t : t);
+            } else if (dist == "rayleigh") { // sqrt(2 exponential(1)) p0
+                const float u = static_cast<float>((w >> 8) + 1) * 0x1p-24f;
+                x = std::sqrt((0 - ka_ln(u)) * 2.f) * p0;
             } else {
                 x = ka_exp(ka_normal(ka_word(seed, strm, g & ~1ull),
                         ka_word(seed, strm, g | 1), g & 1, p0, p1));
@@ -520,7 +525,7 @@ TEST(KnownAnswers, DistributionValuesFromTheSpec) {
                     << m[0] << " cap " << isa2str(cap);
         ++checked;
     }
-    EXPECT_EQ(checked, 8);
+    EXPECT_EQ(checked, 10);
 }
 
 // tests/data/truncated-normal.md, from scripts/truncnorm_reference.py
@@ -575,7 +580,7 @@ TEST(KnownAnswers, F64FromTheSpec) {
                 m[0].str());
         ++checked;
     }
-    EXPECT_EQ(checked, 18);
+    EXPECT_EQ(checked, 21);
 }
 
 // tests/data/truncated-normal-f64.md, from scripts/truncnorm_reference.py

@@ -68,6 +68,10 @@ primitive_attr laplace_attr(double loc, double scale) {
     return attr_with([&](post_ops &po) { po.append_laplace(loc, scale); });
 }
 
+primitive_attr rayleigh_attr(double scale) {
+    return attr_with([&](post_ops &po) { po.append_rayleigh(scale); });
+}
+
 primitive_attr lognormal_attr(double mean, double sigma) {
     return attr_with([&](post_ops &po) { po.append_lognormal(mean, sigma); });
 }
@@ -788,6 +792,36 @@ TEST(RngSemantics, LaplaceIsASignedExponential) {
     }
 }
 
+// rayleigh is sqrt(2 e) * scale with e exponential(1)'s value of the same
+// word (f64: the same two words), in the kernels' type: one sqrt, one
+// multiply.
+TEST(RngSemantics, RayleighIsTheRootOfTwiceAnExponential) {
+    for (rng_alg alg : rng_algs()) {
+        SCOPED_TRACE(alg2str(alg));
+        const dim_t n = 3001, off = 5;
+        const run_args_t r {13, off, 4, 1};
+        const int bits = alg == rng_alg::mcg31m1 ? 31 : 32;
+        const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off));
+        const auto ex = run(make_desc(alg, {n}, dt::f32), exponential_attr(1), r);
+        const auto ry = run(make_desc(alg, {n}, dt::f32), rayleigh_attr(2.5), r);
+        const auto ex64 = run(make_desc(alg, {n}, dt::f64), exponential_attr(1), r);
+        const auto ry64 = run(make_desc(alg, {n}, dt::f64), rayleigh_attr(0.3), r);
+        for (dim_t i = 0; i < n; ++i) {
+            float e, x;
+            std::memcpy(&e, ex.data() + 4 * i, 4);
+            std::memcpy(&x, ry.data() + 4 * i, 4);
+            ASSERT_EQ(x, std::sqrt(e * 2.f) * 2.5f) << i;
+            double e64, x64;
+            std::memcpy(&e64, ex64.data() + 8 * i, 8);
+            std::memcpy(&x64, ry64.data() + 8 * i, 8);
+            ASSERT_EQ(x64, std::sqrt(e64 * 2.0) * 0.3) << i;
+            ASSERT_EQ(x64, impl::rayleigh_value_f64(
+                                   u53_of_words(w, off + i, bits), 0.3))
+                    << i;
+        }
+    }
+}
+
 // ln, sin, cos and exp in f64 against long double, over the inputs the
 // samplers give them (u = (k + 1) 2^-53, gumbel's v in [2^-54, 36.8],
 // every angle k 2^-53 turn) and exp over its whole range; sampled.
@@ -966,6 +1000,8 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
             truncated_normal_attr(0.5f, 2.f, -1.f, 7.f), dt::f64});
     c.push_back({"laplace", laplace_attr(2.f, 0.5f), dt::f16});
     c.push_back({"laplace f64", laplace_attr(2.f, 0.5f), dt::f64});
+    c.push_back({"rayleigh", rayleigh_attr(0.5f), dt::bf16});
+    c.push_back({"rayleigh f64", rayleigh_attr(0.5f), dt::f64});
     c.push_back({"truncated_normal", truncated_normal_attr(0.5f, 2.f, -1.f, 7.f),
             dt::bf16});
     if (alg != rng_alg::mcg31m1)
@@ -1665,6 +1701,24 @@ TEST(RngErrors, CreationNamesTheBadValue) {
             rng::primitive_desc(desc_of(dt::f32), laplace_attr(0, 3e37f)),
             "f32 cannot hold");
     EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), rayleigh_attr(-2)),
+            "rayleigh scale=-2 is not finite and >= 0");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f32), rayleigh_attr(NAN)),
+            "rayleigh scale=nan");
+    EXPECT_ERROR_NAMES(
+            rng::primitive_desc(desc_of(dt::f64), rayleigh_attr(INFINITY)),
+            "rayleigh scale=inf");
+    EXPECT_ERROR_NAMES( // the largest value, 5.768 * 11400 = 65757
+            rng::primitive_desc(desc_of(dt::f16), rayleigh_attr(11400)),
+            "rayleigh scale=11400 gives values up to");
+    EXPECT_ERROR_NAMES( // 5.768 * 6e37
+            rng::primitive_desc(desc_of(dt::f32), rayleigh_attr(6e37f)),
+            "f32 cannot hold");
+    EXPECT_ERROR_NAMES( // 8.572 * 2e307
+            rng::primitive_desc(desc_of(dt::f64), rayleigh_attr(2.5e307)),
+            "f64 cannot hold");
+    EXPECT_ERROR_NAMES(
             rng::primitive_desc(desc_of(dt::f32), lognormal_attr(0, -1)),
             "lognormal mean=0 sigma=-1");
     EXPECT_ERROR_NAMES( // exp(6 + 5.77) = 1.3e5
@@ -1756,6 +1810,7 @@ TEST(RngErrors, CreationNamesTheBadValue) {
                  std::make_pair(desc_of(dt::f16), gumbel_attr(-50000, 3000)),
                  std::make_pair(desc_of(dt::f16), laplace_attr(0, 3900)),
                  std::make_pair(desc_of(dt::f16), laplace_attr(-48000, 1000)),
+                 std::make_pair(desc_of(dt::f16), rayleigh_attr(11300)),
                  std::make_pair(desc_of(dt::f16), lognormal_attr(5, 1)),
                  std::make_pair(desc_of(dt::bf16), lognormal_attr(-1e30f, 1)),
                  std::make_pair(desc_of(dt::bf16), uniform_attr(0, 3e38f)),
@@ -1988,7 +2043,8 @@ TEST(Distributions, TableIsWhatTheRngDoes) {
                                              "bernoulli, uniform, normal, "
                                              "integers, exponential, gumbel, "
                                              "lognormal, permutation, "
-                                             "truncated_normal or laplace)"),
+                                             "truncated_normal, laplace or "
+                                             "rayleigh)"),
                 std::string::npos)
                 << e.what();
     }

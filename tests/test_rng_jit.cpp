@@ -27,8 +27,8 @@
 // points, so built in JIT builds only);
 // TruncatedNormalWordSweepEqualsTheReference runs truncated_normal's unit
 // code alone (dist_unit_kernel_t) on chosen words against truncnorm_value,
-// F64WordSweepEqualsTheReference f64 normal's, lognormal's, exponential's
-// and gumbel's against their reference forms,
+// F64WordSweepEqualsTheReference f64 normal's, lognormal's, exponential's,
+// gumbel's, laplace's and rayleigh's against their reference forms,
 // TruncatedNormalF64WordSweepEqualsTheReference f64 truncated_normal's.
 // In a build without JIT (get_max_cpu_isa() == none) the tests that need a
 // tier skip.
@@ -96,7 +96,8 @@ enum class dist_kind {
     gumbel,
     lognormal,
     truncated_normal,
-    laplace
+    laplace,
+    rayleigh
 };
 
 const char *kind2str(dist_kind k) {
@@ -113,6 +114,7 @@ const char *kind2str(dist_kind k) {
         case dist_kind::lognormal: return "lognormal";
         case dist_kind::truncated_normal: return "truncated_normal";
         case dist_kind::laplace: return "laplace";
+        case dist_kind::rayleigh: return "rayleigh";
     }
     return "?";
 }
@@ -137,8 +139,8 @@ struct combo_t {
 // threshold32, onednn and bitsliced(b) -> bit/u8/s32/f32 (mcg31m1's 31-bit
 // words refuse onednn and bitsliced), uniform -> f32/bf16/f16 (avx2 and
 // up: FMA; and f64 but from mcg31m1), normal, exponential, gumbel,
-// laplace, lognormal and truncated_normal -> f32/bf16 (and f16 from avx2
-// on: F16C; and to f64 too, but from mcg31m1).
+// laplace, rayleigh, lognormal and truncated_normal -> f32/bf16 (and f16
+// from avx2 on: F16C; and to f64 too, but from mcg31m1).
 // mt19937 falls back to the reference at every tier: ref:any, or
 // simd:<tier> (the reference with that tier's vector words) where the
 // tier has them.
@@ -157,7 +159,7 @@ bool impl_within_cap(const std::string &impl, cpu_isa cap) {
 // The distributions that write f64.
 const dist_kind f64_kinds[] = {dist_kind::uniform, dist_kind::normal,
         dist_kind::exponential, dist_kind::gumbel, dist_kind::lognormal,
-        dist_kind::laplace, dist_kind::truncated_normal};
+        dist_kind::laplace, dist_kind::rayleigh, dist_kind::truncated_normal};
 
 std::vector<combo_t> covered_combos() {
     std::vector<combo_t> c;
@@ -190,7 +192,7 @@ std::vector<combo_t> covered_combos() {
         for (data_type t : real_types)
             for (dist_kind k : {dist_kind::exponential, dist_kind::gumbel,
                          dist_kind::lognormal, dist_kind::truncated_normal,
-                         dist_kind::laplace})
+                         dist_kind::laplace, dist_kind::rayleigh})
                 c.push_back({alg, k, t});
     }
     return c;
@@ -212,6 +214,7 @@ std::vector<combo_t> uncovered_combos() {
     c.push_back({mt, dist_kind::lognormal, data_type::f16, 0, false});
     c.push_back({mt, dist_kind::truncated_normal, data_type::bf16, 0, false});
     c.push_back({mt, dist_kind::laplace, data_type::f16, 0, false});
+    c.push_back({mt, dist_kind::rayleigh, data_type::bf16, 0, false});
     // f64 from 31-bit words runs the reference at every tier.
     for (dist_kind k : f64_kinds)
         c.push_back({rng_alg::mcg31m1, k, data_type::f64, 0, false});
@@ -227,7 +230,7 @@ struct case_t {
     float rt_p = 0.5f;
     // The post-op's doubles (an f64 dst's take values no f32 holds).
     double a = 0.0, b = 1.0, mean = 0.0, stddev = 1.0; // truncated_normal too
-    double loc = 0.0, scale = 1.0; // exponential, gumbel, laplace
+    double loc = 0.0, scale = 1.0; // exponential, gumbel, laplace, rayleigh
     // dst
     memory::desc md;
     std::string layout; // how md was built
@@ -268,6 +271,7 @@ struct case_t {
             case dist_kind::exponential:
             case dist_kind::gumbel:
             case dist_kind::laplace:
+            case dist_kind::rayleigh:
                 os << " loc=" << loc << " scale=" << scale;
                 break;
             case dist_kind::truncated_normal:
@@ -310,6 +314,7 @@ primitive_attr make_attr(const case_t &c, cpu_isa cap) {
         case dist_kind::exponential: po.append_exponential(c.scale); break;
         case dist_kind::gumbel: po.append_gumbel(c.loc, c.scale); break;
         case dist_kind::laplace: po.append_laplace(c.loc, c.scale); break;
+        case dist_kind::rayleigh: po.append_rayleigh(c.scale); break;
         case dist_kind::lognormal:
             po.append_lognormal(c.mean, c.stddev);
             break;
@@ -588,7 +593,8 @@ case_t make_case(prng_t &g, const combo_t &combo, int index) {
         }
         case dist_kind::exponential:
         case dist_kind::gumbel:
-        case dist_kind::laplace: {
+        case dist_kind::laplace:
+        case dist_kind::rayleigh: {
             // Up to the largest scale f16 holds (exponential: 16.64 *
             // scale below 65520), zero, and subnormal values.
             const bool f16 = combo.dt == data_type::f16;
@@ -1127,7 +1133,8 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
             dist_kind::onednn, dist_kind::bitsliced, dist_kind::bytewise,
             dist_kind::uniform, dist_kind::normal, dist_kind::exponential,
             dist_kind::gumbel, dist_kind::lognormal,
-            dist_kind::truncated_normal, dist_kind::laplace};
+            dist_kind::truncated_normal, dist_kind::laplace,
+            dist_kind::rayleigh};
     int pairs = 0;
     for (rng_alg alg : rng_algs()) {
         // An algorithm with JIT code: its raw words run on a JIT tier.
@@ -1159,10 +1166,10 @@ TEST(JitDispatch, EveryPairTheReferenceWritesHasAJitKernel) {
     }
     // 4 JIT engines of 32-bit words (2 philox layouts, threefry, multfly):
     // bits, 4 mask types x (threshold32, onednn, bytewise, 7 b), 3 x
-    // uniform, normal, exponential, gumbel, lognormal, truncated_normal
-    // and laplace, f64 x 7; mcg31m1: bits, 4 x threshold32, 3 x 7, f64 x 7
-    // (on the reference).
-    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 21 + 7) + (1 + 4 + 21 + 7));
+    // uniform, normal, exponential, gumbel, lognormal, truncated_normal,
+    // laplace and rayleigh, f64 x 8; mcg31m1: bits, 4 x threshold32, 3 x
+    // 8, f64 x 8 (on the reference).
+    EXPECT_EQ(pairs, 4 * (1 + 4 * 10 + 24 + 8) + (1 + 4 + 24 + 8));
 }
 
 TEST(JitDispatch, Sse41DeclinesUniform) {
@@ -1623,13 +1630,18 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
             {dist_kind::gumbel, -1e3f, 1e-30f},
             {dist_kind::laplace, 0.f, 1.f}, {dist_kind::laplace, -2.f, 3.f},
             {dist_kind::laplace, 1e3f, 1e-30f},
+            {dist_kind::rayleigh, 0.f, 1.f}, {dist_kind::rayleigh, 0.f, 3.f},
+            {dist_kind::rayleigh, 0.f, 0.f},
+            {dist_kind::rayleigh, 0.f, 1e-30f},
             // Doubles no f32 holds, and past f32's range.
             {dist_kind::normal, 0.1, 0.7}, {dist_kind::normal, 1e300, 1e290},
             {dist_kind::lognormal, 0.1, 0.3},
             {dist_kind::exponential, 0.0, 0.3},
             {dist_kind::exponential, 0.0, 1e300},
             {dist_kind::gumbel, 0.1, 0.3}, {dist_kind::gumbel, -1e39, 1e39},
-            {dist_kind::laplace, 0.1, 0.3}};
+            {dist_kind::laplace, 0.1, 0.3},
+            {dist_kind::rayleigh, 0.0, 0.3},
+            {dist_kind::rayleigh, 0.0, 1e300}};
     for (const param_t &pm : params) {
         post_ops po;
         switch (pm.kind) {
@@ -1637,6 +1649,7 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
             case dist_kind::lognormal: po.append_lognormal(pm.p0, pm.p1); break;
             case dist_kind::exponential: po.append_exponential(pm.p1); break;
             case dist_kind::laplace: po.append_laplace(pm.p0, pm.p1); break;
+            case dist_kind::rayleigh: po.append_rayleigh(pm.p1); break;
             default: po.append_gumbel(pm.p0, pm.p1); break;
         }
         primitive_attr attr;
@@ -1665,6 +1678,10 @@ TEST(RngJit, F64WordSweepEqualsTheReference) {
                             ue, words[4 * i], pm.p0, pm.p1);
                     v[1] = impl::laplace_value_f64(
                             uo, words[4 * i + 2], pm.p0, pm.p1);
+                    break;
+                case dist_kind::rayleigh:
+                    v[0] = impl::rayleigh_value_f64(ue, pm.p1);
+                    v[1] = impl::rayleigh_value_f64(uo, pm.p1);
                     break;
                 default:
                     v[0] = impl::gumbel_value_f64(ue, pm.p0, pm.p1);

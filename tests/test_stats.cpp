@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rng/distributions.hpp"
 #include "tests/test_utils.hpp"
 
 using namespace rndnn;
@@ -186,6 +187,32 @@ TEST(Stats, LaplaceMoments) {
         EXPECT_NEAR(static_cast<double>(below), n / 2.0,
                 z_bound * std::sqrt(n / 4.0))
                 << what;
+    }
+}
+
+// Rayleigh(scale): mean scale sqrt(pi / 2), variance (4 - pi) / 2 scale^2,
+// kurtosis 3.245, values in [0, sqrt(2 * 16.64) scale] (f64: sqrt(2 *
+// 36.74) scale), in f32 and f64.
+TEST(Stats, RayleighMoments) {
+    const double pi = 3.14159265358979323846, s = 2.5;
+    for (rng_alg alg : rng_algs()) {
+        post_ops ry;
+        ry.append_rayleigh(s);
+        const std::string what = std::string(alg2str(alg)) + " rayleigh";
+        const auto v = sample<float>(alg, ry, dt::f32, 16);
+        const auto v64 = sample<double>(alg, ry, dt::f64, 17);
+        for (float x : v) {
+            ASSERT_GE(x, 0.f);
+            ASSERT_LE(x, impl::rayleigh_value(0, 8, 2.5f));
+        }
+        for (double x : v64) {
+            ASSERT_GE(x, 0.0);
+            ASSERT_LE(x, impl::rayleigh_value_f64(0, s));
+        }
+        expect_moments(v, s * std::sqrt(pi / 2), (4 - pi) / 2 * s * s, 3.245,
+                what);
+        expect_moments(v64, s * std::sqrt(pi / 2), (4 - pi) / 2 * s * s,
+                3.245, what + " f64");
     }
 }
 

@@ -88,6 +88,11 @@ std::vector<dist_case_t> dist_cases(rng_alg alg) {
     v.push_back({"laplace f32", data_type::f32, lp});
     v.push_back({"laplace f16", data_type::f16, lp});
     v.push_back({"laplace f64", data_type::f64, lp});
+    post_ops ry;
+    ry.append_rayleigh(1.5f);
+    v.push_back({"rayleigh f32", data_type::f32, ry});
+    v.push_back({"rayleigh bf16", data_type::bf16, ry});
+    v.push_back({"rayleigh f64", data_type::f64, ry});
     post_ops ln;
     ln.append_lognormal(0.5f, 1.5f);
     v.push_back({"lognormal f32", data_type::f32, ln});

@@ -16,7 +16,7 @@ namespace rndnn {
 
 /// Post-ops. The RNG takes distribution post-ops (bernoulli, uniform,
 /// normal, integers, exponential, gumbel, lognormal, permutation,
-/// truncated_normal, laplace): it
+/// truncated_normal, laplace, rayleigh): it
 /// writes raw u32
 /// words unless its attributes hold exactly one.
 /// The binary primitive takes linear post-ops.
@@ -34,6 +34,7 @@ public:
         permutation,
         truncated_normal,
         laplace,
+        rayleigh,
     };
     struct RNDNN_API entry {
         kind k;
@@ -47,7 +48,8 @@ public:
         double a = 0.0, b = 1.0;
         /// normal; lognormal: mean, sigma; truncated_normal
         double mean = 0.0, stddev = 1.0;
-        double loc = 0.0, scale = 1.0; ///< exponential: scale; gumbel, laplace
+        /// exponential, rayleigh: scale; gumbel, laplace
+        double loc = 0.0, scale = 1.0;
         float alpha = 1.f, beta = 0.f; ///< linear
         /// integers: [low, high), exact 64-bit bounds (never through a
         /// double).
@@ -106,6 +108,14 @@ public:
     /// creation: loc and scale finite, scale >= 0, and both ends finite in
     /// f32 (f64 for an f64 dst) and in the dst type.
     void append_laplace(double loc, double scale);
+    /// Rayleigh(scale), NumPy's rayleigh: scale * sqrt(2 E), E =
+    /// exponential(1): e = -ln(u) in f32 from the word's top 24 bits as
+    /// exponential's, x = sqrt(e * 2) * scale in f32 (docs/semantics.md);
+    /// values in [0, 5.768 scale] (sqrt(2 * 16.64); f64: in f64, [0, 8.572
+    /// scale]). Checked at creation: scale finite and >= 0, and the
+    /// largest value finite in f32 (f64 for an f64 dst) and in the dst
+    /// type (f16: scale up to 11359).
+    void append_rayleigh(double scale);
     /// Log-normal(mean, sigma), NumPy's lognormal: x = exp(t) in f32 with t
     /// the value normal(mean, sigma) gives the element (the same words,
     /// the same bits). Checked at creation: finite, sigma >= 0, and the
@@ -191,7 +201,7 @@ RNDNN_API const std::vector<distribution_info> &distributions();
 /// @returns the row named @p name.
 /// @throws error (invalid_arguments) "unknown distribution 'x' (expected
 ///     bits, bernoulli, uniform, normal, integers, exponential, gumbel,
-///     lognormal, permutation, truncated_normal or laplace)".
+///     lognormal, permutation, truncated_normal, laplace or rayleigh)".
 RNDNN_API const distribution_info &find_distribution(const std::string &name);
 
 /// Primitive attributes: the distribution post-op and an ISA cap.

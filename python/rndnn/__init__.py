@@ -3,9 +3,9 @@
 Random tensors whose values depend only on (seed, stream, global element
 index), as NumPy's Generator draws them: bits, bernoulli, uniform(low,
 high), normal(loc, scale), exponential(scale), gumbel(loc, scale),
-laplace(loc, scale), lognormal(mean, sigma) and truncated_normal(loc,
-scale, a, b), each with size=, dtype= (a NumPy or torch
-dtype or a string) and out=, and dropout forward and backward, on NumPy
+laplace(loc, scale), rayleigh(scale), lognormal(mean, sigma) and
+truncated_normal(loc, scale, a, b), each with size=, dtype= (a NumPy or
+torch dtype or a string) and out=, and dropout forward and backward, on NumPy
 arrays or torch CPU tensors, into new ones or into those you give (out=,
 never copied), and categorical(logits) sampling by Gumbel-max. Without
 seed=, the values come from default_generator, which moves on at each
@@ -23,14 +23,16 @@ from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       bernoulli, bits, default_generator, exponential,
                       gumbel, integers, laplace, lognormal, manual_seed,
                       normal,
-                      permutation, shuffled_index, softmax_dropout,
+                      permutation, rayleigh, shuffled_index,
+                      softmax_dropout,
                       softmax_dropout_backward, truncated_normal,
                       unpackbits, uniform)
 from ._categorical import categorical, categorical_combine
 
 __all__ = ["Error", "OutOfRangeError", "Generator", "default_generator",
            "manual_seed", "bits", "bernoulli", "uniform", "normal",
-           "integers", "exponential", "gumbel", "laplace", "lognormal",
+           "integers", "exponential", "gumbel", "laplace", "rayleigh",
+           "lognormal",
            "truncated_normal", "dropout",
            "dropout_backward", "softmax_dropout", "softmax_dropout_backward",
            "unpackbits", "permutation", "shuffled_index", "categorical",

@@ -120,6 +120,15 @@ def laplace(loc: float = ..., scale: float = ...,
             out: Optional[Array] = ...) -> Any: ...
 
 
+def rayleigh(scale: float = ..., size: Optional[Size] = ..., *,
+             dtype: DType = ..., seed: Optional[int] = ...,
+             offset: Optional[int] = ..., stream: int = ...,
+             generator: Optional[AnyGenerator] = ..., alg: str = ...,
+             name: Optional[str] = ..., global_shape: Optional[Size] = ...,
+             origin: Optional[Size] = ...,
+             out: Optional[Array] = ...) -> Any: ...
+
+
 def lognormal(mean: float = ..., sigma: float = ...,
               size: Optional[Size] = ..., *, dtype: DType = ...,
               seed: Optional[int] = ..., offset: Optional[int] = ...,

@@ -671,6 +671,20 @@ def laplace(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
                      global_shape=global_shape, origin=origin)
 
 
+def rayleigh(scale=1.0, size=None, *, dtype=None, seed=None, offset=None,
+             stream=0, generator=None, alg=_ALG, name=None,
+             global_shape=None, origin=None, out=None):
+    """Rayleigh(scale), NumPy's rayleigh: scale * sqrt(2 E), E exactly
+    exponential(1)'s value of the same word (docs/semantics.md), a word an
+    element (two for float64); dtype float64 (the default, as NumPy's),
+    float32, float16 or bfloat16.
+    """
+    return _generate("rayleigh", "rayleigh", [("scale", scale)], size, dtype,
+                     "f64", alg=alg, seed=seed, offset=offset, stream=stream,
+                     generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin)
+
+
 def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
               offset=None, stream=0, generator=None, alg=_ALG, name=None,
               global_shape=None, origin=None, out=None):

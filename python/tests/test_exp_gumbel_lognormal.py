@@ -1,7 +1,8 @@
-"""exponential, gumbel, laplace and lognormal: NumPy's names and positional
-order, lognormal's exponent is normal's value, laplace's magnitude is
-exponential's value, dtypes and torch output, errors naming the bad value,
-and moments within 6 standard errors (fixed seeds)."""
+"""exponential, gumbel, laplace, rayleigh and lognormal: NumPy's names and
+positional order, lognormal's exponent is normal's value, laplace's
+magnitude is exponential's value, rayleigh is sqrt(2 exponential(1)) *
+scale, dtypes and torch output, errors naming the bad value, and moments
+within 6 standard errors (fixed seeds)."""
 import numpy as np
 import pytest
 import torch
@@ -19,6 +20,8 @@ def test_numpy_names_and_positional_order():
                                           seed=1))
     assert np.array_equal(rndnn.laplace(1.0, 2.0, 5, seed=1),
                           rndnn.laplace(loc=1.0, scale=2.0, size=5, seed=1))
+    assert np.array_equal(rndnn.rayleigh(2.0, 5, seed=1),
+                          rndnn.rayleigh(scale=2.0, size=5, seed=1))
     assert rndnn.exponential(seed=1).shape == ()  # one value, as NumPy
     with pytest.raises(TypeError, match="scale, size"):
         rndnn.exponential((3, 4), 2.0)
@@ -35,6 +38,9 @@ def test_defaults_are_numpys():
     assert np.array_equal(rndnn.laplace(size=9, seed=5),
                           rndnn.laplace(0.0, 1.0, size=9, seed=5))
     assert rndnn.laplace(size=3, seed=5).dtype == np.float64
+    assert np.array_equal(rndnn.rayleigh(size=9, seed=5),
+                          rndnn.rayleigh(1.0, size=9, seed=5))
+    assert rndnn.rayleigh(size=3, seed=5).dtype == np.float64
 
 
 @pytest.mark.parametrize("dtype", ["f64", "f32", "f16", "bf16"])
@@ -50,6 +56,16 @@ def test_laplace_is_a_signed_exponential(dtype):
         e, x = ((v.astype(np.uint32) << 16).view(np.float32) for v in (e, x))
     assert np.array_equal(np.abs(x), e)
     assert np.array_equal(np.signbit(x), bit0 == 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rayleigh_is_the_root_of_twice_an_exponential(dtype):
+    # sqrt(e * 2) * scale in the dtype, e exponential(1)'s value of the
+    # same word (float64: the same two).
+    n = 4099
+    e = rndnn.exponential(1.0, size=n, seed=6, offset=3, dtype=dtype)
+    x = rndnn.rayleigh(0.3, size=n, seed=6, offset=3, dtype=dtype)
+    assert np.array_equal(x, np.sqrt(e * dtype(2)) * dtype(0.3))
 
 
 @pytest.mark.parametrize("offset", [0, 1, 1001])
@@ -86,6 +102,9 @@ def test_dtypes_and_torch():
     (lambda: rndnn.laplace(0.0, -1.0, size=4), "laplace loc=0 scale=-1"),
     (lambda: rndnn.laplace(float("inf"), 1.0, size=4), "loc=inf"),
     (lambda: rndnn.laplace(-6e4, 1e3, size=4, dtype="f16"), "f16 cannot"),
+    (lambda: rndnn.rayleigh(-1.0, size=4), "rayleigh scale=-1"),
+    (lambda: rndnn.rayleigh(float("nan"), size=4), "scale=nan"),
+    (lambda: rndnn.rayleigh(12000.0, size=4, dtype="f16"), "f16 cannot"),
 ])
 def test_bad_parameters_name_the_value(call, message):
     with pytest.raises(rndnn.Error, match=message):
@@ -106,6 +125,8 @@ def test_moments():
     check(rndnn.gumbel(1.0, 2.0, size=n, seed=22), 1.0 + 2.0 * euler,
           np.pi ** 2 / 6 * 4.0, 5.4)
     check(rndnn.laplace(-1.0, 2.0, size=n, seed=24), -1.0, 8.0, 6.0)
+    check(rndnn.rayleigh(2.0, size=n, seed=25), 2.0 * np.sqrt(np.pi / 2),
+          (4 - np.pi) / 2 * 4.0, 3.245)
     w = np.exp(0.25)  # sigma = 0.5
     check(rndnn.lognormal(0.0, 0.5, size=n, seed=23), np.exp(0.125),
           (w - 1) * w, w ** 4 + 2 * w ** 3 + 3 * w ** 2 - 3)

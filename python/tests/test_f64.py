@@ -1,6 +1,7 @@
 """float64 output (docs/python.md, docs/semantics.md "f64"): NumPy's default
-dtype for uniform, normal, exponential, gumbel, laplace and lognormal, 53 random
-bits a value (2 words an element), compared with NumPy's Generator."""
+dtype for uniform, normal, exponential, gumbel, laplace, rayleigh and
+lognormal, 53 random bits a value (2 words an element), compared with
+NumPy's Generator."""
 import numpy as np
 import pytest
 import torch
@@ -9,7 +10,7 @@ import rndnn
 from rndnn.torch import init
 
 CONTINUOUS = (rndnn.uniform, rndnn.normal, rndnn.exponential, rndnn.gumbel,
-              rndnn.laplace, rndnn.lognormal)
+              rndnn.laplace, rndnn.rayleigh, rndnn.lognormal)
 
 
 @pytest.mark.parametrize("fn", CONTINUOUS)
@@ -49,6 +50,8 @@ def test_uniform_is_53_bits_from_two_words():
      lambda g, n: g.lognormal(0.25, 0.5, n)),
     (lambda n: rndnn.laplace(-1.0, 2.0, size=n, seed=2024),
      lambda g, n: g.laplace(-1.0, 2.0, n)),
+    (lambda n: rndnn.rayleigh(1.5, size=n, seed=2024),
+     lambda g, n: g.rayleigh(1.5, n)),
 ])
 def test_moments_match_numpys_generator(ours, numpys):
     n = 1 << 20

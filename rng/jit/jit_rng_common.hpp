@@ -122,8 +122,8 @@ struct jit_rng_consts_t {
     jit_vec_t f64_2p50, f64_mask51, f64_t_bias, f64_two_m51;
     jit_vec_t f64_sin_c[10], f64_cos_c[10];
     jit_vec_t f64_sign, f64_mean, f64_stddev;
-    // f64 exponential, Gumbel, Laplace, log-normal: scale, loc, 2^-54
-    // (gumbel_v_min64); exp_approx_f64's clamp, log2(e), 1023 and its
+    // f64 exponential, Gumbel, Laplace, Rayleigh, log-normal: scale, loc,
+    // 2^-54 (gumbel_v_min64); exp_approx_f64's clamp, log2(e), 1023 and its
     // polynomial (highest power first).
     jit_vec_t f64_scale, f64_loc, f64_v_min;
     jit_vec_t f64_exp_t_min, f64_exp_t_max, f64_log2e, f64_i_1023;
@@ -148,9 +148,10 @@ struct jit_rng_consts_t {
     jit_vec_t sin_c[6]; // c11 ... c1
     jit_vec_t cos_c[6]; // c10 ... c0
     jit_vec_t bf16_round; // 0x7fff
-    // Exponential, Gumbel, Laplace, log-normal (rng/distributions.hpp):
-    // scale, loc, 2^-25 (gumbel_v_min); exp_approx's clamp, log2(e), 1.5 *
-    // 2^23, 127 and its polynomial (highest power first).
+    // Exponential, Gumbel, Laplace, Rayleigh, log-normal
+    // (rng/distributions.hpp): scale, loc, 2^-25 (gumbel_v_min); exp_approx's
+    // clamp, log2(e), 1.5 * 2^23, 127 and its polynomial (highest power
+    // first).
     jit_vec_t scale, loc, two_m25;
     jit_vec_t exp_t_min, exp_t_max, log2e, round_magic, i_127;
     jit_vec_t exp_c[9];

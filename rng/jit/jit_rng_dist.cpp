@@ -45,9 +45,9 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         return false;
     };
     if (t == data_type::f64) {
-        // uniform, normal, exponential, gumbel, lognormal, laplace and
-        // truncated_normal (check_dst_type takes no other), from qword
-        // lanes of two 32-bit words, in VEX and EVEX forms.
+        // uniform, normal, exponential, gumbel, lognormal, laplace,
+        // rayleigh and truncated_normal (check_dst_type takes no other),
+        // from qword lanes of two 32-bit words, in VEX and EVEX forms.
         if (is_mcg(conf)) {
             why = "f64 values need 32-bit words in the JIT kernels";
             return false;
@@ -79,6 +79,7 @@ bool jit_dist_supported(const rng_conf_t &conf, cpu_isa isa, std::string &why) {
         case dist_t::exponential:
         case dist_t::gumbel:
         case dist_t::laplace:
+        case dist_t::rayleigh:
         case dist_t::lognormal:
         case dist_t::truncated_normal: return f16_ok();
         case dist_t::integers:
@@ -131,7 +132,8 @@ std::unique_ptr<jit_dist_t> make_jit_dist(jit_generator_t &h,
         case dist_t::integers: return make_jit_integers(h, f, conf);
         case dist_t::exponential:
         case dist_t::gumbel:
-        case dist_t::laplace: return make_jit_ln_value(h, f, conf);
+        case dist_t::laplace:
+        case dist_t::rayleigh: return make_jit_ln_value(h, f, conf);
         case dist_t::lognormal: return make_jit_lognormal(h, f, conf);
         case dist_t::permutation: return nullptr; // declined above
         case dist_t::truncated_normal:

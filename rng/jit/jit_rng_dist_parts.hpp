@@ -169,8 +169,8 @@ std::unique_ptr<jit_dist_t> make_jit_normal(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_integers(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
-// exponential, gumbel and laplace: one emitter, the distribution from
-// conf.dist.
+// exponential, gumbel, laplace and rayleigh: one emitter, the
+// distribution from conf.dist.
 std::unique_ptr<jit_dist_t> make_jit_ln_value(
         jit_generator_t &h, const jit_rng_frame_t &f, const rng_conf_t &conf);
 std::unique_ptr<jit_dist_t> make_jit_lognormal(

@@ -1,5 +1,5 @@
-// Uniform, normal, log-normal, exponential, Gumbel, Laplace and truncated
-// normal values to f32, bf16, f16 or f64, and integers: JIT code.
+// Uniform, normal, log-normal, exponential, Gumbel, Laplace, Rayleigh and
+// truncated normal values to f32, bf16, f16 or f64, and integers: JIT code.
 #include "rng/jit/jit_rng_dist_parts.hpp"
 
 namespace rndnn {
@@ -368,8 +368,9 @@ private:
     bool lognormal_;
 };
 
-// f64 exponential, Gumbel and Laplace (exponential_value_f64,
-// gumbel_value_f64, laplace_value_f64), an element a qword lane.
+// f64 exponential, Gumbel, Laplace and Rayleigh (exponential_value_f64,
+// gumbel_value_f64, laplace_value_f64, rayleigh_value_f64), an element a
+// qword lane.
 class jit_ln_value_f64_t : public jit_f64_dist_t {
 public:
     using jit_f64_dist_t::jit_f64_dist_t;
@@ -396,6 +397,11 @@ public:
                 h.uni_load(u, C(f64_loc));
                 h.vsubpd(v, u, v);
             } else { // (0 - ln u) * scale
+                if (conf_.dist == dist_t::rayleigh) {
+                    // sqrt((0 - ln u) * 2) * scale; e + e is e * 2.
+                    h.vaddpd(v, v, v);
+                    h.vsqrtpd(v, v);
+                }
                 h.vmulpd(v, v, C(f64_scale));
             }
             if (conf_.dist == dist_t::laplace) {
@@ -830,8 +836,9 @@ protected:
     virtual void emit_value(const Xmm &v, const Address &words) = 0;
 };
 
-// --- Exponential, Gumbel and Laplace to f32, bf16 or f16 ------------------
-// exponential_value(), gumbel_value() and laplace_value().
+// --- Exponential, Gumbel, Laplace and Rayleigh to f32, bf16 or f16 -------
+// exponential_value(), gumbel_value(), laplace_value() and
+// rayleigh_value().
 class jit_ln_value_t : public jit_word_value_t {
 public:
     using jit_word_value_t::jit_word_value_t;
@@ -868,6 +875,11 @@ private:
             h.uni_load(v, C(loc));
             h.uni_vsubps(v, v, zero);
         } else { // (0 - ln u) * scale
+            if (conf_.dist == dist_t::rayleigh) {
+                // sqrt((0 - ln u) * 2) * scale; e + e is e * 2.
+                h.uni_vaddps(zero, zero, zero);
+                h.uni_vsqrtps(zero, zero);
+            }
             h.uni_vmulps(v, zero, C(scale));
         }
         if (conf_.dist == dist_t::laplace) {

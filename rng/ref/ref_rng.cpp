@@ -228,6 +228,12 @@ void ref_rng_t::run_range(
                     values[k] = laplace_value(words[k], shift_, loc, scale);
                 emit_values(i0, cnt);
                 break;
+            case dist_t::rayleigh:
+                source->fill(gb, cnt, words);
+                for (dim_t k = 0; k < cnt; ++k)
+                    values[k] = rayleigh_value(words[k], shift_, scale);
+                emit_values(i0, cnt);
+                break;
             case dist_t::truncated_normal:
                 source->fill(gb, cnt, words);
                 for (dim_t k = 0; k < cnt; ++k)
@@ -292,6 +298,11 @@ void ref_rng_t::values_f64(word_source_t &source, const rng_run_t &run,
             for (dim_t k = 0; k < cnt; ++k)
                 values[k] = laplace_value_f64(
                         u53(k), words[wpe * k], conf_.loc, conf_.scale);
+            break;
+        case dist_t::rayleigh:
+            source.fill(wpe * gb, wpe * (gn - gb), words);
+            for (dim_t k = 0; k < cnt; ++k)
+                values[k] = rayleigh_value_f64(u53(k), conf_.scale);
             break;
         case dist_t::normal:
         case dist_t::lognormal: {
