@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -100,12 +101,17 @@ std::vector<uint8_t> run(const rng::desc &d, const primitive_attr &attr,
     return buf;
 }
 
-// The n f64 values of alg's tensor {n} under attr.
-std::vector<double> run_f64(rng_alg alg, dim_t n, const primitive_attr &attr,
+// The n values of alg's tensor {n} under attr, as T: float (an f32 dst)
+// or double (f64).
+template <typename T>
+std::vector<T> run_as(rng_alg alg, dim_t n, const primitive_attr &attr,
         const run_args_t &r) {
-    const auto out = run(make_desc(alg, {n}, data_type::f64), attr, r);
-    std::vector<double> v(n);
-    std::memcpy(v.data(), out.data(), n * sizeof(double));
+    static_assert(std::is_same<T, float>::value
+            || std::is_same<T, double>::value);
+    const data_type t = sizeof(T) == 8 ? data_type::f64 : data_type::f32;
+    const auto out = run(make_desc(alg, {n}, t), attr, r);
+    std::vector<T> v(n);
+    std::memcpy(v.data(), out.data(), n * sizeof(T));
     return v;
 }
 
@@ -668,7 +674,7 @@ TEST(RngSemantics, F64FromTheWords) {
         const run_args_t r {11, off, 3, 1};
         const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
         const auto f64_of = [&](const primitive_attr &attr) {
-            return run_f64(alg, n, attr, r);
+            return run_as<double>(alg, n, attr, r);
         };
         const float a = -2.5f, b = 7.f;
         const auto uni = f64_of(uniform_attr(a, b));
@@ -721,7 +727,7 @@ TEST(RngSemantics, F64TakesDoubleParameters) {
     const run_args_t r {7, off, 2, 1};
     const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off + 1));
     const auto f64_of = [&](const primitive_attr &attr) {
-        return run_f64(alg, n, attr, r);
+        return run_as<double>(alg, n, attr, r);
     };
     const auto uni = f64_of(uniform_attr(0.1, 0.3));
     const auto nrm = f64_of(normal_attr(0.1, 0.7));
@@ -761,22 +767,20 @@ TEST(RngSemantics, LaplaceIsASignedExponential) {
         const int bits = alg == rng_alg::mcg31m1 ? 31 : 32;
         const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off));
         for (const float loc : {0.f, -1.5f}) {
-            const auto ex = run(make_desc(alg, {n}, dt::f32), exponential_attr(2.5f), r);
-            const auto lp = run(make_desc(alg, {n}, dt::f32), laplace_attr(loc, 2.5f), r);
-            const auto ex64 = run(make_desc(alg, {n}, dt::f64), exponential_attr(2.5f), r);
-            const auto lp64 = run(make_desc(alg, {n}, dt::f64), laplace_attr(loc, 2.5f), r);
+            const auto ex = run_as<float>(alg, n, exponential_attr(2.5f), r);
+            const auto lp = run_as<float>(alg, n, laplace_attr(loc, 2.5f), r);
+            const auto ex64
+                    = run_as<double>(alg, n, exponential_attr(2.5f), r);
+            const auto lp64
+                    = run_as<double>(alg, n, laplace_attr(loc, 2.5f), r);
             int negative = 0;
             for (dim_t i = 0; i < n; ++i) {
                 const uint64_t g = off + i;
                 const bool neg = w[g] & 1u, neg64 = w[2 * g] & 1u;
                 negative += neg + neg64;
-                float e, x;
-                std::memcpy(&e, ex.data() + 4 * i, 4);
-                std::memcpy(&x, lp.data() + 4 * i, 4);
+                const float e = ex[i], x = lp[i];
                 ASSERT_EQ(x, loc + (neg ? -e : e)) << i;
-                double e64, x64;
-                std::memcpy(&e64, ex64.data() + 8 * i, 8);
-                std::memcpy(&x64, lp64.data() + 8 * i, 8);
+                const double e64 = ex64[i], x64 = lp64[i];
                 ASSERT_EQ(x64, double(loc) + (neg64 ? -e64 : e64)) << i;
                 if (loc == 0.f) {
                     ASSERT_EQ(std::fabs(x), e) << i;
@@ -802,19 +806,14 @@ TEST(RngSemantics, RayleighIsTheRootOfTwiceAnExponential) {
         const run_args_t r {13, off, 4, 1};
         const int bits = alg == rng_alg::mcg31m1 ? 31 : 32;
         const auto w = engine_words(alg, r.seed, r.stream, 0, 2 * (n + off));
-        const auto ex = run(make_desc(alg, {n}, dt::f32), exponential_attr(1), r);
-        const auto ry = run(make_desc(alg, {n}, dt::f32), rayleigh_attr(2.5), r);
-        const auto ex64 = run(make_desc(alg, {n}, dt::f64), exponential_attr(1), r);
-        const auto ry64 = run(make_desc(alg, {n}, dt::f64), rayleigh_attr(0.3), r);
+        const auto ex = run_as<float>(alg, n, exponential_attr(1), r);
+        const auto ry = run_as<float>(alg, n, rayleigh_attr(2.5), r);
+        const auto ex64 = run_as<double>(alg, n, exponential_attr(1), r);
+        const auto ry64 = run_as<double>(alg, n, rayleigh_attr(0.3), r);
         for (dim_t i = 0; i < n; ++i) {
-            float e, x;
-            std::memcpy(&e, ex.data() + 4 * i, 4);
-            std::memcpy(&x, ry.data() + 4 * i, 4);
-            ASSERT_EQ(x, std::sqrt(e * 2.f) * 2.5f) << i;
-            double e64, x64;
-            std::memcpy(&e64, ex64.data() + 8 * i, 8);
-            std::memcpy(&x64, ry64.data() + 8 * i, 8);
-            ASSERT_EQ(x64, std::sqrt(e64 * 2.0) * 0.3) << i;
+            ASSERT_EQ(ry[i], std::sqrt(ex[i] * 2.f) * 2.5f) << i;
+            const double x64 = ry64[i];
+            ASSERT_EQ(x64, std::sqrt(ex64[i] * 2.0) * 0.3) << i;
             ASSERT_EQ(x64, impl::rayleigh_value_f64(
                                    u53_of_words(w, off + i, bits), 0.3))
                     << i;
