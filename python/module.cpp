@@ -20,36 +20,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "binding.hpp"
 #include "rndnn/rndnn.hpp"
 
 namespace py = pybind11;
+using namespace rndnn_python;
 
 namespace {
-
-rndnn::error invalid(const std::string &message) {
-    return rndnn::error(rndnn::status::invalid_arguments, message);
-}
-
-// The bytes of the C-contiguous array @p a, which must be those of @p md.
-std::uint8_t *dense_data(py::array &a, const rndnn::memory::desc &md,
-        const char *what, bool writable) {
-    if (!(a.flags() & py::array::c_style))
-        throw invalid(std::string(what) + " must be C-contiguous");
-    if (static_cast<std::size_t>(a.nbytes()) != md.get_size())
-        throw invalid(std::string(what) + " has " + std::to_string(a.nbytes())
-                + " bytes, the " + md.str() + " tensor takes "
-                + std::to_string(md.get_size()));
-    return static_cast<std::uint8_t *>(
-            writable ? a.mutable_data() : const_cast<void *>(a.data()));
-}
-
-// A bit tensor's last byte: kernels never write its unused high bits,
-// which are 0 here as in rndnn gen's files (docs/cli.md).
-void clear_unused_bits(std::uint8_t *data, const rndnn::memory::desc &md) {
-    const rndnn::dim_t n = md.nelems();
-    if (md.get_data_type() == rndnn::data_type::bit && n % 8)
-        data[n / 8] &= static_cast<std::uint8_t>((1u << (n % 8)) - 1);
-}
 
 // The primitives made last, most recent first, looked up by what they were
 // made from: making one (its JIT code) costs about 40 us, as much as
@@ -106,17 +83,9 @@ std::size_t advise_huge_pages(std::uintptr_t address, std::size_t nbytes) {
             : 0;
 }
 
-// fork() after threads (docs/python.md): GNU OpenMP's threads do not
-// survive fork(), and a child forked after a parallel region ran in the
-// parent (rndnn's, or another library's, torch's among them: they share
-// libgomp) hangs at its first parallel region. So a child forked from a
-// process that had threads other than the forking one runs the kernels of
-// this module on one thread, which opens no parallel region; so do its
-// own children, which inherit its OpenMP. The threads are counted in the
-// parent just before the fork (pthread_atfork, registered in
-// PYBIND11_MODULE; where /proc cannot tell, it counts as threaded).
+// fork() after threads (binding.hpp's forked_after_threads): whether the
+// process had other threads just before a fork.
 bool threaded_at_fork = false;
-bool forked_after_threads = false;
 
 bool has_other_threads() {
     DIR *tasks = opendir("/proc/self/task");
@@ -126,29 +95,6 @@ bool has_other_threads() {
         n += e->d_name[0] != '.';
     closedir(tasks);
     return n != 1;
-}
-
-// The stream of every kernel: OpenMP's thread count (which torch's
-// set_num_threads sets too), or one thread after a fork after threads.
-rndnn::stream kernel_stream() {
-    return rndnn::stream(forked_after_threads ? 1 : 0);
-}
-
-rndnn::dims to_dims(const std::vector<std::int64_t> &v) {
-    return rndnn::dims(v.begin(), v.end());
-}
-
-rndnn::memory::desc dense(const std::vector<std::int64_t> &shape,
-        const std::string &dtype) {
-    return rndnn::memory::desc(to_dims(shape), rndnn::str2dt(dtype));
-}
-
-// The elements of a tensor of dims @p d.
-rndnn::dim_t elements(const rndnn::dims &d) {
-    rndnn::dim_t n = 1;
-    for (const rndnn::dim_t k : d)
-        n *= k;
-    return n;
 }
 
 // The (seed, offset) of a call of @p count elements: @p seed and @p
@@ -503,6 +449,7 @@ PYBIND11_MODULE(_rndnn, m) {
     if (!out_of_range_error) throw py::error_already_set();
     m.attr("OutOfRangeError") = py::handle(out_of_range_error);
     m.attr("__version__") = rndnn::version().str;
+    add_fast_path(m);
     if (pthread_atfork([] { threaded_at_fork = has_other_threads(); },
                 nullptr, [] { forked_after_threads |= threaded_at_fork; })
             != 0)

@@ -17,6 +17,7 @@ torch.nn.Dropout, Dropout1d, Dropout2d and Dropout3d.
 
 import importlib
 
+from . import _arrays, _rndnn
 from ._rndnn import Error, Generator, OutOfRangeError, __version__
 from ._arrays import (_ALG, _array, _backward_source, _dropout,
                       _dropout_forward, _probability, _source, _wants_grad,
@@ -80,6 +81,16 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
 
     Returns (y, mask), mask None when not kept.
     """
+    if (rate is None and noise_shape is None and alg is _ALG
+            and method == "auto" and name is None and global_shape is None
+            and origin is None and (out is None or out is x)
+            and _arrays._lean):
+        # The lean path (python/fast_path.cpp): NumPy data with the
+        # defaults; anything else returns NotImplemented.
+        result = _rndnn._dropout(x, 0.5 if p is None else p, mask, seed,
+                                 offset, generator, stream, out is x)
+        if result is not NotImplemented:
+            return result
     p = _probability(p, rate, "dropout")
     if mask not in ("bit", "u8", "bool", None):
         raise Error(f"unknown mask '{mask}': \"bit\", \"u8\", \"bool\" "

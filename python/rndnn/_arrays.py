@@ -57,6 +57,20 @@ _FROM_NUMPY_DTYPE[np.dtype(np.int64)] = "s64"
 _FROM_NUMPY_DTYPE[np.dtype(np.float64)] = "f64"
 
 
+# Whether calls try the lean path first (tests set it False to compare
+# the two paths).
+_lean = True
+
+# What the lean path compares a call's arguments with (fast_path.cpp):
+# dtype= objects (strings, NumPy types and dtypes) and their names, NumPy's
+# dtype of each name, and the mask= kinds.
+_rndnn._fast_setup(
+    np.ndarray, Generator, default_generator,
+    {**_NAMES, **_FROM_NUMPY_DTYPE,
+     **{d.type: n for d, n in _FROM_NUMPY_DTYPE.items()}},
+    {k: np.dtype(v) for k, v in _NUMPY.items()}, ("bit", "u8", "bool"))
+
+
 def _torch():
     """torch if it has been imported (a tensor cannot exist before)."""
     return sys.modules.get("torch")
@@ -431,7 +445,16 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               out, global_shape, origin, int_params=(), p_tensor=None):
     """@params: (name, value) of the real parameters; @int_params: the
     exact s64 ones, checked (integers'); @p_tensor: bernoulli's p array
-    as _p_tensor() gives it, or None."""
+    as _p_tensor() gives it, or None. The common calls take the lean path
+    (python/fast_path.cpp), the rest this one."""
+    if (out is None and name is None and global_shape is None
+            and origin is None and p_tensor is None and not packed
+            and method == "auto" and _lean):
+        result = _rndnn._sample((dist, default, tuple(int_params)),
+                                tuple([v for _, v in params]), size, dtype,
+                                seed, offset, stream, generator, alg)
+        if result is not NotImplemented:
+            return result
     dtype, as_torch = _dtype(dtype)
     if packed:
         if dtype not in (None, "bit"):
