@@ -1,7 +1,7 @@
 """The array functions of rndnn (docs/python.md): random tensors and
 dropout on NumPy arrays and torch CPU tensors, without autograd; rndnn
 (__init__.py) hands them on, rndnn.torch builds its autograd on them."""
-import functools
+import inspect
 import numbers
 import operator
 import sys
@@ -356,22 +356,33 @@ _ALG = "philox4x32_10"
 
 
 def _older_names(legacy):
-    """Decorates a function so that it also takes the keywords of @legacy
-    ({older name: name}), as earlier versions named them."""
+    """Marks a function that also takes the keywords of @legacy ({older
+    name: name}), as earlier versions named them: it catches them in
+    **older and hands them to _renamed (no wrapper: a call pays nothing
+    for names nobody passes)."""
     def decorate(impl):
-        name = impl.__name__
-
-        @functools.wraps(impl)
-        def f(*args, **kwargs):
-            for old, new in legacy.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(f"{name}() got {old}= and {new}=: "
-                                        f"{old} is {new}'s older name")
-                    kwargs[new] = kwargs.pop(old)
-            return impl(*args, **kwargs)
-        return f
+        impl._older = legacy
+        return impl
     return decorate
+
+
+def _renamed(fn, older, **given):
+    """The values of @given (the parameters of @fn that have older names,
+    in order) with the values of the older names in @older put in: a
+    TypeError for a keyword that is neither, or for a parameter given
+    both ways."""
+    defaults = {k: v.default
+                for k, v in inspect.signature(fn).parameters.items()}
+    for old, value in older.items():
+        new = fn._older.get(old)
+        if new is None:
+            raise TypeError(f"{fn.__name__}() got an unexpected keyword "
+                            f"argument '{old}'")
+        if given[new] is not defaults[new]:
+            raise TypeError(f"{fn.__name__}() got {old}= and {new}=: {old} "
+                            f"is {new}'s older name")
+        given[new] = value
+    return tuple(given.values())
 
 
 def _window(global_shape, origin, shape):
@@ -440,21 +451,32 @@ def _shard(shard, shape):
     return dims, at
 
 
+def _draw(spec, params, size, dtype, seed, offset, stream, generator, alg,
+          name, global_shape, origin, out):
+    """A distribution's call: the lean path (python/fast_path.cpp) where
+    it takes it, else _generate. @spec: (the lean path's (name, default
+    dtype, integer parameters), the names of the real parameters);
+    @params: their values, in order."""
+    if (out is None and name is None and global_shape is None
+            and origin is None and _lean):
+        result = _rndnn._sample(spec[0], params, size, dtype, seed, offset,
+                                stream, generator, alg)
+        if result is not NotImplemented:
+            return result
+    dist, default, int_params = spec[0]
+    return _generate(dist, dist, list(zip(spec[1], params)), size, dtype,
+                     default, alg=alg, seed=seed, offset=offset,
+                     stream=stream, generator=generator, name=name, out=out,
+                     global_shape=global_shape, origin=origin,
+                     int_params=int_params)
+
+
 def _generate(fn, dist, params, size, dtype, default, *, packed=False,
               method="auto", alg, seed, offset, stream, generator, name,
               out, global_shape, origin, int_params=(), p_tensor=None):
     """@params: (name, value) of the real parameters; @int_params: the
     exact s64 ones, checked (integers'); @p_tensor: bernoulli's p array
-    as _p_tensor() gives it, or None. The common calls take the lean path
-    (python/fast_path.cpp), the rest this one."""
-    if (out is None and name is None and global_shape is None
-            and origin is None and p_tensor is None and not packed
-            and method == "auto" and _lean):
-        result = _rndnn._sample((dist, default, tuple(int_params)),
-                                tuple([v for _, v in params]), size, dtype,
-                                seed, offset, stream, generator, alg)
-        if result is not NotImplemented:
-            return result
+    as _p_tensor() gives it, or None."""
     dtype, as_torch = _dtype(dtype)
     if packed:
         if dtype not in (None, "bit"):
@@ -544,27 +566,32 @@ _COMMON = """
 """
 
 
+_BITS = (("bits", "u32", ()), ())
+
+
 @_older_names({"shape": "size"})
 def bits(size=None, *, dtype=None, seed=None, offset=None, stream=0,
          generator=None, alg=_ALG, name=None, global_shape=None, origin=None,
-         out=None):
+         out=None, **older):
     """Raw 32-bit words: dtype uint32 (the default; into a torch tensor,
     int32, as torch 1.13 has no uint32) or int32, the same bits.
     """
-    dtype_name, as_torch = _dtype(dtype)
-    if dtype_name not in (None, "u32", "s32"):
+    if older:
+        size, = _renamed(bits, older, size=size)
+    if dtype is not None and _dtype(dtype)[0] not in ("u32", "s32"):
         raise Error(f"bits() writes 32-bit words: dtype uint32 or int32, "
                     f"not {dtype}")
-    return _generate("bits", "bits", [], size, dtype, "u32", alg=alg,
-                     seed=seed, offset=offset, stream=stream,
-                     generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_BITS, (), size, dtype, seed, offset, stream, generator,
+                 alg, name, global_shape, origin, out)
+
+
+_BERNOULLI = (("bernoulli", "u8", ()), ("p",))
 
 
 @_older_names({"shape": "size"})
 def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
               seed=None, offset=None, stream=0, generator=None, alg=_ALG,
-              name=None, global_shape=None, origin=None, out=None):
+              name=None, global_shape=None, origin=None, out=None, **older):
     """1 with probability p, 0 otherwise, of the shape size.
 
     dtype: uint8 (the default, 0/1), bool, int32 or float32; packed=True
@@ -586,6 +613,11 @@ def bernoulli(p=0.5, size=None, *, dtype=None, packed=False, method="auto",
     rndnn.Error naming the first. A torch p gives a torch result
     (uint8 unless dtype= says otherwise). method: 'auto' or 'threshold32'.
     """
+    if older:
+        size, = _renamed(bernoulli, older, size=size)
+    if type(p) in (float, int) and not packed and method == "auto":
+        return _draw(_BERNOULLI, (p,), size, dtype, seed, offset, stream,
+                     generator, alg, name, global_shape, origin, out)
     p_tensor = None
     if isinstance(p, (np.ndarray, list, tuple)) or _is_tensor(p):
         p_tensor = _p_tensor(p)
@@ -622,35 +654,46 @@ def _p_tensor(p):
     return np.asarray(p, dtype=np.float32, order="C"), "f32"
 
 
+_UNIFORM = (("uniform", "f64", ()), ('low', 'high'))
+
+
 @_older_names({"shape": "size", "a": "low", "b": "high"})
 def uniform(low=0.0, high=1.0, size=None, *, dtype=None, seed=None,
             offset=None, stream=0, generator=None, alg=_ALG, name=None,
-            global_shape=None, origin=None, out=None):
+            global_shape=None, origin=None, out=None, **older):
     """Uniform on [low, high) (high only by rounding); dtype float64 (the
     default, as NumPy's Generator.random: 53 random bits a value, 2 words
     an element), float32, float16 or bfloat16 (uint16 bits in NumPy; 24
     random bits, a word an element). low and high are taken as float32
     values. a and b are low's and high's older names.
     """
-    return _generate("uniform", "uniform", [("low", low), ("high", high)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    if older:
+        low, high, size = _renamed(uniform, older, low=low, high=high,
+                                   size=size)
+    return _draw(_UNIFORM, (low, high), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_NORMAL = (("normal", "f64", ()), ('loc', 'scale'))
 
 
 @_older_names({"shape": "size", "mean": "loc", "stddev": "scale"})
 def normal(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
            offset=None, stream=0, generator=None, alg=_ALG, name=None,
-           global_shape=None, origin=None, out=None):
+           global_shape=None, origin=None, out=None, **older):
     """Normal(loc, scale) by Box-Muller; dtype float64 (the default, as
     NumPy's, from 53-bit uniforms), float32, float16 or bfloat16. loc and
     scale are taken as float32 values. mean and stddev are loc's and
     scale's older names.
     """
-    return _generate("normal", "normal", [("loc", loc), ("scale", scale)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    if older:
+        loc, scale, size = _renamed(normal, older, loc=loc, scale=scale,
+                                    size=size)
+    return _draw(_NORMAL, (loc, scale), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_EXPONENTIAL = (("exponential", "f64", ()), ('scale',))
 
 
 def exponential(scale=1.0, size=None, *, dtype=None, seed=None,
@@ -660,10 +703,11 @@ def exponential(scale=1.0, size=None, *, dtype=None, seed=None,
     (0, 1], a word an element (two for float64); dtype float64 (the
     default, as NumPy's), float32, float16 or bfloat16.
     """
-    return _generate("exponential", "exponential", [("scale", scale)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_EXPONENTIAL, (scale,), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_GUMBEL = (("gumbel", "f64", ()), ('loc', 'scale'))
 
 
 def gumbel(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
@@ -673,10 +717,11 @@ def gumbel(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
     (0, 1), a word an element (two for float64); dtype float64 (the
     default, as NumPy's), float32, float16 or bfloat16.
     """
-    return _generate("gumbel", "gumbel", [("loc", loc), ("scale", scale)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_GUMBEL, (loc, scale), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_LAPLACE = (("laplace", "f64", ()), ('loc', 'scale'))
 
 
 def laplace(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
@@ -688,10 +733,11 @@ def laplace(loc=0.0, scale=1.0, size=None, *, dtype=None, seed=None,
     float64); dtype float64 (the default, as NumPy's), float32, float16 or
     bfloat16.
     """
-    return _generate("laplace", "laplace", [("loc", loc), ("scale", scale)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_LAPLACE, (loc, scale), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_RAYLEIGH = (("rayleigh", "f64", ()), ('scale',))
 
 
 def rayleigh(scale=1.0, size=None, *, dtype=None, seed=None, offset=None,
@@ -702,10 +748,11 @@ def rayleigh(scale=1.0, size=None, *, dtype=None, seed=None, offset=None,
     element (two for float64); dtype float64 (the default, as NumPy's),
     float32, float16 or bfloat16.
     """
-    return _generate("rayleigh", "rayleigh", [("scale", scale)], size, dtype,
-                     "f64", alg=alg, seed=seed, offset=offset, stream=stream,
-                     generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_RAYLEIGH, (scale,), size, dtype, seed, offset, stream,
+                 generator, alg, name, global_shape, origin, out)
+
+
+_LOGNORMAL = (("lognormal", "f64", ()), ('mean', 'sigma'))
 
 
 def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
@@ -715,11 +762,12 @@ def lognormal(mean=0.0, sigma=1.0, size=None, *, dtype=None, seed=None,
     normal(mean, sigma) gives the element (the same words); dtype float64
     (the default, as NumPy's), float32, float16 or bfloat16.
     """
-    return _generate("lognormal", "lognormal",
-                     [("mean", mean), ("sigma", sigma)], size, dtype, "f64",
-                     alg=alg, seed=seed, offset=offset, stream=stream,
-                     generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_LOGNORMAL, (mean, sigma), size, dtype, seed, offset,
+                 stream, generator, alg, name, global_shape, origin, out)
+
+
+_TRUNCATED_NORMAL = (("truncated_normal", "f64", ()),
+                     ("loc", "scale", "a", "b"))
 
 
 def truncated_normal(loc=0.0, scale=1.0, a=-2.0, b=2.0, size=None, *,
@@ -734,11 +782,9 @@ def truncated_normal(loc=0.0, scale=1.0, a=-2.0, b=2.0, size=None, *,
     52 bits); every value lies in [a, b] after rounding to dtype: float64
     (the default, as NumPy's), float32, float16 or bfloat16.
     """
-    return _generate("truncated_normal", "truncated_normal",
-                     [("loc", loc), ("scale", scale), ("a", a), ("b", b)],
-                     size, dtype, "f64", alg=alg, seed=seed, offset=offset,
-                     stream=stream, generator=generator, name=name, out=out,
-                     global_shape=global_shape, origin=origin)
+    return _draw(_TRUNCATED_NORMAL, (loc, scale, a, b), size, dtype, seed,
+                 offset, stream, generator, alg, name, global_shape, origin,
+                 out)
 
 
 for _f in (bits, bernoulli, uniform, normal, exponential, gumbel, lognormal,
@@ -789,11 +835,9 @@ def integers(low, high=None, size=None, *, dtype=None, endpoint=False,
         if hi >= 1 << 63:
             raise OutOfRangeError(f"{what}={hi - 1} with endpoint=True "
                                   "ends at 2^63, past the s64 bounds")
-    return _generate("integers", "integers", [], size, dtype, "s64",
-                     int_params=(lo, hi), alg=alg, seed=seed,
-                     offset=offset, stream=stream, generator=generator,
-                     name=name, out=out, global_shape=global_shape,
-                     origin=origin)
+    return _draw((("integers", "s64", (lo, hi)), ()), (), size, dtype, seed,
+                 offset, stream, generator, alg, name, global_shape, origin,
+                 out)
 
 
 integers.__doc__ += _COMMON
