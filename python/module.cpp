@@ -589,7 +589,7 @@ PYBIND11_MODULE(_rndnn, m) {
     py::delattr(generator_class, "_init");
     py::delattr(generator_class, "_setstate");
 
-    // generate(out, shape, dtype, dist, params, method, bits, alg, name,
+    // generate(*, out, shape, dtype, dist, params, method, bits, alg, name,
     // stream, global_shape, origin, seed, offset, generator, int_params,
     // p, p_shape, p_dtype):
     // the one entry point of bits/bernoulli/uniform/normal/integers
@@ -620,8 +620,8 @@ PYBIND11_MODULE(_rndnn, m) {
                         global_shape, origin, seed, offset, generator,
                         std::move(p), p_shape, p_dtype);
             },
-            py::arg("out"), py::arg("shape"), py::arg("dtype"),
-            py::arg("dist"), py::arg("params"), py::arg("method"),
+            py::kw_only(), py::arg("out"), py::arg("shape"),
+            py::arg("dtype"), py::arg("dist"), py::arg("params"), py::arg("method"),
             py::arg("bits"), py::arg("alg"), py::arg("name"),
             py::arg("stream"), py::arg("global_shape"), py::arg("origin"),
             py::arg("seed"), py::arg("offset"),
@@ -631,11 +631,12 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("p_shape") = std::vector<std::int64_t>(),
             py::arg("p_dtype") = "f32");
 
-    // dropout(src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
+    // dropout(*, src, dst, mask, shape, dtype, noise_shape, mask_dtype, rate,
     // backward, method, bits, alg, name, stream, global_shape, origin,
     // seed, offset, generator):
     // returns the (seed, offset) used; the generator as generate's.
-    m.def("dropout", &dropout, py::arg("src"), py::arg("dst"),
+    m.def("dropout", &dropout, py::kw_only(), py::arg("src"),
+            py::arg("dst"),
             py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
             py::arg("noise_shape"), py::arg("mask_dtype"), py::arg("rate"),
             py::arg("backward"), py::arg("method"), py::arg("bits"),
@@ -648,11 +649,12 @@ PYBIND11_MODULE(_rndnn, m) {
     m.def("advise_huge_pages", &advise_huge_pages, py::arg("address"),
             py::arg("nbytes"));
 
-    // softmax_dropout(src, dst, stats, scores, mask, shape, dtype,
+    // softmax_dropout(*, src, dst, stats, scores, mask, shape, dtype,
     // mask_dtype, backward, rate, causal, method, bits, alg, name, stream, seed,
     // offset, generator, global_shape, origin): returns the (seed, offset)
     // used; the generator as generate's.
-    m.def("softmax_dropout", &softmax_dropout, py::arg("src"), py::arg("dst"),
+    m.def("softmax_dropout", &softmax_dropout, py::kw_only(),
+            py::arg("src"), py::arg("dst"),
             py::arg("stats"), py::arg("scores").none(true),
             py::arg("mask").none(true), py::arg("shape"), py::arg("dtype"),
             py::arg("mask_dtype"), py::arg("backward"), py::arg("rate"),
@@ -662,10 +664,11 @@ PYBIND11_MODULE(_rndnn, m) {
             py::arg("generator").none(true), py::arg("global_shape"),
             py::arg("origin"));
 
-    // categorical(src, idx, max, shape, dtype, temperature, alg, name,
+    // categorical(*, src, idx, max, shape, dtype, temperature, alg, name,
     // stream, seed, offset, generator, global_shape, origin): returns the
     // (seed, offset) used; the generator as generate's.
-    m.def("categorical", &categorical, py::arg("src"), py::arg("idx"),
+    m.def("categorical", &categorical, py::kw_only(), py::arg("src"),
+            py::arg("idx"),
             py::arg("max").none(true), py::arg("shape"), py::arg("dtype"),
             py::arg("temperature"), py::arg("alg"), py::arg("name"),
             py::arg("stream"), py::arg("seed"), py::arg("offset"),

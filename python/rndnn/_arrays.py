@@ -536,10 +536,13 @@ def _generate(fn, dist, params, size, dtype, default, *, packed=False,
                         f"size {shape}: it has more dims")
         p_args = {"p": p_array, "p_dtype": p_dtype, "p_shape":
                   [1] * (len(shape) - p_array.ndim) + list(p_array.shape)}
-    _rndnn.generate(array, list(shape), written, dist, params, kind, bits,
-                    alg, name, stream, *window,
-                    *_source(seed, offset, generator),
-                    int_params=list(int_params), **p_args)
+    seed, offset, generator = _source(seed, offset, generator)
+    _rndnn.generate(out=array, shape=list(shape), dtype=written, dist=dist,
+                    params=params, method=kind, bits=bits, alg=alg,
+                    name=name, stream=stream, global_shape=window[0],
+                    origin=window[1], seed=seed, offset=offset,
+                    generator=generator, int_params=list(int_params),
+                    **p_args)
     return out[()] if scalar and isinstance(out, np.ndarray) else out
 
 
@@ -883,10 +886,14 @@ def _dropout(src, p, backward, mask, mask_dtype, source, *, stream,
                     "rndnn.bernoulli's, with alg='philox4x32_10_onednn'); "
                     "rndnn.dropout's methods are 'auto', 'threshold32', "
                     "'bytewise' and 'bitsliced:B'")
-    drawn = _rndnn.dropout(s, d, m, shape, dtype, noise, mask_dtype, p,
-                           backward, kind, bits, _string(alg, "alg"),
-                           "" if name is None else _string(name, "name"),
-                           _integer(stream, "stream"), *window, *source)
+    drawn = _rndnn.dropout(
+        src=s, dst=d, mask=m, shape=shape, dtype=dtype, noise_shape=noise,
+        mask_dtype=mask_dtype, rate=p, backward=backward, method=kind,
+        bits=bits, alg=_string(alg, "alg"),
+        name="" if name is None else _string(name, "name"),
+        stream=_integer(stream, "stream"), global_shape=window[0],
+        origin=window[1], seed=source[0], offset=source[1],
+        generator=source[2])
     return out, drawn
 
 
@@ -1013,10 +1020,13 @@ def _softmax_dropout(src, p, backward, scores, stats, mask, mask_dtype,
         raise Error("softmax_dropout has no method 'onednn'; its methods are "
                     "'auto', 'threshold32', 'bytewise' and 'bitsliced:B'")
     drawn = _rndnn.softmax_dropout(
-        s, d, st, x, m, shape, dtype, mask_dtype, backward, p,
-        bool(causal), kind, bits, _string(alg, "alg"),
-        "" if name is None else _string(name, "name"),
-        _integer(stream, "stream"), *source, *window)
+        src=s, dst=d, stats=st, scores=x, mask=m, shape=shape, dtype=dtype,
+        mask_dtype=mask_dtype, backward=backward, rate=p,
+        causal=bool(causal), method=kind, bits=bits,
+        alg=_string(alg, "alg"),
+        name="" if name is None else _string(name, "name"),
+        stream=_integer(stream, "stream"), seed=source[0], offset=source[1],
+        generator=source[2], global_shape=window[0], origin=window[1])
     return out, drawn
 
 

@@ -78,9 +78,11 @@ def categorical(logits, axis=-1, *, temperature=1.0, seed=None, offset=None,
     idx = _new(torch_like, rows, "s64")
     mx = _new(torch_like, rows, "f32") if return_max else None
     _rndnn.categorical(
-        x, _view(idx, "indices", written=True)[0],
-        None if mx is None else _view(mx, "max", written=True)[0],
-        shape, dtype, temperature, alg, name, stream, *source, *window)
+        src=x, idx=_view(idx, "indices", written=True)[0],
+        max=None if mx is None else _view(mx, "max", written=True)[0],
+        shape=shape, dtype=dtype, temperature=temperature, alg=alg,
+        name=name, stream=stream, seed=source[0], offset=source[1],
+        generator=source[2], global_shape=window[0], origin=window[1])
     return (idx, mx) if return_max else idx
 
 
