@@ -18,16 +18,20 @@ torch's own, all float32, p = 0.1. Only the public API is called; rndnn's
 values come from its default generator (no seed=), as NumPy's from one
 Generator that moves on.
 
-Timing: for each thread count and size, every row's two sides run once
-per round in an order shuffled each round (bench_common.medians), the
-median of --rounds rounds after a warm-up round. Each side's run is a
-loop of k calls, k chosen before the rounds so that one run lasts about
+Timing: for each thread count, every size's rows, both sides of each,
+run once per round in an order shuffled each round (bench_common.medians;
+all sizes in the same rounds, so that a burst of load on a shared machine
+falls on one round of many rows rather than on every round of one size),
+the median of --rounds rounds after a warm-up round. Each side's run is
+a loop of k calls, k chosen before the rounds so that one run lasts about
 --round-ms (k = 1 for calls longer than that), and the time per call is
 the run's median over k. rndnn-speedup = baseline time / rndnn time, so
 above 1 rndnn is faster.
 
-Threads: torch.set_num_threads(t) in this process, before each thread
-count's rows. It sets OpenMP's thread count, which torch's operators and
+Threads: torch.set_num_threads(t) in this process, once before each
+thread count's rounds (not inside them: torch 1.13's set_num_threads
+takes about 25 ms a call, even to the count it already has). It sets
+OpenMP's thread count, which torch's operators and
 rndnn's kernels share (both use libgomp's ICV of the calling thread); the
 header of each thread count checks it where /proc is there: the CPU time
 of threads other than the main one during a large rndnn call and a large
@@ -183,16 +187,32 @@ def repetitions(call, seconds):
         k *= 2
 
 
-def measure(n, wanted, rounds, seconds):
-    """{(row, side): median seconds a call} of @n elements."""
-    table, refill = cases(n, wanted)
-    runs, ks = [], {}
-    for row, by in table:
-        for side, call in by.items():
+def measure(sizes, wanted, rounds, seconds, emit):
+    """{(n, row, side): median seconds a call} at the thread count set:
+    every size's rows in the same rounds, so that a burst of load on a
+    shared machine falls on one round of many rows rather than on every
+    round of one size."""
+    runs, ks, refills = [], {}, []
+    for n in sizes:
+        table, refill = cases(n, wanted)
+        refills.append(refill)
+        for row, by in table:
+            for side, call in by.items():
+                refill()
+                key = (n, row, side)
+                ks[key] = repetitions(call, seconds)
+                runs.append((key, looped(call, ks[key])))
+    done = []
+
+    def before_round():
+        for refill in refills:
             refill()
-            ks[(row, side)] = repetitions(call, seconds)
-            runs.append(((row, side), looped(call, ks[(row, side)])))
-    median = medians(runs, rounds, refill)
+        if done:
+            emit(f"  round {len(done)} of {rounds} "
+                 f"(after one that warms up): load {load()}")
+        done.append(1)
+
+    median = medians(runs, rounds, before_round)
     return {key: median[key] / ks[key] for key in median}
 
 
@@ -269,13 +289,14 @@ def run_all(args, wanted, sizes, emit):
         emit(f"\n{threads} thread(s) (torch.set_num_threads({threads}); "
              f"NumPy's Generator: 1 thread always)")
         emit(thread_check(threads))
+        median = measure(sizes, wanted, args.rounds, args.round_ms / 1e3,
+                         emit)
         emit(f"{'elements':>8} {'function':<16} {'variant':<17} "
              f"{'rndnn us':>10} {'baseline us':>11} {'speedup':>8}")
         for n in sizes:
-            median = measure(n, wanted, args.rounds, args.round_ms / 1e3)
             for row in wanted:
-                r = median[(row, "rndnn")] * 1e6
-                b = median[(row, "baseline")] * 1e6
+                r = median[(n, row, "rndnn")] * 1e6
+                b = median[(n, row, "baseline")] * 1e6
                 results.append({
                     "function": row[0], "variant": row[1],
                     "threads": threads, "elements": n,
@@ -367,13 +388,15 @@ def write_csv(path, results):
         writer.writerows(results)
 
 
-def plot(path, results, wanted, threads):
+def plot(path, results, wanted, threads, machine):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     rows = by_row(results)
-    panels = [(f"{t} thread(s): baseline time / rndnn time", t)
+    panels = [(f"{t} thread{'s' if t > 1 else ''}: baseline time / rndnn "
+               "time", t)
               for t in threads]
     if 1 in threads and 2 in threads:
         panels.append(("rndnn: 1-thread time / 2-thread time", "2v1"))
@@ -398,15 +421,21 @@ def plot(path, results, wanted, threads):
                     label=row_name(f, v))
         ax.axhline(1.0, color="black", linewidth=1)
         ax.set_yscale("log", base=2)
-        ax.set_xlabel("elements (log2)")
+        ax.yaxis.set_major_formatter(
+            matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:.3g}x"))
+        ticks = sorted({math.log2(r["elements"]) for r in results})
+        ticks = ticks[::max(1, len(ticks) // 11)]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([f"$2^{{{int(k)}}}$" for k in ticks])
+        ax.set_xlabel("elements")
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("speedup (log2 scale)")
+    axes[0][0].set_ylabel("speedup (log scale)")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9)
     fig.suptitle(f"rndnn {rndnn.__version__} against NumPy's Generator and "
                  f"torch {torch.__version__}, f32 (integers int64), "
-                 f"p = 0.1\nCPU: {cpu()}")
+                 f"p = 0.1\nCPU: {machine}")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -441,6 +470,9 @@ def parse(argv):
     parser.add_argument("--quick", action="store_true",
                         help="1 round of about 1 ms runs, every other "
                         "power of two (unless given otherwise)")
+    parser.add_argument("--from-csv", metavar="PATH",
+                        help="measure nothing: the summary, --markdown and "
+                        "--plot of a CSV this script wrote")
     parser.add_argument("--smoke-test", action="store_true",
                         help="the ctest check: 2^4..2^6, 1 round, 1 thread, "
                         "into a temporary directory; every CSV row checked")
@@ -478,6 +510,22 @@ def main(argv=None):
     def emit(line):
         print(line, flush=True)
 
+    if args.from_csv:
+        with open(args.from_csv, newline="") as f:
+            results = list(csv.DictReader(f))
+        for r in results:
+            r["threads"], r["elements"] = int(r["threads"]), int(r["elements"])
+        wanted = [row for row in wanted if any(
+            (r["function"], r["variant"]) == row for r in results)]
+        threads = list(dict.fromkeys(r["threads"] for r in results))
+        emit(f"{args.from_csv}: CPU: {results[0]['cpu']}")
+        summary(results, wanted, threads, emit)
+        if args.markdown:
+            markdown(results, wanted, threads, emit)
+        if args.plot:
+            plot(args.plot, results, wanted, threads, results[0]["cpu"])
+            emit(f"wrote {args.plot}")
+        return 0
     start = time.perf_counter()
     emit(f"rndnn {rndnn.__version__} against NumPy {np.__version__}'s "
          f"Generator (1 thread) and torch {torch.__version__}: "
@@ -499,7 +547,7 @@ def main(argv=None):
         write_csv(args.csv, results)
         emit(f"wrote {args.csv}")
     if args.plot:
-        plot(args.plot, results, wanted, args.threads)
+        plot(args.plot, results, wanted, args.threads, cpu())
         emit(f"wrote {args.plot}")
     return 0
 
