@@ -2,8 +2,12 @@
 elements, on 1 and 2 threads (docs/python.md and docs/performance.md,
 "Small tensors").
 
+    OMP_WAIT_POLICY=passive PYTHONPATH=build/python /usr/bin/python3 \\
+        python/benchmarks/bench_sizes.py --csv bench_sizes.csv \\
+        --plot docs/bench_sizes.png --markdown
+    # the summary, tables and plot again from the CSV, measuring nothing:
     PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/bench_sizes.py \\
-        --csv bench_sizes.csv --plot docs/bench_sizes.png --markdown
+        --from-csv bench_sizes.csv --markdown --plot docs/bench_sizes.png
 
 Rows (ROWS below), each against its baseline, with the same dtype on both
 sides: the array functions rndnn.uniform, normal, integers, bernoulli and
@@ -31,13 +35,19 @@ above 1 rndnn is faster.
 Threads: torch.set_num_threads(t) in this process, once before each
 thread count's rounds (not inside them: torch 1.13's set_num_threads
 takes about 25 ms a call, even to the count it already has). It sets
-OpenMP's thread count, which torch's operators and
-rndnn's kernels share (both use libgomp's ICV of the calling thread); the
-header of each thread count checks it where /proc is there: the CPU time
-of threads other than the main one during a large rndnn call and a large
-torch call (both must be nonzero above 1 thread, zero at 1). NumPy's
-Generator is single-threaded: its times do not depend on the thread
-count.
+OpenMP's thread count, which torch's operators and rndnn's kernels share
+(both use libgomp's ICV of the calling thread); the header of each
+thread count checks it where /proc is there: the CPU time of threads
+other than the main one during large calls of rndnn and of torch (both
+must be nonzero above 1 thread, zero at 1). NumPy's Generator is
+single-threaded: its times do not depend on the thread count.
+
+OMP_WAIT_POLICY: as the environment gives it (the header prints it). On a
+machine whose cores other processes share, run with
+OMP_WAIT_POLICY=passive: with libgomp's default, which spins in its
+barriers, a parallel region there can wait a scheduler slice for a thread
+that is not running (~8 ms a call instead of 0.2, for rndnn's and
+torch's parallel kernels alike).
 
 Output: a table on stdout (µs per call of each side and the speedup),
 then where rndnn pays off (the smallest size from which it is at least
@@ -46,7 +56,9 @@ as fast at every larger size) per row and thread count, and rndnn's own
 blocks of this run, not interleaved); --csv PATH the rows (function,
 variant, threads, elements, rndnn_us, baseline_us, ratio, cpu);
 --plot PATH a PNG (matplotlib, Agg) of the speedup against size, one
-panel per thread count; --markdown the tables for the docs. --quick: one
+panel per thread count (and one of rndnn's 1-thread time over its
+2-thread time); --markdown the tables of the docs; --from-csv PATH
+those and the plot from a CSV written before. --quick: one
 round of about 1 ms runs, every other power of two. --smoke-test: the
 ctest check (a tiny range into a temporary directory, every CSV row
 checked).
@@ -259,6 +271,12 @@ def thread_check(threads):
                "WARNING: not what this thread count should give"))
 
 
+def wait_policy():
+    """OpenMP's wait policy as the environment set it for both libraries
+    (libgomp reads it once, at load)."""
+    return os.environ.get("OMP_WAIT_POLICY", "") or "(unset: libgomp spins)"
+
+
 def log2(n):
     return f"2^{n.bit_length() - 1}"
 
@@ -342,14 +360,36 @@ def summary(results, wanted, threads, emit):
 
 
 def markdown(results, wanted, threads, emit):
-    """The speedups as markdown tables (one per thread count, sizes down,
-    rows across) and where rndnn pays off."""
+    """The markdown of the docs: a summary (per row and thread count,
+    where rndnn pays off and its speedup at a few sizes: docs/python.md),
+    then the speedups at every size (one table per thread count, sizes
+    down, rows across) and rndnn's 2 threads against 1
+    (docs/performance.md)."""
     rows = by_row(results)
+    present = sorted({r["elements"] for r in results})
+    marks = [n for n in (1 << 4, 1 << 10, 1 << 16, 1 << 20, 1 << 24)
+             if n in present] or present[:1] + present[-1:]
+    emit("\n**Summary**: where rndnn pays off (speedup >= 1 from that "
+         "size on) and its speedup (baseline time / rndnn time) at "
+         + ", ".join(log2(n) for n in marks) + "\n")
+    emit("| call | " + " | ".join(
+        f"{t} thread{'s' if t > 1 else ''}: pays off" for t in threads)
+        + " | " + " | ".join(f"{t} thr, {log2(n)}" for t in threads
+                             for n in marks) + " |")
+    emit("|---" * (1 + len(threads) * (1 + len(marks))) + "|")
+    for f, v in wanted:
+        cells = [payoff([(n, ratio) for n, _, _, ratio in rows[(f, v, t)]])
+                 .split(" (")[0] for t in threads]
+        for t in threads:
+            ratio = {n: q for n, _, _, q in rows[(f, v, t)]}
+            cells += [f"{ratio[n]:.2f}x" for n in marks]
+        emit(f"| {row_name(f, v)} | " + " | ".join(cells) + " |")
     head = "| elements | " + " | ".join(row_name(f, v) for f, v in wanted)
     sep = "|---" * (len(wanted) + 1) + "|"
     for t in threads:
-        emit(f"\n**{t} thread(s)**: rndnn-speedup = baseline time / rndnn "
-             f"time (above 1: rndnn faster)\n")
+        emit(f"\n**{t} thread{'s' if t > 1 else ''}**: rndnn-speedup = "
+             f"baseline time / rndnn time (above 1: rndnn faster; below, "
+             f"in bold)\n")
         emit(head + " |")
         emit(sep)
         sizes = [n for n, _, _, _ in rows[(wanted[0][0], wanted[0][1], t)]]
@@ -365,7 +405,8 @@ def markdown(results, wanted, threads, emit):
             .split(" (")[0] for f, v in wanted) + " |")
     if 1 in threads and 2 in threads:
         emit("\n**rndnn, 2 threads against 1** (1-thread time / 2-thread "
-             "time)\n")
+             "time, from the two thread counts' blocks of the run; below "
+             "0.95, in bold)\n")
         emit(head + " |")
         emit(sep)
         one = {(f, v): rows[(f, v, 1)] for f, v in wanted}
@@ -388,7 +429,7 @@ def write_csv(path, results):
         writer.writerows(results)
 
 
-def plot(path, results, wanted, threads, machine):
+def plot(path, results, wanted, threads, machine, policy=""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -435,7 +476,7 @@ def plot(path, results, wanted, threads, machine):
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9)
     fig.suptitle(f"rndnn {rndnn.__version__} against NumPy's Generator and "
                  f"torch {torch.__version__}, f32 (integers int64), "
-                 f"p = 0.1\nCPU: {machine}")
+                 f"p = 0.1\nCPU: {machine}{policy}")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -532,7 +573,8 @@ def main(argv=None):
          f"{log2(sizes[0])}..{log2(sizes[-1])} elements, threads "
          f"{' '.join(map(str, args.threads))}, medians of {args.rounds} "
          f"round(s) of runs of about {args.round_ms:g} ms")
-    emit(f"CPU: {cpu()}; load average before {load()}")
+    emit(f"CPU: {cpu()}; load average before {load()}; "
+         f"OMP_WAIT_POLICY={wait_policy()}")
     emit("baselines:")
     for f, v, baseline in ROWS:
         if (f, v) in wanted:
@@ -547,7 +589,8 @@ def main(argv=None):
         write_csv(args.csv, results)
         emit(f"wrote {args.csv}")
     if args.plot:
-        plot(args.plot, results, wanted, args.threads, cpu())
+        plot(args.plot, results, wanted, args.threads, cpu(),
+             f"; OMP_WAIT_POLICY={wait_policy()}")
         emit(f"wrote {args.plot}")
     return 0
 
