@@ -4,10 +4,12 @@
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also libtorch-dev (about 160 packages), for the optional
-#            benchmark program rndnn_bench_torch (docs/performance.md), and
+#            benchmark program rndnn_bench_torch (docs/performance.md),
 #            tcmalloc, the allocator of python/benchmarks/bench_torch.py's
-#            second run (docs/python.md); nothing else needs them, CI
-#            included.
+#            second run (docs/python.md), and matplotlib, the plot of
+#            python/benchmarks/bench_sizes.py --plot (docs/python.md,
+#            "Small tensors"); nothing else needs them, CI included (the
+#            smoke test of bench_sizes.py plots only where matplotlib is).
 set -euo pipefail
 
 bench=0
@@ -55,7 +57,9 @@ packages=(
     # example (docs/distributed.md), tested with K = 1..4.
     openmpi-bin libopenmpi-dev
 )
-if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev libtcmalloc-minimal4); fi
+if [ "$bench" -eq 1 ]; then
+    packages+=(libtorch-dev libtcmalloc-minimal4 python3-matplotlib)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
