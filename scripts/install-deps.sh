@@ -3,11 +3,9 @@
 # Packages already present are skipped; nothing is downloaded at build time.
 #
 # Usage: scripts/install-deps.sh [--bench]
-#   --bench  also libtorch-dev (about 160 packages), for the optional
-#            benchmark program rndnn_bench_torch (docs/performance.md), and
-#            tcmalloc, the allocator of python/benchmarks/bench_torch.py's
-#            second run (docs/python.md); nothing else needs them, CI
-#            included.
+#   --bench  also tcmalloc, the allocator of
+#            python/benchmarks/bench_torch.py's second run (docs/python.md);
+#            nothing else needs it, CI included.
 set -euo pipefail
 
 bench=0
@@ -40,6 +38,12 @@ packages=(
     # The Python package (docs/python.md): Debian's interpreter, NumPy,
     # pybind11, PyTorch (rndnn.torch), and pytest for its tests.
     python3-numpy python3-pybind11 python3-dev python3-torch python3-pytest
+    # libtorch-dev (about 160 packages): torch's C++ headers and CMake
+    # package, for rndnn.torch's C++ operators (python/torch_ops.cpp, built
+    # and tested by CI where CMake finds it; without it rndnn.torch keeps
+    # its Python path) and the benchmark program rndnn_bench_torch
+    # (docs/performance.md).
+    libtorch-dev
     # `pip install .` of the Python package offline (pyproject.toml,
     # setup.py; tests/check_pip.sh): a virtual environment over Debian's
     # packages, pip, and setuptools and wheel for --no-build-isolation.
@@ -55,7 +59,7 @@ packages=(
     # example (docs/distributed.md), tested with K = 1..4.
     openmpi-bin libopenmpi-dev
 )
-if [ "$bench" -eq 1 ]; then packages+=(libtorch-dev libtcmalloc-minimal4); fi
+if [ "$bench" -eq 1 ]; then packages+=(libtcmalloc-minimal4); fi
 
 missing=()
 for p in "${packages[@]}"; do

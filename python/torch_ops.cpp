@@ -1,0 +1,495 @@
+// rndnn's torch operators (docs/python.md, "rndnn.torch in C++"): the
+// dropout of rndnn.torch's modules and functions as C++ torch operators
+// with their autograd in C++, so that a training forward of
+// rndnn.torch.Dropout costs a thin Python check and one operator call.
+// Built into rndnn/_torch_ops.so where CMake finds torch's package
+// (python/CMakeLists.txt); rndnn.torch loads it with
+// torch.ops.load_library, and keeps its Python path where it is absent.
+//
+// The namespace rndnn (torch.ops.rndnn) is defined here whole, the
+// operators that rndnn.torch implements in Python included (their
+// kernels are registered from Python, torch.library's "IMPL"):
+// - dropout(input, p, train, inplace, kind, keep_mask, generator,
+//   global_shape=[], origin=[]): the modules' forward under torch.jit
+//   (its schema is the one scripted modules were saved with), generator a
+//   key of rndnn.torch's registry (0: torch's default generator). Shards
+//   and rndnn.Generators go to dropout_python, rndnn.torch's Python path.
+// - dropout_eager(input, p, inplace, kind, keep_mask, generator): the
+//   same training forward with a torch.Generator (or None), its arguments
+//   checked by rndnn.torch beforehand (it neither checks nor warns).
+// - register_generator(key, generator): the registry (keys of
+//   torch.Generators; None for rndnn.Generators, whose draws are Python's).
+// - unknown_generator(key): the error of a key that names no generator.
+//
+// The draws and bits are those of rndnn.torch's Python path: one seed
+// per training forward, random64() % 2^63 of the CPU generator under its
+// mutex (torch.empty((), dtype=torch.int64).random_(generator)), offset 0,
+// the mask rndnn::dropout's (philox4x32_10, method auto, stream 0) over
+// the noise shape of Dropout, Dropout1d, 2d or 3d.
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/Optional.h>
+#include <torch/autograd.h>
+#include <torch/library.h>
+
+#include "binding_support.hpp"
+#include "rndnn/rndnn.hpp"
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// --- the generators --------------------------------------------------------
+
+// rndnn.torch's generator keys (rndnn/torch/__init__.py, _key): 0 is
+// torch's default generator; the others are registered at their first use
+// with their torch.Generator, or none for an rndnn.Generator (whose draws
+// only Python makes). Keys live as long as the process, as Python's.
+struct registry_t {
+    std::mutex mutex;
+    std::unordered_map<std::int64_t, c10::optional<at::Generator>> keys;
+};
+
+registry_t &registry() {
+    static registry_t r;
+    return r;
+}
+
+void register_generator(
+        std::int64_t key, const c10::optional<at::Generator> &generator) {
+    TORCH_CHECK(key != 0, "rndnn: generator key 0 is torch's default "
+                          "generator's");
+    auto &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.keys[key] = generator;
+}
+
+// Whether @p key names a generator of this process; @p generator: its
+// torch.Generator (none for key 0, torch's default, and for an
+// rndnn.Generator's key).
+bool find_generator(std::int64_t key, c10::optional<at::Generator> &generator,
+        bool &in_python) {
+    generator.reset();
+    in_python = false;
+    if (key == 0) return true;
+    auto &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    const auto it = r.keys.find(key);
+    if (it == r.keys.end()) return false;
+    generator = it->second;
+    in_python = !it->second.has_value();
+    return true;
+}
+
+std::string unknown_generator_message(std::int64_t key) {
+    return "rndnn.dropout: no generator has key " + std::to_string(key)
+            + " in this process (a scripted module saved with its own "
+              "generator= and loaded in another process: script it there, "
+              "or use torch's default generator)";
+}
+
+// The error of a key that names no generator, or "" (rndnn.torch's
+// _unknown_key).
+std::string unknown_generator(std::int64_t key) {
+    c10::optional<at::Generator> g;
+    bool in_python = false;
+    return find_generator(key, g, in_python) ? std::string()
+                                             : unknown_generator_message(key);
+}
+
+// One training forward's seed: torch.empty((), dtype=torch.int64)
+// .random_(generator) of ATen, random64() % 2^63 of the CPU generator
+// under its mutex (torch's default one without @p generator).
+std::int64_t draw_seed(const c10::optional<at::Generator> &generator) {
+    auto *g = at::get_generator_or_default<at::CPUGeneratorImpl>(
+            generator, at::detail::getDefaultCPUGenerator());
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    const std::uint64_t r = g->random64();
+    return static_cast<std::int64_t>(r % (std::uint64_t(1) << 63));
+}
+
+// --- the kernels -----------------------------------------------------------
+
+rndnn::data_type to_rndnn(at::ScalarType t) {
+    switch (t) {
+        case at::kFloat: return rndnn::data_type::f32;
+        case at::kBFloat16: return rndnn::data_type::bf16;
+        case at::kHalf: return rndnn::data_type::f16;
+        default: return rndnn::data_type::undef;
+    }
+}
+
+// torch's name of @p t, as Python prints a dtype ("torch.float64").
+std::string torch_name(at::ScalarType t) {
+    switch (t) {
+        case at::kFloat: return "torch.float32";
+        case at::kDouble: return "torch.float64";
+        case at::kHalf: return "torch.float16";
+        case at::kBFloat16: return "torch.bfloat16";
+        case at::kByte: return "torch.uint8";
+        case at::kChar: return "torch.int8";
+        case at::kShort: return "torch.int16";
+        case at::kInt: return "torch.int32";
+        case at::kLong: return "torch.int64";
+        case at::kBool: return "torch.bool";
+        case at::kComplexHalf: return "torch.complex32";
+        case at::kComplexFloat: return "torch.complex64";
+        case at::kComplexDouble: return "torch.complex128";
+        default: return std::string("torch.") + c10::toString(t);
+    }
+}
+
+// The mask's dims of dropout @p kind (0: elementwise, else dropout@kind d
+// of channels) of data of @p shape (checked): rndnn.torch's _noise_shape.
+// Empty for the data's own.
+rndnn::dims noise_dims(at::IntArrayRef shape, std::int64_t kind) {
+    if (kind == 0) return {};
+    const std::size_t d = shape.size();
+    const bool batched = kind == 1 ? d == 3 : kind == 2 ? true : d == 5;
+    rndnn::dims full;
+    if (!batched) full.push_back(1);
+    full.insert(full.end(), shape.begin(), shape.end());
+    rndnn::dims noise(full.size(), 1);
+    noise[0] = full[0];
+    noise[1] = full[1];
+    if (!batched) noise.erase(noise.begin());
+    return noise;
+}
+
+rndnn::dim_t elements(const rndnn::dims &d) {
+    rndnn::dim_t n = 1;
+    for (const rndnn::dim_t k : d)
+        n *= k;
+    return n;
+}
+
+// A new tensor as rndnn/_arrays.py's _new makes one (its huge pages
+// advised), its version moved on once, as _check_written moves out='s.
+at::Tensor new_output(at::IntArrayRef shape, at::ScalarType type) {
+    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(type));
+    rndnn_python::advise_huge_pages(
+            reinterpret_cast<std::uintptr_t>(t.data_ptr()), t.nbytes());
+    if (!t.is_inference()) t.unsafeGetTensorImpl()->bump_version();
+    return t;
+}
+
+// The rndnn::dropout of dense @p src into @p dst (forward: the mask written
+// into @p mask where defined; backward: the mask read from it, or
+// recomputed), at (seed, offset 0, stream 0). Primitives are cached.
+void run_dropout(const at::Tensor &src, const at::Tensor &dst,
+        const at::Tensor &mask, double p, std::int64_t seed,
+        std::int64_t kind, bool backward) {
+    rndnn::dropout::desc d;
+    d.prop = backward ? rndnn::prop_kind::backward
+                      : rndnn::prop_kind::forward_training;
+    const rndnn::dims shape(src.sizes().begin(), src.sizes().end());
+    d.src = d.dst = rndnn::memory::desc(shape, to_rndnn(src.scalar_type()));
+    d.noise_shape = noise_dims(src.sizes(), kind);
+    if (mask.defined())
+        d.mask = rndnn::memory::desc(
+                d.noise_shape.empty() ? shape : d.noise_shape,
+                rndnn::data_type::bit);
+    d.rate = p;
+    d.alg = rndnn::rng_alg::philox4x32_10;
+    d.method = rndnn::bernoulli_method::automatic;
+    d.bits = 1;
+    d.with_offset = true;
+    static rndnn_python::recent_primitives_t<rndnn::dropout::desc,
+            rndnn::dropout>
+            recent;
+    try {
+        const auto prim = recent.get(d,
+                [&] { return rndnn::dropout(rndnn::dropout::primitive_desc(d)); });
+        std::unordered_map<int, rndnn::memory> args {
+                {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
+                        rndnn::memory(d.src, src.data_ptr())},
+                {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
+                        rndnn::memory(d.dst, dst.data_ptr())},
+                {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                {RNDNN_ARG_OFFSET,
+                        rndnn::memory::scalar(static_cast<std::int64_t>(0))},
+                {RNDNN_ARG_STREAM,
+                        rndnn::memory::scalar(static_cast<std::int64_t>(0))}};
+        if (mask.defined())
+            args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, mask.data_ptr()));
+        prim->execute(rndnn_python::kernel_stream(), args);
+    } catch (const rndnn::error &e) {
+        // ValueError, as rndnn.Error is one (rndnn.torch raises it as
+        // rndnn.Error).
+        TORCH_CHECK_VALUE(false, "rndnn: ", e.what());
+    }
+    if (mask.defined() && !backward)
+        rndnn_python::clear_unused_bits(
+                static_cast<std::uint8_t *>(mask.data_ptr()), d.mask);
+}
+
+// Forward: (y, the packed mask or undefined); y is @p x itself in place
+// (x contiguous then), else new.
+std::pair<at::Tensor, at::Tensor> forward_kernel(const at::Tensor &x, double p,
+        std::int64_t seed, std::int64_t kind, bool keep_mask, bool inplace) {
+    const at::Tensor src = inplace ? x : x.contiguous();
+    at::Tensor y;
+    if (inplace) {
+        y = x;
+        if (!x.is_inference()) x.unsafeGetTensorImpl()->bump_version();
+    } else {
+        y = new_output(src.sizes(), src.scalar_type());
+    }
+    at::Tensor mask;
+    if (keep_mask) {
+        const rndnn::dims noise = noise_dims(src.sizes(), kind);
+        const rndnn::dim_t n = noise.empty() ? src.numel() : elements(noise);
+        mask = new_output({(n + 7) / 8}, at::kByte);
+    }
+    run_dropout(src, y, mask, p, seed, kind, false);
+    return {y, mask};
+}
+
+at::Tensor backward_kernel(const at::Tensor &dy, double p, std::int64_t seed,
+        std::int64_t kind, const at::Tensor &mask) {
+    const at::Tensor src = dy.contiguous();
+    at::Tensor dx = new_output(src.sizes(), src.scalar_type());
+    if (src.numel() != 0) run_dropout(src, dx, mask, p, seed, kind, true);
+    return dx;
+}
+
+// dx = keep ? dy / (1 - p) : 0, the mask given or recomputed: linear in
+// dy, so its own backward is itself (higher derivatives work), as
+// rndnn.torch's _Backward.
+struct backward_function : torch::autograd::Function<backward_function> {
+    // @mask: none where recomputed (an optional, which autograd takes
+    // for no input then).
+    static at::Tensor forward(AutogradContext *ctx, const at::Tensor &dy,
+            double p, std::int64_t seed, std::int64_t kind,
+            const c10::optional<at::Tensor> &mask) {
+        ctx->saved_data["p"] = p;
+        ctx->saved_data["seed"] = seed;
+        ctx->saved_data["kind"] = kind;
+        ctx->saved_data["mask"] = mask;
+        return backward_kernel(dy, p, seed, kind, mask.value_or(at::Tensor()));
+    }
+
+    static variable_list backward(AutogradContext *ctx, variable_list ddx) {
+        return {backward_function::apply(ddx[0], ctx->saved_data["p"].toDouble(),
+                        ctx->saved_data["seed"].toInt(),
+                        ctx->saved_data["kind"].toInt(),
+                        ctx->saved_data["mask"].toOptional<at::Tensor>()),
+                at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    }
+};
+
+// y = keep ? x / (1 - p) : 0 (rndnn.torch's DropoutFunction): the packed
+// mask kept for the backward pass, or nothing (recomputed from the seed);
+// in place, x itself, marked dirty.
+struct dropout_function : torch::autograd::Function<dropout_function> {
+    static at::Tensor forward(AutogradContext *ctx, const at::Tensor &x,
+            double p, std::int64_t seed, std::int64_t kind, bool keep_mask,
+            bool inplace) {
+        auto [y, mask] = forward_kernel(x, p, seed, kind, keep_mask, inplace);
+        if (inplace) ctx->mark_dirty({x});
+        ctx->saved_data["p"] = p;
+        ctx->saved_data["seed"] = seed;
+        ctx->saved_data["kind"] = kind;
+        ctx->saved_data["mask"] = mask.defined()
+                ? c10::optional<at::Tensor>(mask)
+                : c10::nullopt;
+        return y;
+    }
+
+    static variable_list backward(AutogradContext *ctx, variable_list dy) {
+        return {backward_function::apply(dy[0], ctx->saved_data["p"].toDouble(),
+                        ctx->saved_data["seed"].toInt(),
+                        ctx->saved_data["kind"].toInt(),
+                        ctx->saved_data["mask"].toOptional<at::Tensor>()),
+                at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(),
+                at::Tensor()};
+    }
+};
+
+// The training forward of checked arguments at p > 0: rndnn.torch's
+// _forward once its checks passed. The seed is drawn first (an empty
+// tensor moves the generator on too, and is returned itself).
+at::Tensor train_forward(const at::Tensor &x, double p, bool inplace,
+        std::int64_t kind, bool keep_mask,
+        const c10::optional<at::Generator> &generator) {
+    const std::int64_t seed = draw_seed(generator);
+    if (x.numel() == 0) return x;
+    if (x.requires_grad() && at::GradMode::is_enabled())
+        return dropout_function::apply(x, p, seed, kind, keep_mask, inplace);
+    return forward_kernel(x, p, seed, kind, keep_mask, inplace).first;
+}
+
+at::Tensor dropout_eager(const at::Tensor &x, double p, bool inplace,
+        std::int64_t kind, bool keep_mask,
+        const c10::optional<at::Generator> &generator) {
+    return train_forward(x, p, inplace, kind, keep_mask, generator);
+}
+
+// --- the checks of rndnn.torch's _forward, for TorchScript -------------------
+
+// Python's repr of a float: the shortest digits that read back, with ".0"
+// where they have no point.
+std::string float_repr(double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    std::string s(buf, r.ptr);
+    if (s == "inf" || s == "-inf" || s == "nan" || s == "-nan") return s;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+}
+
+// _noise_shape's errors and warnings on the number of dims.
+void check_dims(std::size_t d, std::int64_t kind) {
+    bool batched = true;
+    if (kind == 0) return;
+    if (kind == 1) {
+        TORCH_CHECK(d == 2 || d == 3, "dropout1d: Expected 2D or 3D input, "
+                "but received a ", d, "D input. Note that dropout1d exists "
+                "to provide channel-wise dropout on inputs with 1 spatial "
+                "dimension, a channel dimension, and an optional batch "
+                "dimension (i.e. 2D or 3D inputs).");
+        batched = d == 3;
+    } else if (kind == 2) {
+        if (d != 3 && d != 4)
+            TORCH_WARN("dropout2d: Received a ", d, "-D input to dropout2d, "
+                    "which is deprecated and will result in an error in a "
+                    "future release. To retain the behavior and silence "
+                    "this warning, please use dropout instead. Note that "
+                    "dropout2d exists to provide channel-wise dropout on "
+                    "inputs with 2 spatial dimensions, a channel dimension, "
+                    "and an optional batch dimension (i.e. 3D or 4D "
+                    "inputs).");
+        if (d == 3)
+            TORCH_WARN("dropout2d: Received a 3D input to dropout2d and "
+                    "assuming that channel-wise 1D dropout behavior is "
+                    "desired - input is interpreted as shape (N, C, L), "
+                    "where C is the channel dim. This behavior will change "
+                    "in a future release to interpret the input as one "
+                    "without a batch dimension, i.e. shape (C, H, W). To "
+                    "maintain the 1D channel-wise dropout behavior, please "
+                    "switch to using dropout1d instead.");
+    } else {
+        if (d != 4 && d != 5)
+            TORCH_WARN("dropout3d: Received a ", d, "-D input to dropout3d, "
+                    "which is deprecated and will result in an error in a "
+                    "future release. To retain the behavior and silence "
+                    "this warning, please use dropout instead. Note that "
+                    "dropout3d exists to provide channel-wise dropout on "
+                    "inputs with 3 spatial dimensions, a channel dimension, "
+                    "and an optional batch dimension (i.e. 4D or 5D "
+                    "inputs).");
+        batched = d == 5;
+    }
+    TORCH_CHECK((batched ? d : d + 1) >= 2,
+            "Feature dropout requires at least 2 dimensions in the input");
+}
+
+// rndnn.torch's _check_inplace.
+void check_inplace(const at::Tensor &x) {
+    if (x.requires_grad() && at::GradMode::is_enabled()) {
+        TORCH_CHECK(!x.is_leaf(), "a leaf Variable that requires grad is "
+                                  "being used in an in-place operation.");
+        TORCH_CHECK(!(x.is_view() && x._base().is_leaf()),
+                "a view of a leaf Variable that requires grad is being used "
+                "in an in-place operation.");
+    }
+}
+
+at::Tensor dropout_python(const at::Tensor &input, double p, bool train,
+        bool inplace, std::int64_t kind, bool keep_mask, std::int64_t key,
+        at::IntArrayRef global_shape, at::IntArrayRef origin) {
+    static const auto op
+            = c10::Dispatcher::singleton()
+                      .findSchemaOrThrow("rndnn::dropout_python", "")
+                      .typed<at::Tensor(const at::Tensor &, double, bool,
+                              bool, std::int64_t, bool, std::int64_t,
+                              at::IntArrayRef, at::IntArrayRef)>();
+    return op.call(input, p, train, inplace, kind, keep_mask, key,
+            global_shape, origin);
+}
+
+// torch.ops.rndnn.dropout: rndnn.torch's _forward of a module's arguments
+// (the generator a key), its checks and messages; shards and
+// rndnn.Generators go to rndnn.torch's Python path (dropout_python).
+at::Tensor dropout(const at::Tensor &input, double p, bool train,
+        bool inplace, std::int64_t kind, bool keep_mask, std::int64_t key,
+        at::IntArrayRef global_shape, at::IntArrayRef origin) {
+    c10::optional<at::Generator> generator;
+    bool in_python = false;
+    const bool known = find_generator(key, generator, in_python);
+    if (!global_shape.empty() || in_python)
+        return dropout_python(input, p, train, inplace, kind, keep_mask, key,
+                global_shape, origin);
+    // The key is looked up only to draw: in eval mode, a key unknown here
+    // (a module saved elsewhere) is no error.
+    TORCH_CHECK(known || !train || p == 0, unknown_generator_message(key));
+    TORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be "
+            "between 0 and 1, but got ", float_repr(p));
+    TORCH_CHECK(kind >= 0 && kind <= 3, "rndnn.dropout: unknown kind ", kind);
+    check_dims(static_cast<std::size_t>(input.dim()), kind);
+    if (!train || p == 0) return input;
+    TORCH_CHECK_VALUE(to_rndnn(input.scalar_type()) != rndnn::data_type::undef,
+            "dropout takes f32, bf16 or f16 data, not ",
+            torch_name(input.scalar_type()));
+    TORCH_CHECK_VALUE(input.device().is_cpu(), "x is on ",
+            input.device().str(), ", rndnn runs on the CPU");
+    if (inplace) {
+        TORCH_CHECK_VALUE(input.is_contiguous(),
+                "x must be contiguous to be written in place");
+        check_inplace(input);
+    }
+    return train_forward(input, p, inplace, kind, keep_mask, generator);
+}
+
+} // namespace
+
+TORCH_LIBRARY(rndnn, m) {
+    rndnn_python::watch_forks();
+    const auto conservative = c10::AliasAnalysisKind::CONSERVATIVE;
+    // CONSERVATIVE: each may write its input (inplace) and draws from a
+    // generator, so the JIT neither merges two calls nor moves one.
+    m.def(torch::schema("dropout(Tensor input, float p, bool train, "
+                        "bool inplace, int kind, bool keep_mask, "
+                        "int generator, int[] global_shape=[], "
+                        "int[] origin=[]) -> Tensor",
+            conservative));
+    m.def(torch::schema("dropout_eager(Tensor input, float p, bool inplace, "
+                        "int kind, bool keep_mask, Generator? generator) "
+                        "-> Tensor",
+            conservative));
+    m.def(torch::schema("dropout_python(Tensor input, float p, bool train, "
+                        "bool inplace, int kind, bool keep_mask, "
+                        "int generator, int[] global_shape=[], "
+                        "int[] origin=[]) -> Tensor",
+            conservative));
+    m.def(torch::schema("register_generator(int key, Generator? generator) "
+                        "-> ()",
+            conservative));
+    m.def("unknown_generator(int key) -> str");
+    // Implemented in Python by rndnn.torch (torch.library "IMPL").
+    m.def("shard_error(int[] shape, int[] global_shape, int[] origin) "
+          "-> str");
+    m.def(torch::schema("softmax_dropout(Tensor scores, float p, "
+                        "bool keep_mask, int generator) -> Tensor",
+            conservative));
+
+    // Above autograd: the C++ autograd functions are applied here.
+    m.impl("dropout", c10::DispatchKey::CompositeImplicitAutograd, &dropout);
+    m.impl("dropout_eager", c10::DispatchKey::CompositeImplicitAutograd,
+            &dropout_eager);
+    m.impl("register_generator", c10::DispatchKey::CompositeImplicitAutograd,
+            &register_generator);
+    m.impl("unknown_generator", c10::DispatchKey::CompositeImplicitAutograd,
+            &unknown_generator);
+}
