@@ -184,54 +184,82 @@ at::Tensor new_output(at::IntArrayRef shape, at::ScalarType type) {
     return t;
 }
 
+// What a primitive is made from here: the data's dims and type, p, the
+// kind (its noise shape), whether a mask is written or read, and the
+// direction; compared in a few instructions, where rndnn::dropout::desc's
+// construction and comparison cost more than the kernel at 256 elements.
+struct problem_t {
+    std::vector<std::int64_t> shape;
+    at::ScalarType type;
+    double p;
+    std::int64_t kind;
+    bool mask;
+    bool backward;
+
+    bool operator==(const problem_t &o) const {
+        return shape == o.shape && type == o.type && p == o.p
+                && kind == o.kind && mask == o.mask && backward == o.backward;
+    }
+};
+
+// A primitive with the memory descriptors of its data and mask.
+struct plan_t {
+    rndnn::dropout primitive;
+    rndnn::memory::desc data, mask;
+};
+
+plan_t make_plan(const problem_t &k) {
+    rndnn::dropout::desc d;
+    d.prop = k.backward ? rndnn::prop_kind::backward
+                        : rndnn::prop_kind::forward_training;
+    const rndnn::dims shape(k.shape.begin(), k.shape.end());
+    d.src = d.dst = rndnn::memory::desc(shape, to_rndnn(k.type));
+    d.noise_shape = noise_dims(k.shape, k.kind);
+    if (k.mask)
+        d.mask = rndnn::memory::desc(
+                d.noise_shape.empty() ? shape : d.noise_shape,
+                rndnn::data_type::bit);
+    d.rate = k.p;
+    d.alg = rndnn::rng_alg::philox4x32_10;
+    d.method = rndnn::bernoulli_method::automatic;
+    d.bits = 1;
+    d.with_offset = true;
+    return {rndnn::dropout(rndnn::dropout::primitive_desc(d)), d.src, d.mask};
+}
+
 // The rndnn::dropout of dense @p src into @p dst (forward: the mask written
 // into @p mask where defined; backward: the mask read from it, or
 // recomputed), at (seed, offset 0, stream 0). Primitives are cached.
 void run_dropout(const at::Tensor &src, const at::Tensor &dst,
         const at::Tensor &mask, double p, std::int64_t seed,
         std::int64_t kind, bool backward) {
-    rndnn::dropout::desc d;
-    d.prop = backward ? rndnn::prop_kind::backward
-                      : rndnn::prop_kind::forward_training;
-    const rndnn::dims shape(src.sizes().begin(), src.sizes().end());
-    d.src = d.dst = rndnn::memory::desc(shape, to_rndnn(src.scalar_type()));
-    d.noise_shape = noise_dims(src.sizes(), kind);
-    if (mask.defined())
-        d.mask = rndnn::memory::desc(
-                d.noise_shape.empty() ? shape : d.noise_shape,
-                rndnn::data_type::bit);
-    d.rate = p;
-    d.alg = rndnn::rng_alg::philox4x32_10;
-    d.method = rndnn::bernoulli_method::automatic;
-    d.bits = 1;
-    d.with_offset = true;
-    static rndnn_python::recent_primitives_t<rndnn::dropout::desc,
-            rndnn::dropout>
-            recent;
+    static rndnn_python::recent_primitives_t<problem_t, plan_t> recent;
+    // Offset and stream, always 0.
+    static const rndnn::memory zero
+            = rndnn::memory::scalar(static_cast<std::int64_t>(0));
+    const problem_t key {src.sizes().vec(), src.scalar_type(), p, kind,
+            mask.defined(), backward};
     try {
-        const auto prim = recent.get(d,
-                [&] { return rndnn::dropout(rndnn::dropout::primitive_desc(d)); });
+        const auto plan = recent.get(key, [&] { return make_plan(key); });
         std::unordered_map<int, rndnn::memory> args {
                 {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
-                        rndnn::memory(d.src, src.data_ptr())},
+                        rndnn::memory(plan->data, src.data_ptr())},
                 {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
-                        rndnn::memory(d.dst, dst.data_ptr())},
+                        rndnn::memory(plan->data, dst.data_ptr())},
                 {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                {RNDNN_ARG_OFFSET,
-                        rndnn::memory::scalar(static_cast<std::int64_t>(0))},
-                {RNDNN_ARG_STREAM,
-                        rndnn::memory::scalar(static_cast<std::int64_t>(0))}};
+                {RNDNN_ARG_OFFSET, zero}, {RNDNN_ARG_STREAM, zero}};
         if (mask.defined())
-            args.emplace(RNDNN_ARG_MASK, rndnn::memory(d.mask, mask.data_ptr()));
-        prim->execute(rndnn_python::kernel_stream(), args);
+            args.emplace(RNDNN_ARG_MASK,
+                    rndnn::memory(plan->mask, mask.data_ptr()));
+        plan->primitive.execute(rndnn_python::kernel_stream(), args);
+        if (mask.defined() && !backward)
+            rndnn_python::clear_unused_bits(
+                    static_cast<std::uint8_t *>(mask.data_ptr()), plan->mask);
     } catch (const rndnn::error &e) {
         // ValueError, as rndnn.Error is one (rndnn.torch raises it as
-        // rndnn.Error).
-        TORCH_CHECK_VALUE(false, "rndnn: ", e.what());
+        // rndnn.Error, with the library's message as the Python path's).
+        TORCH_CHECK_VALUE(false, e.what());
     }
-    if (mask.defined() && !backward)
-        rndnn_python::clear_unused_bits(
-                static_cast<std::uint8_t *>(mask.data_ptr()), d.mask);
 }
 
 // Forward: (y, the packed mask or undefined); y is @p x itself in place
@@ -258,9 +286,18 @@ std::pair<at::Tensor, at::Tensor> forward_kernel(const at::Tensor &x, double p,
 
 at::Tensor backward_kernel(const at::Tensor &dy, double p, std::int64_t seed,
         std::int64_t kind, const at::Tensor &mask) {
-    const at::Tensor src = dy.contiguous();
-    at::Tensor dx = new_output(src.sizes(), src.scalar_type());
-    if (src.numel() != 0) run_dropout(src, dx, mask, p, seed, kind, true);
+    at::Tensor dx;
+    if (dy.is_contiguous()) {
+        dx = new_output(dy.sizes(), dy.scalar_type());
+        if (dy.numel() != 0) run_dropout(dy, dx, mask, p, seed, kind, true);
+    } else {
+        // A dense copy of dy (y.sum().backward() gives an expanded one),
+        // written in place: one new tensor, not two (the same bits: the
+        // kernel reads each element before it writes it).
+        dx = dy.contiguous();
+        if (!dx.is_inference()) dx.unsafeGetTensorImpl()->bump_version();
+        if (dx.numel() != 0) run_dropout(dx, dx, mask, p, seed, kind, true);
+    }
     return dx;
 }
 
@@ -308,11 +345,17 @@ struct dropout_function : torch::autograd::Function<dropout_function> {
     }
 
     static variable_list backward(AutogradContext *ctx, variable_list dy) {
-        return {backward_function::apply(dy[0], ctx->saved_data["p"].toDouble(),
-                        ctx->saved_data["seed"].toInt(),
-                        ctx->saved_data["kind"].toInt(),
-                        ctx->saved_data["mask"].toOptional<at::Tensor>()),
-                at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(),
+        const double p = ctx->saved_data["p"].toDouble();
+        const std::int64_t seed = ctx->saved_data["seed"].toInt();
+        const std::int64_t kind = ctx->saved_data["kind"].toInt();
+        const auto mask = ctx->saved_data["mask"].toOptional<at::Tensor>();
+        // Recorded (backward_function: double backward) only where the
+        // engine records (create_graph); else the kernel alone.
+        at::Tensor dx = at::GradMode::is_enabled()
+                ? backward_function::apply(dy[0], p, seed, kind, mask)
+                : backward_kernel(dy[0], p, seed, kind,
+                        mask.value_or(at::Tensor()));
+        return {dx, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(),
                 at::Tensor()};
     }
 };
@@ -327,7 +370,9 @@ at::Tensor train_forward(const at::Tensor &x, double p, bool inplace,
     if (x.numel() == 0) return x;
     if (x.requires_grad() && at::GradMode::is_enabled())
         return dropout_function::apply(x, p, seed, kind, keep_mask, inplace);
-    return forward_kernel(x, p, seed, kind, keep_mask, inplace).first;
+    // No backward: no mask kept (the same output: both plans give the
+    // same bits).
+    return forward_kernel(x, p, seed, kind, false, inplace).first;
 }
 
 at::Tensor dropout_eager(const at::Tensor &x, double p, bool inplace,

@@ -72,7 +72,9 @@ def _load_ops():
 _OPS = _load_ops()
 _use_ops = _OPS
 if _OPS:
-    _dropout_eager = torch.ops.rndnn.dropout_eager.default
+    # The overload's own callable (OpOverload.__call__ is one more Python
+    # frame).
+    _dropout_eager = torch.ops.rndnn.dropout_eager.default._op
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -80,6 +82,8 @@ _MASKS = ("bit", None)
 
 def _check_p(p):
     # torch's check and message (torch.nn.functional.dropout's).
+    if type(p) is float and 0.0 <= p <= 1.0:
+        return  # the common case, without the ABC's isinstance
     if not isinstance(p, numbers.Real):
         raise TypeError(f"dropout probability must be a real number, not "
                         f"{type(p).__name__} {p!r}")
