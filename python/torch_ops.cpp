@@ -27,6 +27,7 @@
 // the mask rndnn::dropout's (philox4x32_10, method auto, stream 0) over
 // the noise shape of Dropout, Dropout1d, 2d or 3d.
 #include <charconv>
+#include <tuple>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -40,6 +41,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Optional.h>
 #include <torch/autograd.h>
+#include <torch/csrc/autograd/functions/basic_ops.h>
 #include <torch/library.h>
 
 #include "binding_support.hpp"
@@ -381,8 +383,6 @@ at::Tensor dropout_eager(const at::Tensor &x, double p, bool inplace,
     return train_forward(x, p, inplace, kind, keep_mask, generator);
 }
 
-// --- the checks of rndnn.torch's _forward, for TorchScript -------------------
-
 // Python's repr of a float: the shortest digits that read back, with ".0"
 // where they have no point.
 std::string float_repr(double v) {
@@ -393,6 +393,197 @@ std::string float_repr(double v) {
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return s;
 }
+
+// --- softmax-dropout (MultiheadAttention's) ----------------------------------
+
+// What a softmax-dropout primitive is made from here (as problem_t).
+struct sd_problem_t {
+    std::vector<std::int64_t> shape;
+    at::ScalarType type;
+    double p;
+    bool causal;
+    bool mask;
+    bool backward;
+
+    bool operator==(const sd_problem_t &o) const {
+        return shape == o.shape && type == o.type && p == o.p
+                && causal == o.causal && mask == o.mask
+                && backward == o.backward;
+    }
+};
+
+struct sd_plan_t {
+    rndnn::softmax_dropout primitive;
+    rndnn::memory::desc data, stats, mask;
+};
+
+sd_plan_t make_sd_plan(const sd_problem_t &k) {
+    rndnn::softmax_dropout::desc d;
+    d.prop = k.backward ? rndnn::prop_kind::backward
+                        : rndnn::prop_kind::forward_training;
+    const rndnn::dims shape(k.shape.begin(), k.shape.end());
+    d.src = d.dst = rndnn::memory::desc(shape, to_rndnn(k.type));
+    d.stats = true;
+    d.causal = k.causal;
+    if (k.mask) d.mask = rndnn::memory::desc(shape, rndnn::data_type::bit);
+    d.rate = k.p;
+    d.alg = rndnn::rng_alg::philox4x32_10;
+    d.method = rndnn::bernoulli_method::automatic;
+    d.bits = 1;
+    d.with_offset = true;
+    return {rndnn::softmax_dropout(rndnn::softmax_dropout::primitive_desc(d)),
+            d.src, rndnn::softmax_dropout::stats_desc(shape), d.mask};
+}
+
+// rndnn::softmax_dropout along the last dim at (seed, offset 0, stream
+// 0): forward src (the scores) -> dst, the stats and the mask written;
+// backward dy (src) -> dx (dst), reading the scores @p x, the stats and
+// the mask (or drawing it again). Primitives are cached.
+void run_softmax_dropout(const at::Tensor &src, const at::Tensor &dst,
+        const at::Tensor &x, const at::Tensor &stats, const at::Tensor &mask,
+        double p, std::int64_t seed, bool causal, bool backward) {
+    static rndnn_python::recent_primitives_t<sd_problem_t, sd_plan_t> recent;
+    static const rndnn::memory zero
+            = rndnn::memory::scalar(static_cast<std::int64_t>(0));
+    const sd_problem_t key {src.sizes().vec(), src.scalar_type(), p, causal,
+            mask.defined(), backward};
+    try {
+        const auto plan = recent.get(key, [&] { return make_sd_plan(key); });
+        std::unordered_map<int, rndnn::memory> args {
+                {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
+                        rndnn::memory(plan->data, src.data_ptr())},
+                {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
+                        rndnn::memory(plan->data, dst.data_ptr())},
+                {RNDNN_ARG_STATS, rndnn::memory(plan->stats, stats.data_ptr())},
+                {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                {RNDNN_ARG_OFFSET, zero}, {RNDNN_ARG_STREAM, zero}};
+        if (backward)
+            args.emplace(RNDNN_ARG_SRC, rndnn::memory(plan->data, x.data_ptr()));
+        if (mask.defined())
+            args.emplace(RNDNN_ARG_MASK,
+                    rndnn::memory(plan->mask, mask.data_ptr()));
+        plan->primitive.execute(rndnn_python::kernel_stream(), args);
+        if (mask.defined() && !backward)
+            rndnn_python::clear_unused_bits(
+                    static_cast<std::uint8_t *>(mask.data_ptr()), plan->mask);
+    } catch (const rndnn::error &e) {
+        TORCH_CHECK_VALUE(false, e.what());
+    }
+}
+
+// Forward of dense scores: (y, stats, the packed mask or undefined).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> sd_forward_kernel(
+        const at::Tensor &x, double p, std::int64_t seed, bool causal,
+        bool keep_mask) {
+    at::Tensor y = new_output(x.sizes(), x.scalar_type());
+    std::vector<std::int64_t> rows(x.sizes().begin(), x.sizes().end() - 1);
+    rows.push_back(2);
+    at::Tensor stats = new_output(rows, at::kFloat);
+    at::Tensor mask;
+    if (keep_mask) mask = new_output({(x.numel() + 7) / 8}, at::kByte);
+    run_softmax_dropout(x, y, at::Tensor(), stats, mask, p, seed, causal,
+            false);
+    return {y, stats, mask};
+}
+
+// rndnn.torch's SoftmaxDropoutFunction: saves the scores and the row
+// stats, and the mask as bits (or nothing: drawn again); its backward is
+// once differentiable, as the Python one's.
+struct softmax_dropout_function
+    : torch::autograd::Function<softmax_dropout_function> {
+    static at::Tensor forward(AutogradContext *ctx, const at::Tensor &scores,
+            double p, std::int64_t seed, bool causal, bool keep_mask) {
+        const at::Tensor x = scores.contiguous();
+        auto [y, stats, mask] = sd_forward_kernel(x, p, seed, causal,
+                keep_mask);
+        ctx->save_for_backward({x, stats});
+        ctx->saved_data["p"] = p;
+        ctx->saved_data["seed"] = seed;
+        ctx->saved_data["causal"] = causal;
+        ctx->saved_data["mask"] = mask.defined()
+                ? c10::optional<at::Tensor>(mask)
+                : c10::nullopt;
+        return y;
+    }
+
+    static variable_list backward(AutogradContext *ctx, variable_list dys) {
+        const auto saved = ctx->get_saved_variables();
+        const at::Tensor &x = saved[0], &stats = saved[1];
+        const at::Tensor &dy_in = dys[0];
+        at::Tensor dx;
+        {
+            at::NoGradGuard no_grad;
+            const at::Tensor dy = dy_in.contiguous();
+            dx = new_output(dy.sizes(), dy.scalar_type());
+            const auto mask = ctx->saved_data["mask"].toOptional<at::Tensor>();
+            run_softmax_dropout(dy, dx, x, stats, mask.value_or(at::Tensor()),
+                    ctx->saved_data["p"].toDouble(),
+                    ctx->saved_data["seed"].toInt(),
+                    ctx->saved_data["causal"].toBool(), true);
+        }
+        if (at::GradMode::is_enabled() && dy_in.requires_grad()) {
+            // torch.autograd.function.once_differentiable's error node.
+            auto error = std::make_shared<torch::autograd::DelayedError>(
+                    "trying to differentiate twice a function that was "
+                    "marked with @once_differentiable",
+                    1);
+            at::Tensor alias = dx.detach();
+            alias.set_requires_grad(true);
+            dx = (*error)({alias})[0];
+        }
+        return {dx, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    }
+};
+
+// The training forward of checked arguments at p > 0 (rndnn.torch's
+// softmax_dropout once its checks passed): the seed drawn first.
+at::Tensor softmax_dropout_eager(const at::Tensor &scores, double p,
+        bool causal, bool keep_mask,
+        const c10::optional<at::Generator> &generator) {
+    const std::int64_t seed = draw_seed(generator);
+    if (scores.requires_grad() && at::GradMode::is_enabled())
+        return softmax_dropout_function::apply(scores, p, seed, causal,
+                keep_mask);
+    return std::get<0>(sd_forward_kernel(scores.contiguous(), p, seed, causal,
+            false));
+}
+
+at::Tensor softmax_dropout_python(const at::Tensor &scores, double p,
+        bool keep_mask, std::int64_t key) {
+    static const auto op
+            = c10::Dispatcher::singleton()
+                      .findSchemaOrThrow("rndnn::softmax_dropout_python", "")
+                      .typed<at::Tensor(const at::Tensor &, double, bool,
+                              std::int64_t)>();
+    return op.call(scores, p, keep_mask, key);
+}
+
+// torch.ops.rndnn.softmax_dropout: MultiheadAttention's dropout of the
+// attention probabilities in training (eager, scripted and traced), the
+// generator a key; rndnn.Generators and what is rare (scalars, empty
+// scores) go to rndnn.torch's Python path.
+at::Tensor softmax_dropout(const at::Tensor &scores, double p, bool keep_mask,
+        std::int64_t key) {
+    c10::optional<at::Generator> generator;
+    bool in_python = false;
+    const bool known = find_generator(key, generator, in_python);
+    if (in_python || scores.dim() == 0 || scores.numel() == 0)
+        return softmax_dropout_python(scores, p, keep_mask, key);
+    TORCH_CHECK(known, unknown_generator_message(key));
+    TORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be "
+            "between 0 and 1, but got ", float_repr(p));
+    if (p == 0) return at::softmax(scores, -1);
+    TORCH_CHECK_VALUE(scores.scalar_type() == at::kFloat
+                    || scores.scalar_type() == at::kBFloat16,
+            "softmax_dropout takes f32 or bf16 scores, not ",
+            torch_name(scores.scalar_type()));
+    TORCH_CHECK_VALUE(scores.device().is_cpu(), "scores is on ",
+            scores.device().str(), ", rndnn runs on the CPU");
+    return softmax_dropout_eager(scores, p, false, keep_mask, generator);
+}
+
+// --- the checks of rndnn.torch's _forward, for TorchScript -------------------
+
 
 // _noise_shape's errors and warnings on the number of dims.
 void check_dims(std::size_t d, std::int64_t kind) {
@@ -528,6 +719,13 @@ TORCH_LIBRARY(rndnn, m) {
     m.def(torch::schema("softmax_dropout(Tensor scores, float p, "
                         "bool keep_mask, int generator) -> Tensor",
             conservative));
+    m.def(torch::schema("softmax_dropout_eager(Tensor scores, float p, "
+                        "bool causal, bool keep_mask, Generator? generator) "
+                        "-> Tensor",
+            conservative));
+    m.def(torch::schema("softmax_dropout_python(Tensor scores, float p, "
+                        "bool keep_mask, int generator) -> Tensor",
+            conservative));
 
     // Above autograd: the C++ autograd functions are applied here.
     m.impl("dropout", c10::DispatchKey::CompositeImplicitAutograd, &dropout);
@@ -537,4 +735,9 @@ TORCH_LIBRARY(rndnn, m) {
             &register_generator);
     m.impl("unknown_generator", c10::DispatchKey::CompositeImplicitAutograd,
             &unknown_generator);
+    m.impl("softmax_dropout", c10::DispatchKey::CompositeImplicitAutograd,
+            &softmax_dropout);
+    m.impl("softmax_dropout_eager",
+            c10::DispatchKey::CompositeImplicitAutograd,
+            &softmax_dropout_eager);
 }

@@ -11,11 +11,18 @@ Rows, for f32 tensors of 2^k elements, p = 0.1, on 1 thread
 the same in place, and forward + y.sum().backward() of an input that
 requires grad; then rndnn.torch.MultiheadAttention(64, 4, dropout=0.1)
 against torch.nn.MultiheadAttention, training forward + backward at
-batch 4, sequence 16. Each figure is the best of --repeats timings of a
-loop of calls (about 0.2 s each), in µs a call; the ratios are torch's
-time over rndnn's. The header names the CPU and the load average.
+batch 4, sequence 16. Each figure is the best time of a
+window of calls, windows of every row's variants taken in turns (--repeats
+rounds), in µs a call; the ratios are torch's time over rndnn's. The
+attention's Python path runs in a second process (RNDNN_TORCH_OPS=0),
+scaled by torch's time there against here. The header names the CPU and
+the load average.
 """
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
 
 import torch
@@ -24,24 +31,33 @@ import rndnn.torch as rt
 from bench_common import cpu, load
 
 
-def best(run, repeats, budget=0.2):
-    """The best time of one call of @run, in µs, over @repeats loops."""
-    run()
-    n, t = 1, 0.0
-    while t < budget / 10:  # a loop of about budget / 10 s at least
-        n *= 2
-        t0 = time.perf_counter()
-        for _ in range(n):
-            run()
-        t = time.perf_counter() - t0
-    n = max(1, int(n * budget / 10 / t))
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            run()
-        times.append((time.perf_counter() - t0) / n)
-    return min(times) * 1e6
+def best(runs, rounds, window=0.005):
+    """{name: the best time of one call, in µs} of the callables @runs,
+    timed in turns: @rounds rounds, each timing every run over a window of
+    about @window s (the same call count for all in a round), so that a
+    shared machine's load, which comes and goes, weighs on all alike and
+    the best windows are the quiet ones."""
+    for run in runs.values():
+        run()
+    counts = {}
+    for name, run in runs.items():
+        n, t = 1, 0.0
+        while t < window:
+            n *= 2
+            t0 = time.perf_counter()
+            for _ in range(n):
+                run()
+            t = time.perf_counter() - t0
+        counts[name] = max(1, int(n * window / t))
+    out = {name: float("inf") for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            n = counts[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                run()
+            out[name] = min(out[name], (time.perf_counter() - t0) / n)
+    return {name: t * 1e6 for name, t in out.items()}
 
 
 def with_path(use_ops, run):
@@ -81,16 +97,19 @@ def dropout_rows(k, repeats):
             ("in place, no grad", no_grad(theirs_in, xi),
              no_grad(ours_in, xi)),
             ("forward + backward", backward(theirs), backward(ours))):
-        t = best(torch_run, repeats)
-        cpp = best(with_path(True, rndnn_run), repeats) if rt._OPS else None
-        py = best(with_path(False, rndnn_run), repeats)
-        rows.append((f"2^{k}", name, t, py, cpp))
+        runs = {"torch": torch_run, "python": with_path(False, rndnn_run)}
+        if rt._OPS:
+            runs["cpp"] = with_path(True, rndnn_run)
+        t = best(runs, repeats)
+        rows.append((f"2^{k}", name, t["torch"], t["python"], t.get("cpp")))
         if name.startswith("in place"):
             xi.fill_(1.0)
     return rows
 
 
-def attention_row(repeats):
+def attention_times(repeats):
+    """{torch, rndnn}: MultiheadAttention's training forward + backward,
+    µs, in this process (rndnn's path: the C++ operators where loaded)."""
     torch.manual_seed(0)
     theirs = torch.nn.MultiheadAttention(64, 4, dropout=0.1)
     ours = rt.MultiheadAttention(64, 4, dropout=0.1)
@@ -103,19 +122,44 @@ def attention_row(repeats):
             out.sum().backward()
         return call
 
-    t = best(run(theirs), repeats)
-    cpp = best(with_path(True, run(ours)), repeats) if rt._OPS else None
-    py = best(with_path(False, run(ours)), repeats)
-    return ("b4 s16", "MultiheadAttention(64, 4) fwd + bwd", t, py, cpp)
+    return best({"torch": run(theirs), "rndnn": run(ours)}, repeats,
+                window=0.02)
+
+
+def attention_row(repeats):
+    """The attention row: torch and the C++ path here; the Python path in
+    a process without the C++ operators (RNDNN_TORCH_OPS=0: the attention's
+    softmax-dropout operator is called from TorchScript, which the
+    in-process switch does not reach), with torch timed there again."""
+    here = attention_times(repeats)
+    py = None
+    if rt._OPS:
+        out = subprocess.run(
+            [sys.executable, __file__, "--attention-only", "--repeats",
+             str(repeats)], env=dict(os.environ, RNDNN_TORCH_OPS="0"),
+            check=True, capture_output=True, text=True).stdout
+        there = json.loads(out)
+        # The Python path's time, scaled to this process's torch time.
+        py = there["rndnn"] * here["torch"] / there["torch"]
+    else:
+        py = here["rndnn"]
+    return ("b4 s16", "MultiheadAttention(64, 4) fwd + bwd", here["torch"],
+            py, here["rndnn"] if rt._OPS else None)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[8, 12, 16, 20], help="k of 2^k elements")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=200,
+                        help="rounds of timing windows")
+    parser.add_argument("--attention-only", action="store_true",
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.attention_only:
+        print(json.dumps(attention_times(args.repeats)))
+        return
     print(f"# {cpu()}; load {load()}; torch {torch.__version__}, 1 thread; "
           f"C++ operators: {'yes' if rt._OPS else 'no (not built)'}")
     print("| size | row | torch µs | rndnn Python path µs (ratio) | "

@@ -284,3 +284,65 @@ def test_the_package_layout():
                                  os.path.dirname(rndnn.__file__)))).stdout
         if first == "rndnn._arrays":
             assert "rndnn.torch" not in out, out
+
+
+def _softmax_step(use_generator, grad, mask, causal, dtype):
+    torch.manual_seed(5)
+    g = None
+    if use_generator:
+        g = torch.Generator()
+        g.manual_seed(9)
+    a = torch.randn(3, 4, 7, 9, dtype=dtype, requires_grad=grad)
+    x = a * 1 if grad else a.clone()
+    y = rt.softmax_dropout(x, 0.3, causal=causal, generator=g, mask=mask)
+    out = [y.detach().clone(), y._version, torch.get_rng_state(),
+           g.get_state() if g is not None else None]
+    if grad:
+        dy = torch.arange(y.numel(), dtype=dtype).reshape(y.shape)
+        out += list(torch.autograd.grad(y, a, dy))
+    return out
+
+
+@needs_ops
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_softmax_dropout_paths_give_the_same_bits(dtype, python_path):
+    for use_g, grad, mask, causal in itertools.product(
+            [False, True], [False, True], ["bit", None], [False, True]):
+        want = python_path(_softmax_step, use_g, grad, mask, causal, dtype)
+        got = _softmax_step(use_g, grad, mask, causal, dtype)
+        for i, (u, v) in enumerate(zip(got, want)):
+            assert _same(u, v), (dtype, use_g, grad, mask, causal, i)
+
+
+def _attention_step(script):
+    torch.manual_seed(0)
+    m = rt.MultiheadAttention(64, 4, dropout=0.1)
+    if script:
+        m = torch.jit.script(m)
+    q = torch.randn(16, 4, 64, requires_grad=True)
+    out, w = m(q, q, q)
+    out.sum().backward()
+    return [out.detach(), w.detach(), q.grad, m.in_proj_weight.grad,
+            torch.get_rng_state()]
+
+
+@needs_ops
+@pytest.mark.parametrize("script", [False, True])
+def test_multihead_attention_paths_give_the_same_bits(script, python_path):
+    want = python_path(_attention_step, script)
+    got = _attention_step(script)
+    for u, v in zip(got, want):
+        assert torch.equal(u, v)
+    a = torch.randn(2, 3, 5, requires_grad=True)
+    y = rt.softmax_dropout(a * 1, 0.5)
+    assert type(y.grad_fn).__name__ == "CppFunction"
+
+
+@needs_ops
+def test_softmax_dropout_errors_under_torchscript():
+    with pytest.raises(RuntimeError, match="softmax_dropout takes f32 or "
+                       "bf16 scores, not torch.float64"):
+        rt._scripted_softmax_dropout(torch.ones(2, 3, dtype=torch.float64),
+                                     0.5, True, 0)
+    with pytest.raises(RuntimeError, match="no generator has key 54321"):
+        torch.ops.rndnn.softmax_dropout(torch.ones(2, 3), 0.5, True, 54321)

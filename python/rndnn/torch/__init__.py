@@ -75,6 +75,7 @@ if _OPS:
     # The overload's own callable (OpOverload.__call__ is one more Python
     # frame).
     _dropout_eager = torch.ops.rndnn.dropout_eager.default._op
+    _softmax_dropout_eager = torch.ops.rndnn.softmax_dropout_eager.default._op
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -781,6 +782,14 @@ def softmax_dropout(scores, p=0.5, training=True, *, causal=False,
                     f"{scores.dtype}")
     if scores.device.type != "cpu":
         raise Error(f"scores is on {scores.device}, rndnn runs on the CPU")
+    if (_use_ops and shard is None and not isinstance(generator, Generator)
+            and scores.dim() != 0 and scores.numel() != 0):
+        # The C++ operator: the same draw, bits and autograd.
+        try:
+            return _softmax_dropout_eager(scores, p, bool(causal),
+                                          mask is not None, generator)
+        except ValueError as e:  # the library's error (rndnn::error)
+            raise Error(str(e)) from None
     seed, offset, g = _draw(generator)
     if scores.requires_grad and torch.is_grad_enabled():
         return SoftmaxDropoutFunction.apply(
@@ -806,7 +815,10 @@ def _softmax_dropout_op(scores, p, keep_mask, generator):
                            mask="bit" if keep_mask else None)
 
 
-_library.impl("softmax_dropout", _softmax_dropout_op, "CPU")
+# The C++ operator hands rndnn.Generators' keys (and scalar or empty
+# scores) to this one.
+_library.impl("softmax_dropout_python" if _OPS else "softmax_dropout",
+              _softmax_dropout_op, "CPU")
 
 
 @torch.jit.script
