@@ -26,6 +26,7 @@
 // mutex (torch.empty((), dtype=torch.int64).random_(generator)), offset 0,
 // the mask rndnn::dropout's (philox4x32_10, method auto, stream 0) over
 // the noise shape of Dropout, Dropout1d, 2d or 3d.
+#include <algorithm>
 #include <charconv>
 #include <tuple>
 #include <cstdint>
@@ -286,16 +287,46 @@ std::pair<at::Tensor, at::Tensor> forward_kernel(const at::Tensor &x, double p,
     return {y, mask};
 }
 
+// Whether @p t holds one value for all its elements (every stride 0,
+// as an expanded scalar), and at least one element.
+bool is_broadcast_scalar(const at::Tensor &t) {
+    if (t.numel() == 0) return false;
+    for (const std::int64_t s : t.strides())
+        if (s != 0) return false;
+    return true;
+}
+
+// Fills dense @p dst with the one value of @p src (is_broadcast_scalar),
+// bit for bit (2- or 4-byte elements).
+void fill_with(const at::Tensor &dst, const at::Tensor &src) {
+    const auto n = static_cast<std::size_t>(dst.numel());
+    if (dst.element_size() == 4) {
+        std::uint32_t v;
+        std::memcpy(&v, src.data_ptr(), sizeof v);
+        std::fill_n(static_cast<std::uint32_t *>(dst.data_ptr()), n, v);
+    } else {
+        std::uint16_t v;
+        std::memcpy(&v, src.data_ptr(), sizeof v);
+        std::fill_n(static_cast<std::uint16_t *>(dst.data_ptr()), n, v);
+    }
+}
+
 at::Tensor backward_kernel(const at::Tensor &dy, double p, std::int64_t seed,
         std::int64_t kind, const at::Tensor &mask) {
     at::Tensor dx;
     if (dy.is_contiguous()) {
         dx = new_output(dy.sizes(), dy.scalar_type());
         if (dy.numel() != 0) run_dropout(dy, dx, mask, p, seed, kind, true);
+    } else if (is_broadcast_scalar(dy)) {
+        // y.sum().backward()'s dy, one value expanded: dx filled with it
+        // (without a copy's TensorIterator) and written in place.
+        dx = new_output(dy.sizes(), dy.scalar_type());
+        fill_with(dx, dy);
+        run_dropout(dx, dx, mask, p, seed, kind, true);
     } else {
-        // A dense copy of dy (y.sum().backward() gives an expanded one),
-        // written in place: one new tensor, not two (the same bits: the
-        // kernel reads each element before it writes it).
+        // A dense copy of dy, written in place: one new tensor, not two
+        // (the same bits: the kernel reads each element before it writes
+        // it).
         dx = dy.contiguous();
         if (!dx.is_inference()) dx.unsafeGetTensorImpl()->bump_version();
         if (dx.numel() != 0) run_dropout(dx, dx, mask, p, seed, kind, true);

@@ -346,3 +346,22 @@ def test_softmax_dropout_errors_under_torchscript():
                                      0.5, True, 0)
     with pytest.raises(RuntimeError, match="no generator has key 54321"):
         torch.ops.rndnn.softmax_dropout(torch.ones(2, 3), 0.5, True, 54321)
+
+
+@needs_ops
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16,
+                                   torch.float16])
+def test_expanded_and_strided_gradients(dtype, python_path):
+    # y.sum().backward() gives the backward one value expanded; a
+    # transposed gradient is another non-contiguous one.
+    def run(mask, how):
+        torch.manual_seed(1)
+        a = torch.randn(40, 30, dtype=dtype, requires_grad=True)
+        y = rt.dropout(a * 1, 0.3, mask=mask)
+        if how == "sum":
+            (y.sum() * 3).backward()
+        else:
+            y.backward(torch.randn(30, 40, dtype=dtype).t())
+        return a.grad
+    for mask, how in itertools.product(["bit", None], ["sum", "t"]):
+        assert torch.equal(run(mask, how), python_path(run, mask, how))
