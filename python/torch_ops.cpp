@@ -43,6 +43,7 @@
 #include <c10/util/Optional.h>
 #include <torch/autograd.h>
 #include <torch/csrc/autograd/functions/basic_ops.h>
+#include <torch/csrc/autograd/functions/utils.h>
 #include <torch/library.h>
 
 #include "binding_support.hpp"
@@ -393,6 +394,27 @@ struct dropout_function : torch::autograd::Function<dropout_function> {
     }
 };
 
+// The backward of an out-of-place dropout_function, as a plain node (as
+// torch's generated ones are): the same backward, without the custom
+// Function's context and checks, which cost more than the kernel at 256
+// elements.
+struct dropout_backward_node : torch::autograd::Node {
+    double p = 0;
+    std::int64_t seed = 0, kind = 0;
+    c10::optional<at::Tensor> mask;
+
+    std::string name() const override { return "DropoutBackward"; }
+
+    variable_list apply(variable_list &&grads) override {
+        const at::Tensor &dy = grads[0];
+        if (!dy.defined()) return {at::Tensor()};
+        return {at::GradMode::is_enabled()
+                        ? backward_function::apply(dy, p, seed, kind, mask)
+                        : backward_kernel(dy, p, seed, kind,
+                                mask.value_or(at::Tensor()))};
+    }
+};
+
 // The training forward of checked arguments at p > 0: rndnn.torch's
 // _forward once its checks passed. The seed is drawn first (an empty
 // tensor moves the generator on too, and is returned itself).
@@ -401,8 +423,25 @@ at::Tensor train_forward(const at::Tensor &x, double p, bool inplace,
         const c10::optional<at::Generator> &generator) {
     const std::int64_t seed = draw_seed(generator);
     if (x.numel() == 0) return x;
-    if (x.requires_grad() && at::GradMode::is_enabled())
-        return dropout_function::apply(x, p, seed, kind, keep_mask, inplace);
+    if (x.requires_grad() && at::GradMode::is_enabled()) {
+        if (inplace)
+            return dropout_function::apply(x, p, seed, kind, keep_mask, true);
+        at::Tensor y, mask;
+        {
+            at::NoGradGuard no_grad;
+            std::tie(y, mask) = forward_kernel(x, p, seed, kind, keep_mask,
+                    false);
+        }
+        const std::shared_ptr<dropout_backward_node> node(
+                new dropout_backward_node(), torch::autograd::deleteNode);
+        node->p = p;
+        node->seed = seed;
+        node->kind = kind;
+        if (mask.defined()) node->mask = mask;
+        node->set_next_edges(torch::autograd::collect_next_edges(x));
+        torch::autograd::set_history(y, node);
+        return y;
+    }
     // No backward: no mask kept (the same output: both plans give the
     // same bits).
     return forward_kernel(x, p, seed, kind, false, inplace).first;
