@@ -1,7 +1,7 @@
 // rndnn's torch operators (docs/python.md, "rndnn.torch in C++"): the
-// dropout of rndnn.torch's modules and functions as C++ torch operators
-// with their autograd in C++, so that a training forward of
-// rndnn.torch.Dropout costs a thin Python check and one operator call.
+// dropout and softmax-dropout of rndnn.torch's modules and functions as C++
+// torch operators with their autograd in C++, so that a training forward
+// of rndnn.torch.Dropout costs a thin Python check and one operator call.
 // Built into rndnn/_torch_ops.so where CMake finds torch's package
 // (python/CMakeLists.txt); rndnn.torch loads it with
 // torch.ops.load_library, and keeps its Python path where it is absent.
@@ -20,6 +20,18 @@
 // - register_generator(key, generator): the registry (keys of
 //   torch.Generators; None for rndnn.Generators, whose draws are Python's).
 // - unknown_generator(key): the error of a key that names no generator.
+// - softmax_dropout(scores, p, keep_mask, generator): MultiheadAttention's
+//   dropout of the attention probabilities (eager, scripted, traced), a
+//   key as dropout's; rndnn.Generators, scalar and empty scores go to
+//   softmax_dropout_python. softmax_dropout_eager(scores, p, causal,
+//   keep_mask, generator): rndnn.torch.softmax_dropout's, checked before.
+// - shard_error(shape, global_shape, origin): Python's only.
+//
+// Each operator is one CompositeImplicitAutograd kernel: it checks (for
+// TorchScript), draws the seed, and applies its autograd itself (a
+// torch::autograd::Function, or a plain node for the out-of-place
+// dropout), so a call is one dispatch; forward and backward are not
+// operators of their own.
 //
 // The draws and bits are those of rndnn.torch's Python path: one seed
 // per training forward, random64() % 2^63 of the CPU generator under its
@@ -28,11 +40,11 @@
 // the noise shape of Dropout, Dropout1d, 2d or 3d.
 #include <algorithm>
 #include <charconv>
-#include <tuple>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
