@@ -52,7 +52,6 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "ShardedSampler"]
 
 
-
 def _load_ops():
     """Whether the C++ operators (rndnn/_torch_ops.so) are loaded: where
     they were built, unless RNDNN_TORCH_OPS=0."""
