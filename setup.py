@@ -11,6 +11,11 @@ rndnn's static library, so the wheel holds no other library of rndnn's and
 imports from any directory; it needs the system's oneDNN and OpenMP
 (scripts/install-deps.sh).
 
+Where CMake found torch's package (libtorch-dev), the target
+rndnn_torch_ops (rndnn.torch's C++ operators, rndnn/_torch_ops.so) is
+built too and goes into the wheel beside the extension; without it,
+rndnn.torch keeps its Python path.
+
 RNDNN_CMAKE_BUILD_DIR=DIR instead builds _rndnn in DIR, an rndnn build
 tree already configured for this interpreter (ctest's
 Python.PipInstallFromBuildTree does this, so as not to compile the
@@ -55,8 +60,10 @@ class CMakeBuild(build_ext):
                 check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL",
                               str(os.cpu_count() or 1))
+        targets = ["_rndnn"] + (["rndnn_torch_ops"] if has_torch(tree)
+                                else [])
         build = subprocess.run(["cmake", "--build", tree, "--target",
-                                "_rndnn", "-j", jobs])
+                                *targets, "-j", jobs])
         if build.returncode != 0:
             sys.exit(f"rndnn: building the extension in {tree} failed (the "
                      "target _rndnn exists where CMake found pybind11 and "
@@ -76,13 +83,25 @@ class CMakeBuild(build_ext):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(os.path.join(tree, "python", "rndnn", built[0]),
                         target)
+        if "rndnn_torch_ops" in targets:
+            shutil.copyfile(
+                os.path.join(tree, "python", "rndnn", "_torch_ops.so"),
+                os.path.join(os.path.dirname(target), "_torch_ops.so"))
+
+
+def has_torch(tree):
+    """Whether CMake found torch's package in the build tree @tree (its
+    cache's Torch_DIR), so that the target rndnn_torch_ops exists."""
+    with open(os.path.join(tree, "CMakeCache.txt")) as f:
+        m = re.search(r"^Torch_DIR:PATH=(.*)$", f.read(), re.M)
+    return bool(m) and not m.group(1).endswith("NOTFOUND")
 
 
 setup(
     version=version(),
-    packages=["rndnn"],
+    packages=["rndnn", "rndnn.torch"],
     package_dir={"": "python"},
-    package_data={"rndnn": ["py.typed", "*.pyi"]},
+    package_data={"rndnn": ["py.typed", "*.pyi"], "rndnn.torch": ["*.pyi"]},
     ext_modules=[Extension("rndnn._rndnn", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     # setuptools' own build directory apart from CMake's build*/ trees.

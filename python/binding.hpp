@@ -1,5 +1,6 @@
 // What the pybind11 module's files share (module.cpp, fast_path.cpp): the
-// arrays' bytes, the kernels' stream, tensors of shapes and type names.
+// arrays' bytes, tensors of shapes and type names, and binding_support.hpp
+// (what the torch operators share too).
 #ifndef RNDNN_PYTHON_BINDING_HPP
 #define RNDNN_PYTHON_BINDING_HPP
 
@@ -10,6 +11,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include "binding_support.hpp"
 #include "rndnn/rndnn.hpp"
 
 namespace rndnn_python {
@@ -31,30 +33,6 @@ inline std::uint8_t *dense_data(py::array &a, const rndnn::memory::desc &md,
                 + std::to_string(md.get_size()));
     return static_cast<std::uint8_t *>(
             writable ? a.mutable_data() : const_cast<void *>(a.data()));
-}
-
-// A bit tensor's last byte: kernels never write its unused high bits,
-// which are 0 here as in rndnn gen's files (docs/cli.md).
-inline void clear_unused_bits(std::uint8_t *data, const rndnn::memory::desc &md) {
-    const rndnn::dim_t n = md.nelems();
-    if (md.get_data_type() == rndnn::data_type::bit && n % 8)
-        data[n / 8] &= static_cast<std::uint8_t>((1u << (n % 8)) - 1);
-}
-
-// fork() after threads (docs/python.md): GNU OpenMP's threads do not
-// survive fork(), and a child forked after a parallel region ran in the
-// parent (rndnn's, or another library's, torch's among them: they share
-// libgomp) hangs at its first parallel region. So a child forked from a
-// process that had threads other than the forking one runs the kernels of
-// this module on one thread, which opens no parallel region; so do its
-// own children, which inherit its OpenMP. module.cpp counts the threads in
-// the parent just before the fork (pthread_atfork).
-inline bool forked_after_threads = false;
-
-// The stream of every kernel: OpenMP's thread count (which torch's
-// set_num_threads sets too), or one thread after a fork after threads.
-inline rndnn::stream kernel_stream() {
-    return rndnn::stream(forked_after_threads ? 1 : 0);
 }
 
 inline rndnn::dims to_dims(const std::vector<std::int64_t> &v) {

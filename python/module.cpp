@@ -4,16 +4,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <dirent.h>
-#include <pthread.h>
-#include <sys/mman.h>
 
 #include <pybind11/numpy.h>
 #include <pybind11/operators.h>
@@ -27,75 +22,6 @@ namespace py = pybind11;
 using namespace rndnn_python;
 
 namespace {
-
-// The primitives made last, most recent first, looked up by what they were
-// made from: making one (its JIT code) costs about 40 us, as much as
-// running dropout on 10^5 elements. Used with the GIL held.
-template <typename key_t, typename primitive_t>
-class recent_primitives_t {
-public:
-    template <typename make_t>
-    std::shared_ptr<const primitive_t> get(const key_t &key, make_t make) {
-        for (auto it = list_.begin(); it != list_.end(); ++it)
-            if (it->first == key) {
-                list_.splice(list_.begin(), list_, it);
-                return it->second;
-            }
-        list_.emplace_front(key, std::make_shared<const primitive_t>(make()));
-        if (list_.size() > capacity) list_.pop_back();
-        return list_.front().second;
-    }
-
-private:
-    static constexpr std::size_t capacity = 32;
-    std::list<std::pair<key_t, std::shared_ptr<const primitive_t>>> list_;
-};
-
-// New outputs (rndnn/_arrays.py's _new, before anything writes them):
-// the 2 MiB-aligned interior of @p nbytes at @p address is advised for
-// transparent huge pages (MADV_HUGEPAGE: THP's `madvise` mode, Debian's
-// default, backs only advised memory), so that a fresh mapping faults 2 MiB
-// at a time when the kernel first writes it, 512 times fewer faults than
-// 4 KiB pages: at 2^24 f32 out of place, the faults cost more than dropout
-// itself (docs/python.md). Only blocks of 32 MiB or more, which glibc's
-// malloc always maps afresh and unmaps at free, and only where the
-// interior's first page is not yet in memory: smaller blocks come from
-// malloc's heap, where the advice outlives the block, and the heap's
-// memory trimmed and given again then faulted through the kernel's
-// compaction (THP defrag `madvise`): 2^22 f32 on 2 threads took 15 ms
-// instead of 1.4. Returns the bytes advised: 0 for a smaller block, memory
-// in use, or where the kernel refuses (no THP); advice only, never an
-// error.
-std::size_t advise_huge_pages(std::uintptr_t address, std::size_t nbytes) {
-    constexpr std::uintptr_t huge = std::uintptr_t(1) << 21;
-    constexpr std::size_t threshold = std::size_t(32) << 20;
-    if (nbytes < threshold || address + nbytes < address) return 0;
-    const std::uintptr_t begin = (address + huge - 1) & ~(huge - 1);
-    const std::uintptr_t end = (address + nbytes) & ~(huge - 1);
-    if (end <= begin) return 0;
-    unsigned char resident = 0;
-    if (mincore(reinterpret_cast<void *>(begin), 1, &resident) != 0
-            || (resident & 1) != 0)
-        return 0;
-    const std::size_t length = end - begin;
-    return madvise(reinterpret_cast<void *>(begin), length, MADV_HUGEPAGE) == 0
-            ? length
-            : 0;
-}
-
-// fork() after threads (binding.hpp's forked_after_threads): whether the
-// process had other threads just before a fork.
-bool threaded_at_fork = false;
-
-bool has_other_threads() {
-    DIR *tasks = opendir("/proc/self/task");
-    if (!tasks) return true;
-    int n = 0;
-    while (const dirent *e = readdir(tasks))
-        n += e->d_name[0] != '.';
-    closedir(tasks);
-    return n != 1;
-}
 
 // The (seed, offset) of a call of @p count elements: @p seed and @p
 // offset as given or, with a @p generator, its seed and the first of the
@@ -449,11 +375,8 @@ PYBIND11_MODULE(_rndnn, m) {
     if (!out_of_range_error) throw py::error_already_set();
     m.attr("OutOfRangeError") = py::handle(out_of_range_error);
     m.attr("__version__") = rndnn::version().str;
+    watch_forks();
     add_fast_path(m);
-    if (pthread_atfork([] { threaded_at_fork = has_other_threads(); },
-                nullptr, [] { forked_after_threads |= threaded_at_fork; })
-            != 0)
-        throw std::runtime_error("pthread_atfork failed");
 
     const auto save = [](const rndnn::generator &g) {
         const auto s = g.save();

@@ -3,13 +3,12 @@
 # Packages already present are skipped; nothing is downloaded at build time.
 #
 # Usage: scripts/install-deps.sh [--bench]
-#   --bench  also libtorch-dev (about 160 packages), for the optional
-#            benchmark program rndnn_bench_torch (docs/performance.md),
-#            tcmalloc, the allocator of python/benchmarks/bench_torch.py's
-#            second run (docs/python.md), and matplotlib, the plot of
-#            python/benchmarks/bench_sizes.py --plot (docs/python.md,
-#            "Small tensors"); nothing else needs them, CI included (the
-#            smoke test of bench_sizes.py plots only where matplotlib is).
+#   --bench  also tcmalloc, the allocator of
+#            python/benchmarks/bench_torch.py's second run (docs/python.md),
+#            and matplotlib, the plot of python/benchmarks/bench_sizes.py
+#            --plot (docs/python.md, "Small tensors"); nothing else needs
+#            them, CI included (the smoke test of bench_sizes.py plots only
+#            where matplotlib is).
 set -euo pipefail
 
 bench=0
@@ -42,6 +41,12 @@ packages=(
     # The Python package (docs/python.md): Debian's interpreter, NumPy,
     # pybind11, PyTorch (rndnn.torch), and pytest for its tests.
     python3-numpy python3-pybind11 python3-dev python3-torch python3-pytest
+    # libtorch-dev (about 160 packages): torch's C++ headers and CMake
+    # package, for rndnn.torch's C++ operators (python/torch_ops.cpp, built
+    # and tested by CI where CMake finds it; without it rndnn.torch keeps
+    # its Python path) and the benchmark program rndnn_bench_torch
+    # (docs/performance.md).
+    libtorch-dev
     # `pip install .` of the Python package offline (pyproject.toml,
     # setup.py; tests/check_pip.sh): a virtual environment over Debian's
     # packages, pip, and setuptools and wheel for --no-build-isolation.
@@ -58,7 +63,7 @@ packages=(
     openmpi-bin libopenmpi-dev
 )
 if [ "$bench" -eq 1 ]; then
-    packages+=(libtorch-dev libtcmalloc-minimal4 python3-matplotlib)
+    packages+=(libtcmalloc-minimal4 python3-matplotlib)
 fi
 
 missing=()

@@ -53,6 +53,15 @@ fi
 
 mkdir "$tmp/empty"
 cd "$tmp/empty"
+# rndnn.torch's C++ operators are expected where the build tree has them,
+# or, building from source, where CMake finds Debian's torch package.
+expect_ops=0
+if [ -n "$tree" ]; then
+    [ -f "$tree/python/rndnn/_torch_ops.so" ] && expect_ops=1
+elif [ -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
+    expect_ops=1
+fi
+export RNDNN_EXPECT_TORCH_OPS=$expect_ops
 "$tmp/v/bin/python3" - "$tmp/v" "$wheel" <<'PY'
 import glob
 import os
@@ -79,8 +88,9 @@ dyn = subprocess.run(["readelf", "-d", ext[0]], capture_output=True,
 assert "librndnn" not in dyn and "RPATH" not in dyn and "RUNPATH" not in dyn, dyn
 if wheel:
     names = zipfile.ZipFile(wheel).namelist()
-    for f in ("rndnn/__init__.py", "rndnn/_arrays.py", "rndnn/torch.py",
-              "rndnn/torch_init.py", "rndnn/torch_init.pyi"):
+    for f in ("rndnn/__init__.py", "rndnn/_arrays.py",
+              "rndnn/torch/__init__.py", "rndnn/torch/init.py",
+              "rndnn/torch/__init__.pyi", "rndnn/torch/init.pyi"):
         assert f in names, names
     assert [n for n in names if n.startswith("rndnn/_rndnn.") and n.endswith(".so")], names
     assert "-cp%d%d-" % sys.version_info[:2] in os.path.basename(wheel), wheel
@@ -94,6 +104,19 @@ out = rndnn.torch.Dropout(0.5)(torch.ones(10000))
 assert 4500 < int((out == 0).sum()) < 5500, out
 import rndnn.torch.init
 assert rndnn.torch.init.normal_(torch.zeros(100)).abs().sum() > 0
+# rndnn.torch's C++ operators, where this build has them: in the wheel,
+# loaded, with no run path either.
+ops = os.path.join(os.path.dirname(rndnn.__file__), "_torch_ops.so")
+if os.environ.get("RNDNN_EXPECT_TORCH_OPS") == "1":
+    assert os.path.exists(ops), ops
+if os.path.exists(ops):
+    assert rndnn.torch._OPS, ops
+    dyn = subprocess.run(["readelf", "-d", ops], capture_output=True,
+                         text=True, check=True).stdout
+    assert "librndnn" not in dyn and "RPATH" not in dyn \
+        and "RUNPATH" not in dyn, dyn
+    if wheel:
+        assert "rndnn/_torch_ops.so" in names, names
 print("rndnn", rndnn.__version__, "from", rndnn.__file__)
 PY
 "$tmp/v/bin/python3" -m pip uninstall -y rndnn > /dev/null

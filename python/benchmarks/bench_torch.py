@@ -31,13 +31,16 @@ advise_huge_pages = _rndnn.advise_huge_pages
 
 
 def unadvised(run):
-    """@run with rndnn's new outputs left unadvised."""
+    """@run with rndnn's new outputs left unadvised: on rndnn.torch's
+    Python path (the C++ operators advise in C++)."""
     def call():
         _rndnn.advise_huge_pages = lambda address, nbytes: 0
+        use_ops, rt._use_ops = rt._use_ops, False
         try:
             run()
         finally:
             _rndnn.advise_huge_pages = advise_huge_pages
+            rt._use_ops = use_ops
     return call
 
 

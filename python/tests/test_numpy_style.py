@@ -400,15 +400,16 @@ def test_help_shows_docstrings():
 
 
 def test_stubs_and_py_typed_are_in_the_package():
-    for name in ("py.typed", "__init__.pyi", "torch.pyi", "_rndnn.pyi",
-                 "torch_init.pyi", "torch_init.py"):
+    for name in ("py.typed", "__init__.pyi", "torch/__init__.pyi",
+                 "_rndnn.pyi", "torch/init.pyi", "torch/init.py"):
         assert (PACKAGE / name).is_file(), name
     stub = (PACKAGE / "__init__.pyi").read_text()
     for name in rndnn.__all__:
         assert name in stub, name
     compile(stub, "__init__.pyi", "exec")
-    compile((PACKAGE / "torch.pyi").read_text(), "torch.pyi", "exec")
-    stub = (PACKAGE / "torch_init.pyi").read_text()
-    compile(stub, "torch_init.pyi", "exec")
+    compile((PACKAGE / "torch/__init__.pyi").read_text(),
+            "torch/__init__.pyi", "exec")
+    stub = (PACKAGE / "torch/init.pyi").read_text()
+    compile(stub, "torch/init.pyi", "exec")
     for name in rndnn.torch.init.__all__:
         assert f"def {name}(" in stub, name

@@ -23,8 +23,8 @@ import warnings
 
 import torch
 
-from . import _arrays
-from ._rndnn import Error, Generator
+from .. import _arrays
+from .._rndnn import Error, Generator
 
 __all__ = ["uniform_", "normal_", "trunc_normal_", "xavier_uniform_", "xavier_normal_",
            "kaiming_uniform_", "kaiming_normal_"]

@@ -20,13 +20,20 @@ attention probabilities is rndnn's fused softmax-dropout
 
 replace_dropout(model) swaps torch's dropout modules and
 MultiheadAttention for these. The modules script and trace (torch.jit)
-through the operators torch.ops.rndnn.dropout and softmax_dropout,
-registered here.
+through the operators torch.ops.rndnn.dropout and softmax_dropout.
+
+Where the package was built with torch's headers, the dropout of the
+modules and functions above runs in C++ (rndnn/_torch_ops.so, python/
+torch_ops.cpp: the operators torch.ops.rndnn.* with their autograd in
+C++), after the checks here; shards and rndnn.Generators keep the Python
+path, whose masks, outputs and gradients are the same bits. Without the
+library (or with RNDNN_TORCH_OPS=0 in the environment at import), the
+operators are defined here in Python.
 """
 import math
 import numbers
+import os
 import secrets
-import sys
 import warnings
 from typing import List, Optional, Tuple
 
@@ -34,9 +41,9 @@ import torch
 import torch.fx
 import torch.nn.functional as F
 
-from . import _arrays
-from . import torch_init as init
-from ._rndnn import Error, Generator
+from .. import _arrays
+from .._rndnn import Error, Generator
+from . import init
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutFunction", "dropout", "dropout1d", "dropout2d",
@@ -44,9 +51,30 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "SoftmaxDropoutFunction", "softmax_dropout", "init",
            "ShardedSampler"]
 
-# rndnn.torch.init, as torch.nn.init is imported: `import rndnn.torch.init`
-# finds it here (this module is no package).
-sys.modules[__name__ + ".init"] = init
+
+def _load_ops():
+    """Whether the C++ operators (rndnn/_torch_ops.so) are loaded: where
+    they were built, unless RNDNN_TORCH_OPS=0."""
+    if os.environ.get("RNDNN_TORCH_OPS", "1") == "0":
+        return False
+    path = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "_torch_ops.so")
+    if not os.path.exists(path):
+        return False
+    torch.ops.load_library(path)
+    return True
+
+
+# _OPS: the C++ operators are loaded (torch.ops.rndnn is theirs).
+# _use_ops: the modules' and functions' eager dropout calls them (tests
+# set it False to compare with the Python path in one process).
+_OPS = _load_ops()
+_use_ops = _OPS
+if _OPS:
+    # The overload's own callable (OpOverload.__call__ is one more Python
+    # frame).
+    _dropout_eager = torch.ops.rndnn.dropout_eager.default._op
+    _softmax_dropout_eager = torch.ops.rndnn.softmax_dropout_eager.default._op
 
 _TYPES = (torch.float32, torch.float16, torch.bfloat16)
 _MASKS = ("bit", None)
@@ -54,6 +82,8 @@ _MASKS = ("bit", None)
 
 def _check_p(p):
     # torch's check and message (torch.nn.functional.dropout's).
+    if type(p) is float and 0.0 <= p <= 1.0:
+        return  # the common case, without the ABC's isinstance
     if not isinstance(p, numbers.Real):
         raise TypeError(f"dropout probability must be a real number, not "
                         f"{type(p).__name__} {p!r}")
@@ -241,20 +271,31 @@ def _forward(x, p, training, inplace, kind, mask, generator, shard=None):
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{_NAMES[kind]}(): argument 'input' must be Tensor, "
                         f"not {type(x).__name__}")
-    global_shape, origin = _arrays._shard(shard, x.shape)
-    noise = _noise_shape(x.shape if shard is None else global_shape, kind)
+    if shard is None:
+        global_shape = origin = None
+        noise = _noise_shape(x.shape, kind) if kind else None
+    else:
+        global_shape, origin = _arrays._shard(shard, x.shape)
+        noise = _noise_shape(global_shape, kind)
     if not training or p == 0.0:
         return x
     _check_mask(mask)
     if x.dtype not in _TYPES:
         raise Error(f"dropout takes f32, bf16 or f16 data, not "
                           f"{x.dtype}")
-    if x.device.type != "cpu":
+    if not x.is_cpu:
         raise Error(f"x is on {x.device}, rndnn runs on the CPU")
     if inplace:
         if not x.is_contiguous():
             raise Error("x must be contiguous to be written in place")
         _check_inplace(x)
+    if _use_ops and shard is None and not isinstance(generator, Generator):
+        # The C++ operator: the same draw, bits and autograd, in one call.
+        try:
+            return _dropout_eager(x, p, inplace, kind, mask is not None,
+                                  generator)
+        except ValueError as e:  # the library's error (rndnn::error)
+            raise Error(str(e)) from None
     seed, offset, g = _draw(generator)
     if x.numel() == 0:
         # Nothing to draw, no mask to keep: x itself, as torch returns it,
@@ -345,6 +386,10 @@ def _key(generator):
             key = secrets.randbits(63)
         _KEYS[id(generator)] = key
         _GENERATORS[key] = generator  # held: the id stays its own
+        if _OPS:  # the C++ operators' registry: None for rndnn's
+            torch.ops.rndnn.register_generator(
+                key, generator if isinstance(generator, torch.Generator)
+                else None)
         if isinstance(generator, torch.Generator):
             _PICKLED[key] = _Pickled(generator)
     return key
@@ -394,16 +439,22 @@ def _generator(key):
 # neither merges two calls nor moves one. global_shape and origin are
 # shard='s, empty for none; their defaults let modules scripted before
 # they existed load and run.
-_library = torch.library.Library("rndnn", "DEF")
-_library.define("dropout(Tensor input, float p, bool train, bool inplace, "
-                "int kind, bool keep_mask, int generator, "
-                "int[] global_shape=[], int[] origin=[]) -> Tensor",
-                alias_analysis="CONSERVATIVE")
-# torch.ops.rndnn.unknown_generator(key): _unknown_key's message.
-_library.define("unknown_generator(int key) -> str")
-# torch.ops.rndnn.shard_error(shape, global_shape, origin): _shard_error's.
-_library.define("shard_error(int[] shape, int[] global_shape, int[] origin) "
-                "-> str")
+if _OPS:
+    # The C++ library defined the namespace, these operators' schemas
+    # included (python/torch_ops.cpp): their Python kernels only.
+    _library = torch.library.Library("rndnn", "IMPL")
+else:
+    _library = torch.library.Library("rndnn", "DEF")
+    _library.define("dropout(Tensor input, float p, bool train, "
+                    "bool inplace, int kind, bool keep_mask, int generator, "
+                    "int[] global_shape=[], int[] origin=[]) -> Tensor",
+                    alias_analysis="CONSERVATIVE")
+    # torch.ops.rndnn.unknown_generator(key): _unknown_key's message.
+    _library.define("unknown_generator(int key) -> str")
+    # torch.ops.rndnn.shard_error(shape, global_shape, origin):
+    # _shard_error's.
+    _library.define("shard_error(int[] shape, int[] global_shape, "
+                    "int[] origin) -> str")
 
 
 def _shard_error(shape, global_shape, origin):
@@ -426,8 +477,15 @@ def _dropout_op(input, p, train, inplace, kind, keep_mask, generator,
                     (global_shape, origin) if global_shape else None)
 
 
-_library.impl("dropout", _dropout_op, "CPU")
-_library.impl("unknown_generator", _unknown_key, "CompositeExplicitAutograd")
+if _OPS:
+    # The C++ dropout hands shards and rndnn.Generators' keys to this one;
+    # it knows the keys itself (_key registers them) and raises an unknown
+    # one's error.
+    _library.impl("dropout_python", _dropout_op, "CPU")
+else:
+    _library.impl("dropout", _dropout_op, "CPU")
+    _library.impl("unknown_generator", _unknown_key,
+                  "CompositeExplicitAutograd")
 _library.impl("shard_error", _shard_error, "CompositeExplicitAutograd")
 
 
@@ -440,7 +498,8 @@ def _scripted_dropout(input: torch.Tensor, p: float, train: bool,
     (which records this call, so a traced module checks its key too). An
     unknown generator key and a block that does not fit are raised here,
     by TorchScript: torch 1.13's interpreter drops the message of an error
-    that the operator's Python raises."""
+    that an operator's Python raises (the C++ operators' errors keep
+    theirs; unknown_generator is theirs where they are loaded)."""
     if len(global_shape) != 0:
         error = torch.ops.rndnn.shard_error(input.shape, global_shape,
                                             origin)
@@ -722,6 +781,14 @@ def softmax_dropout(scores, p=0.5, training=True, *, causal=False,
                     f"{scores.dtype}")
     if scores.device.type != "cpu":
         raise Error(f"scores is on {scores.device}, rndnn runs on the CPU")
+    if (_use_ops and shard is None and not isinstance(generator, Generator)
+            and scores.dim() != 0 and scores.numel() != 0):
+        # The C++ operator: the same draw, bits and autograd.
+        try:
+            return _softmax_dropout_eager(scores, p, bool(causal),
+                                          mask is not None, generator)
+        except ValueError as e:  # the library's error (rndnn::error)
+            raise Error(str(e)) from None
     seed, offset, g = _draw(generator)
     if scores.requires_grad and torch.is_grad_enabled():
         return SoftmaxDropoutFunction.apply(
@@ -735,9 +802,11 @@ def softmax_dropout(scores, p=0.5, training=True, *, causal=False,
 
 # torch.ops.rndnn.softmax_dropout: MultiheadAttention's dropout under
 # torch.jit.script and trace, as torch.ops.rndnn.dropout is the dropout
-# modules'.
-_library.define("softmax_dropout(Tensor scores, float p, bool keep_mask, "
-                "int generator) -> Tensor", alias_analysis="CONSERVATIVE")
+# modules' (its schema the C++ library's where it is loaded).
+if not _OPS:
+    _library.define("softmax_dropout(Tensor scores, float p, "
+                    "bool keep_mask, int generator) -> Tensor",
+                    alias_analysis="CONSERVATIVE")
 
 
 def _softmax_dropout_op(scores, p, keep_mask, generator):
@@ -745,7 +814,10 @@ def _softmax_dropout_op(scores, p, keep_mask, generator):
                            mask="bit" if keep_mask else None)
 
 
-_library.impl("softmax_dropout", _softmax_dropout_op, "CPU")
+# The C++ operator hands rndnn.Generators' keys (and scalar or empty
+# scores) to this one.
+_library.impl("softmax_dropout_python" if _OPS else "softmax_dropout",
+              _softmax_dropout_op, "CPU")
 
 
 @torch.jit.script

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 import rndnn
-from . import torch_init as init
+from . import init as init
 
 Mask = Optional[Literal["bit"]]
 AnyGenerator = Optional[Union[torch.Generator, rndnn.Generator]]
