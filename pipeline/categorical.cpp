@@ -183,8 +183,11 @@ void categorical::execute(const stream &strm,
         const dim_t es = bf16 ? 2 : 4;
         const bool s64 = d.dst.get_data_type() == data_type::s64;
         const float temp = static_cast<float>(d.temperature);
-        const int nthr = static_cast<int>(
-                std::min<dim_t>(strm.get_nthreads(), p.rows));
+        // Whole rows a thread, by the rule of src/parallel.hpp over the
+        // logits.
+        const int nthr = static_cast<int>(std::min<dim_t>(p.rows,
+                impl::threads_for(impl::work_t::categorical, p.rows * p.n,
+                        strm.get_nthreads())));
         // Each thread: the noise cache, one granule, 64-byte aligned.
         std::vector<float> scratch(
                 static_cast<size_t>(granule * std::max(nthr, 1) + 16));

@@ -54,7 +54,8 @@ public:
 
     void execute(const dropout_run_t &run) const override {
         if (run.src == run.dst && same_desc_) return;
-        for_data_blocks(in_, run.src, out_, run.dst, n_, run.nthr,
+        for_data_blocks(work_t::blocks_copy, in_, run.src, out_, run.dst, n_,
+                run.nthr,
                 [&](data_block_t &b) {
                     if (b.dst != b.src)
                         std::memmove(b.dst, b.src, b.n * in_.esize());
@@ -232,7 +233,9 @@ public:
         }
         const float linear[2] = {run.scale, -0.f};
 
-        for_data_blocks(in_, run.src, out_, run.dst, c_.n, run.nthr,
+        // The blocks draw their mask bits themselves (chain), or read them.
+        const work_t w = per_block ? work_t::blocks_chain : work_t::blocks_apply;
+        for_data_blocks(w, in_, run.src, out_, run.dst, c_.n, run.nthr,
                 [&](data_block_t &blk) {
                     const bool full = blk.n == pipeline_block;
                     apply_call_t call;

@@ -239,7 +239,9 @@ public:
         , mask_u8_(gen_.mask_u8())
         , write_bits_(gen_.write_bits())
         , u8_offset0_(mask_u8_ ? conf.mask.get_offset0() : 0)
-        , esize_(dt_bits(conf.dt) / 8) {}
+        , esize_(dt_bits(conf.dt) / 8) {
+        drv_.set_work(work_t::dropout_fused);
+    }
 
     void execute(const fused_run_t &run) const override {
         jit_fused_consts_t consts {};

@@ -106,7 +106,8 @@ jit_rng_driver_t::jit_rng_driver_t(const jit_rng_generator_t &gen)
     , dst_bits_(static_cast<int>(dt_bits(conf_.dst.get_data_type())))
     , unit_elems_(gen.dist().unit_elems())
     , unit_words_(gen.dist().unit_words())
-    , unit_bytes_(gen.dist().unit_bytes()) {}
+    , unit_bytes_(gen.dist().unit_bytes())
+    , work_(rng_work(conf_)) {}
 
 void jit_rng_driver_t::fill_consts(
         const rng_run_t &run, jit_rng_consts_t &c) const {

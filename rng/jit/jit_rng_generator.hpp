@@ -117,7 +117,9 @@ public:
 
     // Calls f(u0, u1) on each thread with its range [u0, u1) of the global
     // units that hold the elements [run.offset, run.offset + nelems); the
-    // ranges split the units in order. Nothing runs if nelems is 0.
+    // ranges split the units in order, over threads_for(the family,
+    // nelems, run.nthr) threads (at most one a unit). Nothing runs if
+    // nelems is 0.
     template <typename F>
     void parallel_units(const rng_run_t &run, const F &f) const {
         const dim_t n = conf_.nelems;
@@ -126,9 +128,9 @@ public:
         const uint64_t g0 = run.offset, g1 = g0 + n; // <= 2^63 - 1
         const uint64_t unit0 = g0 / ue;
         const auto units = static_cast<dim_t>((g1 - 1) / ue + 1 - unit0);
-        const int nthr = static_cast<int>(std::min<dim_t>({run.nthr, units,
-                (n + min_elems_per_thread - 1) / min_elems_per_thread}));
-        parallel(std::max(nthr, 1), [&](int ithr, int nthr_) {
+        const int nthr = static_cast<int>(std::min<dim_t>(
+                units, threads_for(work_, n, run.nthr)));
+        parallel(nthr, [&](int ithr, int nthr_) {
             dim_t us, ue_;
             balance211(units, nthr_, ithr, us, ue_);
             if (us == ue_) return;
@@ -159,6 +161,10 @@ public:
         return gen_.has_nt()
                 && reinterpret_cast<uintptr_t>(dst) % gen_.vlen() == 0;
     }
+    // The thread rule's family (src/parallel.hpp): the distribution's
+    // (rng_work()) unless a consumer of the units sets its own.
+    void set_work(work_t w) { work_ = w; }
+
     // The address of global element g in a dense dst (bit dst: its byte).
     void *dst_at(const rng_run_t &run, uint64_t g) const;
     // Stores global elements [gs, ge) into dst through the layout, from
@@ -169,9 +175,6 @@ public:
             uint8_t *flags) const;
 
 private:
-    // Fewer elements than this per thread are not worth a thread.
-    static constexpr dim_t min_elems_per_thread = 16384;
-
     const jit_rng_generator_t &gen_;
     const rng_conf_t &conf_;
     layout_t layout_;
@@ -183,3 +186,4 @@ private:
 } // namespace rndnn
 
 #endif
+    work_t work_;
