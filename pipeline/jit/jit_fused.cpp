@@ -244,13 +244,17 @@ public:
     }
 
     void execute(const fused_run_t &run) const override {
-        jit_fused_consts_t consts {};
-        drv_.fill_consts(run.rng, consts.rng);
-        if (mask_u8_) jit_mask_expand_t::fill_consts(data_type::u8, consts.rng);
-        consts.linear[0] = run.scale;
-        consts.linear[1] = -0.f;
+        if (gen_.conf().nelems == 0) return;
+        const auto e = consts_.get(run.rng.seed, run.rng.stream, run.rng.p,
+                run.scale, [&](jit_fused_consts_t &c) {
+                    drv_.fill_consts(run.rng, c.rng);
+                    if (mask_u8_)
+                        jit_mask_expand_t::fill_consts(data_type::u8, c.rng);
+                    c.linear[0] = run.scale;
+                    c.linear[1] = -0.f;
+                });
         drv_.parallel_units(run.rng, [&](uint64_t u0, uint64_t u1) {
-            run_range(run, consts, u0, u1);
+            run_range(run, e->c, u0, u1);
         });
     }
 
@@ -335,6 +339,7 @@ private:
             "the mask scratch holds a unit's bits");
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
+    jit_consts_cache_t<jit_fused_consts_t> consts_;
     bool mask_u8_, write_bits_;
     uint64_t u8_offset0_; // the u8 mask's first element, when mask_u8_
     uint64_t esize_;

@@ -163,10 +163,11 @@ public:
     }
 
     void execute(const rng_run_t &run) const override {
-        jit_rng_consts_t consts {};
-        drv_.fill_consts(run, consts);
+        if (gen_.conf().nelems == 0) return;
+        const auto e = consts_.get(run.seed, run.stream, run.p, 0.f,
+                [&](jit_rng_consts_t &c) { drv_.fill_consts(run, c); });
         drv_.parallel_units(run, [&](uint64_t u0, uint64_t u1) {
-            run_range(run, consts, u0, u1);
+            run_range(run, e->c, u0, u1);
         });
     }
 
@@ -222,6 +223,7 @@ private:
 
     jit_rng_generator_t gen_;
     jit_rng_driver_t drv_;
+    jit_consts_cache_t<jit_rng_consts_t> consts_;
 };
 
 // The words of an engine from tier isa's JIT kernel of raw words (a
