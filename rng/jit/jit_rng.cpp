@@ -107,7 +107,8 @@ jit_rng_driver_t::jit_rng_driver_t(const jit_rng_generator_t &gen)
     , unit_elems_(gen.dist().unit_elems())
     , unit_words_(gen.dist().unit_words())
     , unit_bytes_(gen.dist().unit_bytes())
-    , work_(rng_work(conf_)) {}
+    , work_(rng_work(conf_))
+    , dst_dense_(conf_.dst.is_dense()) {}
 
 void jit_rng_driver_t::fill_consts(
         const rng_run_t &run, jit_rng_consts_t &c) const {
@@ -122,10 +123,9 @@ void jit_rng_driver_t::begin_range(const rng_run_t &run, uint64_t u0,
 }
 
 bool jit_rng_driver_t::direct_ok(const rng_run_t &run) const {
-    const memory::desc &md = conf_.dst;
-    if (!md.is_dense()) return false;
+    if (!dst_dense_) return false;
     if (dst_bits_ != 1) return true;
-    return (md.get_offset0() - run.offset) % 8 == 0;
+    return (conf_.dst.get_offset0() - run.offset) % 8 == 0;
 }
 
 void *jit_rng_driver_t::dst_at(const rng_run_t &run, uint64_t g) const {
