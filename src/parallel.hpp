@@ -75,9 +75,10 @@ enum class work_t {
 // `rndnn bench --threads 1` at 2^18 elements (the cheapest data type of the
 // family: f32, a bit mask, u32 bits; categorical by a scratch loop over
 // 256 rows of 1024) on an Intel Xeon, cpu family 6, model 167, AVX-512
-// (docs/performance.md, "Threads"). Only their ratios to min_thread_ns
-// matter; a faster CPU makes every thread's share shorter, and the same
-// ratio keeps the fork and join a small part of it.
+// (docs/performance.md, "Small calls and threads"). The other data types
+// and the slower tiers (the reference) cost more per element, so their
+// threads get more work than min_thread_ns, never less. Another CPU has
+// other costs: measure them again there.
 constexpr double work_ns_per_elem(work_t w) {
     switch (w) {
         case work_t::rng_bits: return 0.49;

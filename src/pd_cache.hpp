@@ -48,7 +48,7 @@ inline bool same_attr(const primitive_attr &a, const primitive_attr &b) {
 
 // Whether creation may use the cache: not where RNDNN_VERBOSE asks for the
 // walk's lines (check and above), which a creation from the cache would
-// not print. @throws error naming a bad RNDNN_JIT_FAIL (jit_fail_isa()).
+// not print.
 inline bool pd_cache_usable() { return !verbose_on(verbose_t::check); }
 
 // A primitive descriptor's cache: (desc, attribute, the test hook's tier)
@@ -65,6 +65,7 @@ public:
     pd_cache_t(same_fn same, hash_fn hash) : same_(same), hash_(hash) {}
 
     // The implementation made for an equal key, or null.
+    // @throws error naming a bad RNDNN_JIT_FAIL (jit_fail_isa()).
     std::shared_ptr<Impl> find(const Desc &d, const primitive_attr &a) {
         const std::size_t h = hash_(d);
         const cpu_isa fail = jit_fail_isa();
