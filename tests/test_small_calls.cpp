@@ -1,7 +1,8 @@
 // What makes a small call cheap, and that it changes no value:
-// - PdCache.*: a primitive_desc equal to one made before shares its
-//   implementation (src/pd_cache.hpp); a different desc, attribute, real
-//   number's bits or JIT test hook makes its own.
+// - PdCache.*: a primitive_desc (rng, dropout, categorical,
+//   softmax_dropout) equal to one made before shares its implementation
+//   (src/pd_cache.hpp); a different desc, attribute, real number's bits or
+//   JIT test hook makes its own.
 // - ConstsCache.*: a kernel's constants, kept between executions, follow
 //   every change of seed, stream and rate (rng/jit/jit_rng_generator.hpp).
 // - SmallDropout.*: the fused plan's path for tensors of at most
@@ -50,6 +51,23 @@ TEST(PdCache, EqualDescsShareTheImplementation) {
     const dropout::primitive_desc x(dd), y(dd);
     EXPECT_EQ(&x.get_desc(), &y.get_desc());
     EXPECT_EQ(x.impl_name(), y.impl_name());
+    categorical::desc cd;
+    cd.src = memory::desc({4, 100}, dt::f32);
+    cd.dst = memory::desc({4, 1}, dt::s64);
+    const categorical::primitive_desc c1(cd), c2(cd);
+    EXPECT_EQ(&c1.get_desc(), &c2.get_desc());
+    categorical::desc cd2 = cd;
+    cd2.temperature = 0.5;
+    EXPECT_NE(&c1.get_desc(), &categorical::primitive_desc(cd2).get_desc());
+    softmax_dropout::desc sd;
+    sd.src = sd.dst = memory::desc({4, 64}, dt::f32);
+    sd.with_offset = true;
+    sd.rate = 0.3;
+    const softmax_dropout::primitive_desc s1(sd), s2(sd);
+    EXPECT_EQ(&s1.get_desc(), &s2.get_desc());
+    softmax_dropout::desc sd2 = sd;
+    sd2.causal = true;
+    EXPECT_NE(&s1.get_desc(), &softmax_dropout::primitive_desc(sd2).get_desc());
 }
 
 TEST(PdCache, DifferentKeysMakeTheirOwn) {
