@@ -202,7 +202,8 @@ void binary::execute(const stream &strm,
             const impl::data_operand_t in(d.src0), out(d.dst);
             const impl::mask_operand_t bits(d.src1, d.src0.get_dims());
             const dim_t n = d.src0.nelems();
-            impl::for_data_blocks(in, src0.get_data_handle(), out,
+            impl::for_data_blocks(impl::work_t::blocks_apply, in,
+                    src0.get_data_handle(), out,
                     dst.get_data_handle(), n, nthr, [&](impl::data_block_t &b) {
                         impl::apply_call_t call;
                         call.src = b.src;

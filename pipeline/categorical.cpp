@@ -19,6 +19,7 @@
 #include "src/args.hpp"
 #include "src/cpu_isa.hpp"
 #include "src/parallel.hpp"
+#include "src/pd_cache.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -53,10 +54,37 @@ struct categorical::primitive_desc::impl_t {
     std::string name, info;
 };
 
+namespace {
+
+bool same_categorical_desc(
+        const categorical::desc &a, const categorical::desc &b) {
+    return a == b && impl::same_bits(a.temperature, b.temperature);
+}
+
+std::size_t hash_categorical_desc(const categorical::desc &d) {
+    return impl::hash_md(std::hash<double>()(d.temperature)
+                    + static_cast<std::size_t>(d.alg) * 7,
+            d.src);
+}
+
+using categorical_pd_cache_t = impl::pd_cache_t<categorical::desc,
+        categorical::primitive_desc::impl_t>;
+
+categorical_pd_cache_t &categorical_pd_cache() {
+    static categorical_pd_cache_t cache(
+            same_categorical_desc, hash_categorical_desc);
+    return cache;
+}
+
+} // namespace
+
 categorical::primitive_desc::primitive_desc(
-        const desc &adesc, const primitive_attr &attr)
-    : impl_(std::make_shared<impl_t>()) {
+        const desc &adesc, const primitive_attr &attr) {
     impl::verbose_errors("categorical::primitive_desc", [&] {
+        const bool cached = impl::pd_cache_usable();
+        if (cached && (impl_ = categorical_pd_cache().find(adesc, attr)))
+            return;
+        impl_ = std::make_shared<impl_t>();
         impl_t &p = *impl_;
         const desc &d = adesc;
         p.d = d;
@@ -133,6 +161,7 @@ categorical::primitive_desc::primitive_desc(
                 tier == cpu_isa::none ? "ref" : isa2str(tier), "+", e.name());
         impl::verbose_print(
                 impl::verbose_t::dispatch, "create", cat(p.name, ",", p.info));
+        if (cached) categorical_pd_cache().insert(adesc, attr, impl_);
     });
 }
 
@@ -183,8 +212,11 @@ void categorical::execute(const stream &strm,
         const dim_t es = bf16 ? 2 : 4;
         const bool s64 = d.dst.get_data_type() == data_type::s64;
         const float temp = static_cast<float>(d.temperature);
-        const int nthr = static_cast<int>(
-                std::min<dim_t>(strm.get_nthreads(), p.rows));
+        // Whole rows a thread, by the rule of src/parallel.hpp over the
+        // logits.
+        const int nthr = static_cast<int>(std::min<dim_t>(p.rows,
+                impl::threads_for(impl::work_t::categorical, p.rows * p.n,
+                        strm.get_nthreads())));
         // Each thread: the noise cache, one granule, 64-byte aligned.
         std::vector<float> scratch(
                 static_cast<size_t>(granule * std::max(nthr, 1) + 16));

@@ -10,6 +10,7 @@
 #include "src/args.hpp"
 #include "rng/window.hpp"
 #include "src/enums.hpp"
+#include "src/pd_cache.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -217,11 +218,36 @@ void check_dropout_desc(dropout_conf_t &c) {
 
 } // namespace impl
 
+namespace {
+
+bool same_dropout_desc(const dropout::desc &a, const dropout::desc &b) {
+    return a == b && impl::same_bits(a.rate, b.rate);
+}
+
+std::size_t hash_dropout_desc(const dropout::desc &d) {
+    return impl::hash_md(static_cast<std::size_t>(d.prop) * 131
+                    + static_cast<std::size_t>(d.alg) * 7
+                    + std::hash<double>()(d.rate),
+            d.src);
+}
+
+using dropout_pd_cache_t
+        = impl::pd_cache_t<dropout::desc, dropout::primitive_desc::impl_t>;
+
+dropout_pd_cache_t &dropout_pd_cache() {
+    static dropout_pd_cache_t cache(same_dropout_desc, hash_dropout_desc);
+    return cache;
+}
+
+} // namespace
+
 dropout::primitive_desc::primitive_desc(
-        const desc &adesc, const primitive_attr &attr)
-    : impl_(std::make_shared<impl_t>()) {
+        const desc &adesc, const primitive_attr &attr) {
     impl::verbose_errors("dropout::primitive_desc", [&] {
+        const bool cached = impl::pd_cache_usable();
+        if (cached && (impl_ = dropout_pd_cache().find(adesc, attr))) return;
         const double t0 = impl::now_ms();
+        impl_ = std::make_shared<impl_t>();
         impl_t &p = *impl_;
         dropout_conf_t &c = p.conf;
         c.desc = adesc;
@@ -249,6 +275,7 @@ dropout::primitive_desc::primitive_desc(
         p.name = p.plan->name();
         impl::verbose_print(impl::verbose_t::dispatch, "create",
                 cat(p.name, ",", c.info, ",", impl::now_ms() - t0, "ms"));
+        if (cached) dropout_pd_cache().insert(adesc, attr, impl_);
     });
 }
 

@@ -54,7 +54,8 @@ public:
 
     void execute(const dropout_run_t &run) const override {
         if (run.src == run.dst && same_desc_) return;
-        for_data_blocks(in_, run.src, out_, run.dst, n_, run.nthr,
+        for_data_blocks(work_t::blocks_copy, in_, run.src, out_, run.dst, n_,
+                run.nthr,
                 [&](data_block_t &b) {
                     if (b.dst != b.src)
                         std::memmove(b.dst, b.src, b.n * in_.esize());
@@ -93,13 +94,43 @@ private:
 // --- fused JIT ---------------------------------------------------------------
 
 #if RNDNN_ENABLE_JIT
+// Up to this many elements, a fused plan that writes no mask draws the
+// mask bits with the reference RNG kernel and applies them with the apply
+// kernel of its tier instead of running its JIT kernel: that kernel
+// computes a whole unit (4096 elements of lazy bitsliced) however few
+// elements the tensor has, 0.75 us, where the reference draws only the
+// tensor's 32-element groups, 0.1 us and 3.7 ns an element (Xeon, family
+// 6, model 167; docs/jit.md, "Small tensors"). The bits are the same: every
+// kernel of the RNG's list gives the reference's.
+constexpr dim_t fused_small_max = 128;
+
 class fused_kernel_adapter_t : public dropout_kernel_t {
 public:
     fused_kernel_adapter_t(cpu_isa isa, const dropout_conf_t &c,
             const fused_conf_t &fc)
-        : kernel_(create_jit_fused(isa, fc)), in_(c.desc.src), out_(c.desc.dst) {}
+        : kernel_(create_jit_fused(isa, fc)), in_(c.desc.src), out_(c.desc.dst) {
+        if (fc.write_mask || fc.rng.nelems > fused_small_max) return;
+        apply_conf_t ac;
+        ac.alg = binary_alg::mul;
+        ac.dt = fc.dt;
+        ac.n_linear = 1;
+        ac.max_isa = c.attr.get_max_cpu_isa();
+        std::string why;
+        try {
+            if (init_jit_apply(isa, ac, why)) apply_ = create_jit_apply(isa, ac);
+        } catch (const codegen_error &) {
+            // The reference below serves.
+        }
+        if (!apply_) apply_ = create_ref_apply(ac);
+        small_rng_ = create_ref_rng(fc.rng);
+        small_rng_n_ = fc.rng.nelems;
+    }
 
     void execute(const dropout_run_t &run) const override {
+        if (small_rng_) {
+            execute_small(run);
+            return;
+        }
         fused_run_t f;
         f.rng = run.rng;
         f.rng.dst = run.mask;
@@ -110,8 +141,31 @@ public:
     }
 
 private:
+    // At most fused_small_max elements, no mask written: the reference's
+    // bits on this thread, then dst = src * bit, scaled (as the blocks).
+    void execute_small(const dropout_run_t &run) const {
+        alignas(64) uint8_t bits[fused_small_max / 8 + 8] = {};
+        rng_run_t r = run.rng;
+        r.dst = bits;
+        r.nthr = 1;
+        small_rng_->execute(r);
+        const float linear[2] = {run.scale, -0.f};
+        apply_call_t call;
+        call.src = in_.read(run.src, 0, 0, nullptr);
+        call.mask = bits;
+        call.dst = out_.target(run.dst, 0, nullptr);
+        call.n = small_rng_n_;
+        call.linear = linear;
+        (*apply_)(call);
+    }
+
     std::unique_ptr<fused_kernel_t> kernel_;
     data_operand_t in_, out_;
+    // Small tensors (fused_small_max): the reference RNG kernel of the
+    // mask's problem and an apply kernel; null otherwise.
+    std::unique_ptr<rng_kernel_t> small_rng_;
+    std::unique_ptr<apply_kernel_t> apply_;
+    int64_t small_rng_n_ = 0;
 };
 
 // The mask generated per element and applied in the same pass, by the JIT
@@ -232,7 +286,9 @@ public:
         }
         const float linear[2] = {run.scale, -0.f};
 
-        for_data_blocks(in_, run.src, out_, run.dst, c_.n, run.nthr,
+        // The blocks draw their mask bits themselves (chain), or read them.
+        const work_t w = per_block ? work_t::blocks_chain : work_t::blocks_apply;
+        for_data_blocks(w, in_, run.src, out_, run.dst, c_.n, run.nthr,
                 [&](data_block_t &blk) {
                     const bool full = blk.n == pipeline_block;
                     apply_call_t call;

@@ -25,20 +25,15 @@ bool broadcasts_to(const dims &shape, const dims &data);
 // broadcasts_to() `data`.
 void check_broadcast(const char *what, const dims &shape, const dims &data);
 
-// Fewer elements than this per thread are not worth a thread.
-constexpr dim_t pipeline_min_per_thread = 65536;
-
-// Runs f(b0, b1) on up to nthr threads over a split of [0, n) whose inner
-// boundaries are multiples of pipeline_block. An exception f throws (an
-// allocation, a oneDNN call) is rethrown once every thread is done
-// (parallel()).
+// Runs f(b0, b1) on threads_for(w, n, nthr) threads (src/parallel.hpp: w
+// is the work's family) over a split of [0, n) whose inner boundaries are
+// multiples of pipeline_block. An exception f throws (an allocation, a
+// oneDNN call) is rethrown once every thread is done (parallel()).
 template <typename F>
-void for_blocks(dim_t n, int nthr, const F &f) {
+void for_blocks(work_t w, dim_t n, int nthr, const F &f) {
     const dim_t blocks = (n + pipeline_block - 1) / pipeline_block;
-    const int t = static_cast<int>(std::max<dim_t>(1,
-            std::min<dim_t>({dim_t(nthr), blocks,
-                    (n + pipeline_min_per_thread - 1)
-                            / pipeline_min_per_thread})));
+    const int t = static_cast<int>(
+            std::min<dim_t>(std::max<dim_t>(blocks, 1), threads_for(w, n, nthr)));
     parallel(t, [&](int ithr, int nthr_) {
         dim_t s, e;
         balance211(blocks, nthr_, ithr, s, e);
@@ -75,14 +70,14 @@ struct data_block_t {
 };
 
 // The element-wise loop of binary and of dropout's block plans: [0, n) in
-// blocks of pipeline_block over up to nthr threads (for_blocks). Per block
+// blocks of pipeline_block over the threads for_blocks(w, ...) picks. Per block
 // it reads src through `in`, calls body(block), which writes block.dst,
 // and scatters block.dst through `out` where that is not dense.
 template <typename F>
-void for_data_blocks(const data_operand_t &in, const void *src,
+void for_data_blocks(work_t w, const data_operand_t &in, const void *src,
         const data_operand_t &out, void *dst, dim_t n, int nthr,
         const F &body) {
-    for_blocks(n, nthr, [&](dim_t b0, dim_t b1) {
+    for_blocks(w, n, nthr, [&](dim_t b0, dim_t b1) {
         block_scratch_t scratch(in.esize(), !in.dense(), !out.dense());
         for (dim_t i0 = b0; i0 < b1; i0 += pipeline_block) {
             const dim_t cnt = std::min(pipeline_block, b1 - i0);

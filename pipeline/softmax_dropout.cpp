@@ -292,7 +292,10 @@ void softmax_dropout_t::execute(const softmax_dropout_args_t &a) const {
             (s.cache_bits > 0 ? s.cache_bits : n) / 8 + 16, 64);
     const dim_t stage_bytes = staged ? round_up(n * es, 64) : 0;
     const dim_t per_thread = work_floats * 4 + bit_bytes + 3 * stage_bytes;
-    const int nthr = static_cast<int>(std::min<dim_t>(a.nthr, s.rows));
+    // Whole rows a thread, by the rule of src/parallel.hpp over the
+    // elements.
+    const int nthr = static_cast<int>(std::min<dim_t>(s.rows,
+            threads_for(work_t::softmax_dropout, s.rows * n, a.nthr)));
     std::vector<uint8_t> scratch(static_cast<size_t>(per_thread * nthr + 64));
     uint8_t *base = scratch.data()
             + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;

@@ -8,6 +8,7 @@
 #include "rng/window.hpp"
 #include "src/args.hpp"
 #include "src/enums.hpp"
+#include "src/pd_cache.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -36,9 +37,35 @@ struct softmax_dropout::primitive_desc::impl_t {
     std::string info;
 };
 
-softmax_dropout::primitive_desc::primitive_desc(const desc &adesc)
-    : impl_(std::make_shared<impl_t>()) {
+namespace {
+
+bool same_sd_desc(const softmax_dropout::desc &a, const softmax_dropout::desc &b) {
+    return a == b && impl::same_bits(a.rate, b.rate);
+}
+
+std::size_t hash_sd_desc(const softmax_dropout::desc &d) {
+    return impl::hash_md(static_cast<std::size_t>(d.prop) * 131
+                    + std::hash<double>()(d.rate) + (d.causal ? 1 : 0),
+            d.src);
+}
+
+using sd_pd_cache_t = impl::pd_cache_t<softmax_dropout::desc,
+        softmax_dropout::primitive_desc::impl_t>;
+
+sd_pd_cache_t &sd_pd_cache() {
+    static sd_pd_cache_t cache(same_sd_desc, hash_sd_desc);
+    return cache;
+}
+
+} // namespace
+
+softmax_dropout::primitive_desc::primitive_desc(const desc &adesc) {
     impl::verbose_errors("softmax_dropout::primitive_desc", [&] {
+        // No attribute: the cache's is the default one.
+        const primitive_attr no_attr;
+        const bool cached = impl::pd_cache_usable();
+        if (cached && (impl_ = sd_pd_cache().find(adesc, no_attr))) return;
+        impl_ = std::make_shared<impl_t>();
         impl_t &p = *impl_;
         const desc &d = adesc;
         p.d = d;
@@ -112,6 +139,7 @@ softmax_dropout::primitive_desc::primitive_desc(const desc &adesc)
                 w.active ? cat(",window=", impl::dims2str(d.global_dims), "@",
                                    impl::dims2str(w.origin))
                          : std::string());
+        if (cached) sd_pd_cache().insert(adesc, no_attr, impl_);
     });
 }
 

@@ -12,6 +12,7 @@
 #include "rng/window.hpp"
 #include "src/enums.hpp"
 #include "src/impl_list.hpp"
+#include "src/pd_cache.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -579,11 +580,32 @@ struct rng::primitive_desc::impl_t {
     impl::rng_window_t window;
 };
 
+namespace {
+
+bool same_rng_desc(const rng::desc &a, const rng::desc &b) { return a == b; }
+
+std::size_t hash_rng_desc(const rng::desc &d) {
+    return impl::hash_md(static_cast<std::size_t>(d.alg) * 31
+                    + (d.with_offset ? 2 : 0) + (d.runtime_p ? 1 : 0),
+            d.dst);
+}
+
+using rng_pd_cache_t = impl::pd_cache_t<rng::desc, rng::primitive_desc::impl_t>;
+
+rng_pd_cache_t &rng_pd_cache() {
+    static rng_pd_cache_t cache(same_rng_desc, hash_rng_desc);
+    return cache;
+}
+
+} // namespace
+
 rng::primitive_desc::primitive_desc(
-        const desc &adesc, const primitive_attr &attr)
-    : impl_(std::make_shared<impl_t>()) {
+        const desc &adesc, const primitive_attr &attr) {
     impl::verbose_errors("rng::primitive_desc", [&] {
+        const bool cached = impl::pd_cache_usable();
+        if (cached && (impl_ = rng_pd_cache().find(adesc, attr))) return;
         const double t0 = impl::now_ms();
+        impl_ = std::make_shared<impl_t>();
         impl_->desc = adesc;
         impl_->attr = attr;
         impl_->conf = impl::make_rng_conf(adesc, attr);
@@ -600,6 +622,7 @@ rng::primitive_desc::primitive_desc(
         impl::verbose_print(impl::verbose_t::dispatch, "create",
                 cat(impl_->chosen->name, ",", impl_->info, ",",
                         impl::now_ms() - t0, "ms"));
+        if (cached) rng_pd_cache().insert(adesc, attr, impl_);
     });
 }
 

@@ -17,6 +17,7 @@
 #include "rng/engines/word_source.hpp"
 #include "rng/rng_args.hpp"
 #include "src/impl_list.hpp"
+#include "src/parallel.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -96,6 +97,26 @@ struct rng_conf_t {
     std::string name; // multfly key name
     cpu_isa max_isa = cpu_isa::all; // the attribute's cap
 };
+
+// The thread rule's family of an RNG problem (src/parallel.hpp): its
+// distribution's.
+inline work_t rng_work(const rng_conf_t &c) {
+    switch (c.dist) {
+        case dist_t::bits: return work_t::rng_bits;
+        case dist_t::bernoulli: return work_t::rng_bernoulli;
+        case dist_t::uniform: return work_t::rng_uniform;
+        case dist_t::normal: return work_t::rng_normal;
+        case dist_t::integers: return work_t::rng_integers;
+        case dist_t::exponential: return work_t::rng_exponential;
+        case dist_t::gumbel: return work_t::rng_gumbel;
+        case dist_t::lognormal: return work_t::rng_lognormal;
+        case dist_t::permutation: return work_t::rng_permutation;
+        case dist_t::truncated_normal: return work_t::rng_truncated_normal;
+        case dist_t::laplace: return work_t::rng_laplace;
+        case dist_t::rayleigh: return work_t::rng_rayleigh;
+    }
+    return work_t::rng_bernoulli; // unreachable: the cheapest family
+}
 
 // bernoulli_method::automatic as the method it is for alg (attr.hpp), with
 // its b; other methods are returned as they are.

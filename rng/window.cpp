@@ -105,7 +105,8 @@ rng_window_kernel_t::rng_window_kernel_t(const rng_window_t &w,
     : w_(w)
     , dt_(conf.dst.get_data_type())
     , p_strides_(conf.p_strides)
-    , p_esize_(conf.p_tensor ? dt_bits(conf.p_dt) / 8 : 0) {
+    , p_esize_(conf.p_tensor ? dt_bits(conf.p_dt) / 8 : 0)
+    , work_(rng_work(conf)) {
     for (const rng_conf_t &c : rng_window_row_confs(w, conf))
         rows_.push_back(entry.create(c));
 }
@@ -127,14 +128,19 @@ void rng_window_kernel_t::execute(const rng_run_t &run) const {
                     + w_.row_pos(r, p_strides_) * p_esize_;
         rows_[bits ? pos % 8 : 0]->execute(rr);
     };
-    if (w_.row_len >= long_row || run.nthr <= 1) {
+    // Short rows split over threads as a whole (each row on one), by the
+    // one rule of src/parallel.hpp over the window's elements.
+    const int nthr = w_.row_len >= long_row
+            ? 1
+            : threads_for(work_, w_.rows * w_.row_len, run.nthr);
+    if (nthr <= 1) {
         for (dim_t r = 0; r < w_.rows; ++r)
             do_row(r, run.nthr);
         return;
     }
-    parallel(run.nthr, [&](int ithr, int nthr) {
+    parallel(nthr, [&](int ithr, int nt) {
         dim_t r0, r1;
-        balance211(w_.rows, nthr, ithr, r0, r1);
+        balance211(w_.rows, nt, ithr, r0, r1);
         for (dim_t r = r0; r < r1; ++r)
             do_row(r, 1);
     });

@@ -66,6 +66,7 @@ private:
     data_type dt_;
     dims p_strides_; // conf's p tensor's, if any
     dim_t p_esize_; // its element's bytes, 0 without one
+    work_t work_; // the thread rule's family (src/parallel.hpp)
     std::vector<std::unique_ptr<rng_kernel_t>> rows_;
 };
 

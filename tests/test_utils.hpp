@@ -15,6 +15,7 @@
 #include "rng/engines/mt19937.hpp"
 #include "rng/engines/word_source.hpp"
 #include "src/cpu_isa.hpp"
+#include "src/parallel.hpp"
 
 namespace rndnn {
 
@@ -22,6 +23,16 @@ namespace rndnn {
 inline void PrintTo(cpu_isa isa, std::ostream *os) { *os << isa2str(isa); }
 
 namespace test {
+
+// The suites check that no value depends on the thread count, so every
+// problem they run splits over the stream's threads as far as its units,
+// blocks or rows allow, not only those large enough for the measured
+// thresholds of src/parallel.hpp (tests/test_parallel.cpp checks those,
+// without this file).
+inline const bool split_every_problem = [] {
+    impl::set_min_thread_elems(1);
+    return true;
+}();
 
 // Runs f and returns the message of the rndnn::error it throws; the test
 // fails if none is thrown or its status differs.

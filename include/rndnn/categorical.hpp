@@ -63,6 +63,13 @@ public:
     class RNDNN_API primitive_desc {
     public:
         primitive_desc() = default;
+        /// A descriptor equal to one made before (desc and attribute
+        /// equal, each real number the same bits, the same process state)
+        /// shares that one's implementation and kernels: it is neither
+        /// checked nor generated again (the 128 most recently used are
+        /// kept, and get_desc() of both is then one object). Not with
+        /// RNDNN_VERBOSE at check or above, where every creation prints
+        /// its lines.
         /// @param attr its ISA cap alone (no post-ops).
         /// @throws error (invalid_arguments) naming the bad value: src
         ///     not f32 or bf16, empty, a host scalar, not dense, or with a

@@ -108,7 +108,11 @@ RNDNN_API cpu_isa str2isa(const std::string &name);
 RNDNN_API cpu_isa get_max_cpu_isa();
 
 /// An execution context: how many OpenMP threads a primitive may use.
-/// Results never depend on the thread count.
+/// Results never depend on the thread count. A primitive uses fewer where
+/// its problem is too small to pay for a thread: each thread gets about
+/// 20 us of work at least, measured per kind of kernel
+/// (docs/architecture.md, "Threads"), so 2^16 f32 of dropout run on one
+/// thread and 2^20 on two.
 class RNDNN_API stream {
 public:
     /// @param nthreads threads to use, >= 1; 0 picks OpenMP's default

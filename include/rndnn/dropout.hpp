@@ -106,6 +106,13 @@ public:
     class RNDNN_API primitive_desc {
     public:
         primitive_desc() = default;
+        /// A descriptor equal to one made before (desc and attribute
+        /// equal, each real number the same bits, the same process state)
+        /// shares that one's implementation, kernels and JIT code: it is
+        /// neither checked nor generated again (about 0.05 us instead of
+        /// tens to hundreds; the 128 most recently used are kept, and
+        /// get_desc() of both is then one object). Not with RNDNN_VERBOSE
+        /// at check or above, where every creation prints its lines.
         /// @throws error (invalid_arguments) naming the bad value: a rate
         ///     outside [0, 1], a noise shape that does not fit the data
         ///     (naming both shapes), a mask whose dims differ from the noise

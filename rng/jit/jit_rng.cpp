@@ -106,7 +106,9 @@ jit_rng_driver_t::jit_rng_driver_t(const jit_rng_generator_t &gen)
     , dst_bits_(static_cast<int>(dt_bits(conf_.dst.get_data_type())))
     , unit_elems_(gen.dist().unit_elems())
     , unit_words_(gen.dist().unit_words())
-    , unit_bytes_(gen.dist().unit_bytes()) {}
+    , unit_bytes_(gen.dist().unit_bytes())
+    , work_(rng_work(conf_))
+    , dst_dense_(conf_.dst.is_dense()) {}
 
 void jit_rng_driver_t::fill_consts(
         const rng_run_t &run, jit_rng_consts_t &c) const {
@@ -121,10 +123,9 @@ void jit_rng_driver_t::begin_range(const rng_run_t &run, uint64_t u0,
 }
 
 bool jit_rng_driver_t::direct_ok(const rng_run_t &run) const {
-    const memory::desc &md = conf_.dst;
-    if (!md.is_dense()) return false;
+    if (!dst_dense_) return false;
     if (dst_bits_ != 1) return true;
-    return (md.get_offset0() - run.offset) % 8 == 0;
+    return (conf_.dst.get_offset0() - run.offset) % 8 == 0;
 }
 
 void *jit_rng_driver_t::dst_at(const rng_run_t &run, uint64_t g) const {
@@ -162,10 +163,11 @@ public:
     }
 
     void execute(const rng_run_t &run) const override {
-        jit_rng_consts_t consts {};
-        drv_.fill_consts(run, consts);
+        if (gen_.conf().nelems == 0) return;
+        const auto e = consts_.get(run.seed, run.stream, run.p, 0.f,
+                [&](jit_rng_consts_t &c) { drv_.fill_consts(run, c); });
         drv_.parallel_units(run, [&](uint64_t u0, uint64_t u1) {
-            run_range(run, consts, u0, u1);
+            run_range(run, e->c, u0, u1);
         });
     }
 
@@ -221,6 +223,7 @@ private:
 
     jit_rng_generator_t gen_;
     jit_rng_driver_t drv_;
+    jit_consts_cache_t<jit_rng_consts_t> consts_;
 };
 
 // The words of an engine from tier isa's JIT kernel of raw words (a

@@ -24,8 +24,6 @@ namespace {
 // Global indices are u64 so that rounding up near 2^63 cannot overflow.
 constexpr uint64_t align_elems = 64;
 constexpr uint64_t block_elems = 4096; // a multiple of align_elems
-// Fewer elements than this per thread are not worth a thread.
-constexpr dim_t min_elems_per_thread = 16384;
 
 class ref_rng_t : public rng_kernel_t {
 public:
@@ -49,8 +47,7 @@ public:
         const uint64_t unit0 = g0 / align_elems;
         const auto units = static_cast<dim_t>(
                 (g1 - 1) / align_elems + 1 - unit0);
-        const int nthr = static_cast<int>(std::min<dim_t>(
-                run.nthr, (n + min_elems_per_thread - 1) / min_elems_per_thread));
+        const int nthr = threads_for(rng_work(conf_), n, run.nthr);
         parallel(nthr, [&](int ithr, int nthr_) {
             dim_t us, ue;
             balance211(units, nthr_, ithr, us, ue);
