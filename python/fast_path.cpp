@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -41,11 +42,28 @@ setup_t &setup() {
     return s;
 }
 
-// A primitive and what a call needs of it, made once per key.
+// A primitive and what a call needs of it, made once per key: its
+// arguments' memories, which a call points at its arrays and values
+// (set_data_handle, the scalars written in place) instead of making
+// memories and a map each time, where it holds the GIL throughout (below
+// release_gil_from elements: no other call can use the entry meanwhile).
 template <typename primitive_t>
 struct entry_t {
+    entry_t(primitive_t p, const rndnn::memory::desc &d,
+            const rndnn::memory::desc &m)
+        : prim(std::move(p)), dst(d), mask(m) {
+        args = {{RNDNN_ARG_DST, rndnn::memory(dst, nullptr)},
+                {RNDNN_ARG_SEED, rndnn::memory::scalar(std::int64_t(0))},
+                {RNDNN_ARG_OFFSET, rndnn::memory::scalar(std::int64_t(0))},
+                {RNDNN_ARG_STREAM, rndnn::memory::scalar(std::int64_t(0))}};
+        if (std::is_same<primitive_t, rndnn::dropout>::value)
+            args.emplace(RNDNN_ARG_SRC, rndnn::memory(dst, nullptr));
+        if (!mask.is_zero())
+            args.emplace(RNDNN_ARG_MASK, rndnn::memory(mask, nullptr));
+    }
     primitive_t prim;
     rndnn::memory::desc dst, mask;
+    mutable std::unordered_map<int, rndnn::memory> args;
 };
 
 // Primitives by key: the bytes of what they were made from. Bounded: at
@@ -142,15 +160,33 @@ bool to_source(PyObject *seed, PyObject *offset, PyObject *generator,
 // threads would gain.
 constexpr rndnn::dim_t release_gil_from = 1 << 14;
 
+// Runs @p e's primitive on @p n elements: dst (and src, mask where the
+// primitive has them) at the pointers given, the seed, offset and stream.
 template <typename primitive_t>
-void run(const primitive_t &prim, rndnn::dim_t n,
-        const std::unordered_map<int, rndnn::memory> &args) {
-    if (n >= release_gil_from) {
-        py::gil_scoped_release unlocked;
-        prim.execute(kernel_stream(), args);
-    } else {
-        prim.execute(kernel_stream(), args);
+void run(const entry_t<primitive_t> &e, rndnn::dim_t n, void *src,
+        void *dst, void *mask, std::int64_t seed, std::int64_t offset,
+        std::int64_t stream) {
+    if (n < release_gil_from) {
+        // The entry's memories, the GIL held throughout.
+        std::unordered_map<int, rndnn::memory> &a = e.args;
+        a.at(RNDNN_ARG_DST).set_data_handle(dst);
+        if (src) a.at(RNDNN_ARG_SRC).set_data_handle(src);
+        if (mask) a.at(RNDNN_ARG_MASK).set_data_handle(mask);
+        *a.at(RNDNN_ARG_SEED).data<std::int64_t>() = seed;
+        *a.at(RNDNN_ARG_OFFSET).data<std::int64_t>() = offset;
+        *a.at(RNDNN_ARG_STREAM).data<std::int64_t>() = stream;
+        e.prim.execute(kernel_stream(), a);
+        return;
     }
+    std::unordered_map<int, rndnn::memory> a
+            = {{RNDNN_ARG_DST, rndnn::memory(e.dst, dst)},
+                    {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
+                    {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
+                    {RNDNN_ARG_STREAM, rndnn::memory::scalar(stream)}};
+    if (src) a.emplace(RNDNN_ARG_SRC, rndnn::memory(e.dst, src));
+    if (mask) a.emplace(RNDNN_ARG_MASK, rndnn::memory(e.mask, mask));
+    py::gil_scoped_release unlocked;
+    e.prim.execute(kernel_stream(), a);
 }
 
 // Reserves @p count elements from @p g (if any) and returns (seed,
@@ -246,6 +282,7 @@ PyObject *sample(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
         rndnn::dims dims;
         if (!to_dims(size, dims)) return not_implemented();
         std::vector<double> reals;
+        reals.reserve(static_cast<std::size_t>(PyTuple_GET_SIZE(params)));
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(params); ++k) {
             PyObject *v = PyTuple_GET_ITEM(params, k);
             if (PyFloat_CheckExact(v))
@@ -261,6 +298,8 @@ PyObject *sample(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
                 return not_implemented();
         }
         std::vector<std::int64_t> integers;
+        integers.reserve(
+                static_cast<std::size_t>(PyTuple_GET_SIZE(int_params)));
         for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(int_params); ++k) {
             std::int64_t v = 0;
             if (!to_s64(PyTuple_GET_ITEM(int_params, k), INT64_MIN, INT64_MAX,
@@ -304,7 +343,7 @@ PyObject *sample(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
             rndnn::primitive_attr attr;
             attr.set_post_ops(po);
             rndnn::rng prim {rndnn::rng::primitive_desc(desc, attr)};
-            return entry_t<rndnn::rng> {std::move(prim), desc.dst, {}};
+            return entry_t<rndnn::rng>(std::move(prim), desc.dst, {});
         });
 
         const rndnn::dim_t n = elements(dims);
@@ -315,12 +354,7 @@ PyObject *sample(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
         py::array out(it->second, shape);
         if (!draw(g, n, seed, offset)) return not_implemented();
         std::uint8_t *data = static_cast<std::uint8_t *>(out.mutable_data());
-        const std::unordered_map<int, rndnn::memory> run_args
-                = {{RNDNN_ARG_DST, rndnn::memory(e->dst, data)},
-                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                        {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
-                        {RNDNN_ARG_STREAM, rndnn::memory::scalar(stream)}};
-        run(e->prim, n, run_args);
+        run(*e, n, nullptr, data, nullptr, seed, offset, stream);
         clear_unused_bits(data, e->dst);
         if (dims.empty())
             return PyObject_GetItem(out.ptr(), py::tuple().ptr());
@@ -386,7 +420,7 @@ PyObject *dropout(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
             d.rate = rate;
             d.with_offset = true;
             rndnn::dropout prim {rndnn::dropout::primitive_desc(d)};
-            return entry_t<rndnn::dropout> {std::move(prim), d.dst, d.mask};
+            return entry_t<rndnn::dropout>(std::move(prim), d.dst, d.mask);
         });
 
         py::array out = inplace
@@ -404,16 +438,8 @@ PyObject *dropout(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
             m = std::move(a);
         }
         if (!draw(g, n, seed, offset)) return not_implemented();
-        std::unordered_map<int, rndnn::memory> run_args
-                = {{RNDNN_ARG_SRC,
-                           rndnn::memory(e->dst, const_cast<void *>(src.data()))},
-                        {RNDNN_ARG_DST, rndnn::memory(e->dst, out.mutable_data())},
-                        {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                        {RNDNN_ARG_OFFSET, rndnn::memory::scalar(offset)},
-                        {RNDNN_ARG_STREAM, rndnn::memory::scalar(stream)}};
-        if (mask_data)
-            run_args.emplace(RNDNN_ARG_MASK, rndnn::memory(e->mask, mask_data));
-        run(e->prim, n, run_args);
+        run(*e, n, const_cast<void *>(src.data()), out.mutable_data(),
+                mask_data, seed, offset, stream);
         if (mask_data) clear_unused_bits(mask_data, e->mask);
         return py::make_tuple(out, m).release().ptr();
     });

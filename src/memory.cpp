@@ -237,6 +237,18 @@ memory memory::scalar(std::int64_t value) {
 }
 memory memory::scalar(float value) { return make_scalar(data_type::f32, value); }
 
+void memory::set_data_handle(void *handle) {
+    if (!impl_) fail(status::invalid_arguments, "set_data_handle: empty memory");
+    if (impl_->owned || impl_->md.is_host_scalar())
+        fail(status::invalid_arguments,
+                cat("set_data_handle: the memory of ", impl_->md.str(),
+                        impl_->md.is_host_scalar()
+                                ? " holds its value (write it through "
+                                  "get_data_handle())"
+                                : " owns its allocation"));
+    impl_->handle = handle;
+}
+
 const memory::desc &memory::get_desc() const {
     static const desc empty;
     return impl_ ? impl_->md : empty;

@@ -180,6 +180,29 @@ TEST(Memory, OwnsAlignedOrWraps) {
     EXPECT_EQ(w.get_data_handle(), buf);
 }
 
+TEST(Memory, SetDataHandleRepointsAWrapperAndItsCopies) {
+    float a[4], b[4];
+    memory w(memory::desc({4}, dt::f32), a);
+    memory copy = w;
+    w.set_data_handle(b);
+    EXPECT_EQ(w.get_data_handle(), b);
+    EXPECT_EQ(copy.get_data_handle(), b);
+    memory none(memory::desc({4}, dt::f32), nullptr);
+    none.set_data_handle(a);
+    EXPECT_EQ(none.get_data_handle(), a);
+    // An owned allocation, a host scalar and an empty memory refuse,
+    // naming why; the memory keeps its data.
+    memory owned(memory::desc({4}, dt::f32));
+    void *before = owned.get_data_handle();
+    EXPECT_ERROR_NAMES(owned.set_data_handle(a), "owns its allocation");
+    EXPECT_EQ(owned.get_data_handle(), before);
+    memory s = memory::scalar(int64_t(5));
+    EXPECT_ERROR_NAMES(s.set_data_handle(a), "holds its value");
+    *s.data<int64_t>() = 9; // a scalar's value is written in place
+    EXPECT_EQ(*s.data<int64_t>(), 9);
+    EXPECT_ERROR_NAMES(memory().set_data_handle(a), "empty memory");
+}
+
 TEST(Memory, HostScalars) {
     memory s = memory::scalar(int64_t(-7));
     EXPECT_TRUE(s.get_desc().is_host_scalar());

@@ -113,6 +113,16 @@ public:
     static memory scalar(float value);
 
     const desc &get_desc() const;
+    /// Points this memory, which wraps a user buffer (or none yet), at
+    /// @p handle instead: another buffer of at least get_desc().get_size()
+    /// bytes, which must outlive every use of this memory. Copies of a
+    /// memory share it, so they all see the new handle (a host scalar's
+    /// value is written through get_data_handle() instead). Not safe
+    /// while an execute() reads this memory on another thread.
+    /// @throws error (invalid_arguments) for an empty memory, a host
+    ///     scalar, or a memory that owns its allocation
+    ///     (memory(const desc &)).
+    void set_data_handle(void *handle);
     /// @returns the data: the owned allocation (64-byte aligned), the
     ///     user's buffer, or a host scalar's value held inside the memory;
     ///     nullptr for an empty memory.
