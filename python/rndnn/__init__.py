@@ -20,12 +20,11 @@ import importlib
 from . import _arrays, _rndnn
 from ._rndnn import Error, Generator, OutOfRangeError, __version__
 from ._arrays import (_ALG, _array, _backward_source, _dropout,
-                      _dropout_forward, _probability, _source, _wants_grad,
+                      _dropout_forward, _probability,
+                      _softmax_dropout_forward, _source, _wants_grad,
                       bernoulli, bits, default_generator, exponential,
                       gumbel, integers, laplace, lognormal, manual_seed,
-                      normal,
-                      permutation, rayleigh, shuffled_index,
-                      softmax_dropout,
+                      normal, permutation, rayleigh, shuffled_index,
                       softmax_dropout_backward, truncated_normal,
                       unpackbits, uniform)
 from ._categorical import categorical, categorical_combine
@@ -44,13 +43,21 @@ def __getattr__(name):
     # rndnn.torch without `import rndnn.torch`, and without importing
     # torch at `import rndnn`.
     if name == "torch":
-        return importlib.import_module(".torch", __name__)
+        return _torch_subpackage()
     raise AttributeError(f"module 'rndnn' has no attribute {name!r}")
 
 
 def __dir__():
     # The public names only (not the modules and helpers imported here).
     return sorted(__all__ + ["torch"])
+
+
+def _torch_subpackage():
+    """rndnn.torch, imported at first use: the attribute rndnn.torch, and
+    where all of the package's autograd lives, for the functions here
+    given a torch tensor that requires grad. The one place that reaches
+    up to it (_arrays, below rndnn.torch, never does)."""
+    return importlib.import_module(".torch", __name__)
 
 
 def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
@@ -103,10 +110,9 @@ def dropout(x, p=None, *, seed=None, offset=None, stream=0, generator=None,
                 "x requires grad and out= is another tensor: autograd does "
                 "not record writes into out; use y, mask = "
                 "rndnn.dropout(x, p) (or out=x: in place)")
-        from . import torch as rt
-        return rt._dropout_with_grad(x, p, source, mask, out is x,
-                                     noise_shape, stream, alg, method, name,
-                                     global_shape, origin)
+        return _torch_subpackage()._dropout_with_grad(
+            x, p, source, mask, out is x, noise_shape, stream, alg, method,
+            name, global_shape, origin)
     y, m, _ = _dropout_forward(x, p, source, mask, noise_shape, stream, alg,
                                method, name, out, global_shape, origin)
     return y, m
@@ -131,11 +137,52 @@ def dropout_backward(dy, p=None, *, mask=None, seed=None, offset=None,
         if out is not None:
             raise RuntimeError("dy requires grad and out= is given: "
                                "autograd does not record writes into out")
-        from . import torch as rt
-        return rt._Backward.apply(dy, p, *source[:2], mask, noise_shape,
-                                  stream, alg, method, name, global_shape,
-                                  origin)
+        return _torch_subpackage()._Backward.apply(
+            dy, p, *source[:2], mask, noise_shape, stream, alg, method, name,
+            global_shape, origin)
     return _dropout(dy, p, True, mask, mask_dtype, source, stream=stream,
                     noise_shape=noise_shape, alg=alg, method=method,
                     name=name, out=out, global_shape=global_shape,
                     origin=origin)[0]
+
+
+def softmax_dropout(x, p=0.5, *, seed=None, offset=None, stream=0,
+                    generator=None, causal=False, mask=None, global_shape=None,
+                    origin=None, alg=_ALG, method="auto", name=None, out=None):
+    """Attention's softmax and dropout, fused: y = dropout(softmax(x)) along
+    the last dim, in training (docs/python.md, "Attention dropout").
+
+    x: a C-contiguous f32 or bf16 (uint16 in NumPy) array or torch CPU
+    tensor of scores, 1 dim or more. p: the probability of dropping an
+    element, in [0, 1]. The keep mask is rndnn.dropout's of the same shape,
+    p, seed, offset, stream, alg and method, bit for bit: without seed=,
+    drawn from generator= or rndnn.default_generator, which moves on by
+    the mask's elements (the global tensor's with a window). causal: row i
+    of each matrix (i: the index along the dim before the last) keeps only
+    its first i + 1 elements. mask: None (the default: backward recomputes
+    it from the seed), "bit" (packed uint8 of ceil(n/8)) or "u8" (0/1 of
+    x's shape). global_shape, origin: x is the block at origin (zeros by
+    default) of a tensor of global_shape, of whole rows (the last dim is
+    x's): its mask is that block of the global tensor's, and causal rows
+    count from the global row, so shards of heads or batches draw the
+    unsharded tensor's dropout. out: where y goes (may be x).
+
+    Returns (y, stats, mask): stats, float32 of shape x.shape[:-1] + (2,),
+    holds each row's max and 1 / sum, which softmax_dropout_backward
+    takes with x to rebuild the probabilities; mask None when not kept. A
+    torch x that requires grad gives a y that backpropagates.
+    """
+    p = _probability(p, None, "softmax_dropout")
+    _array(x, "x")
+    source = _source(seed, offset, generator)
+    if _wants_grad(x):
+        if out is not None:
+            raise RuntimeError("x requires grad and out= is given: autograd "
+                               "does not record writes into out")
+        return _torch_subpackage()._softmax_dropout_with_grad(
+            x, p, source, mask, causal, stream, global_shape, origin, alg,
+            method, name)
+    y, stats, m, _ = _softmax_dropout_forward(
+        x, p, source, mask, causal, stream, global_shape, origin, alg,
+        method, name, out)
+    return y, stats, m

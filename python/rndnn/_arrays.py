@@ -1079,49 +1079,6 @@ def _softmax_dropout_backward(dy, x, stats, p, mask, seed, offset, causal,
         name=name, out=out)[0]
 
 
-def softmax_dropout(x, p=0.5, *, seed=None, offset=None, stream=0,
-                    generator=None, causal=False, mask=None, global_shape=None,
-                    origin=None, alg=_ALG, method="auto", name=None, out=None):
-    """Attention's softmax and dropout, fused: y = dropout(softmax(x)) along
-    the last dim, in training (docs/python.md, "Attention dropout").
-
-    x: a C-contiguous f32 or bf16 (uint16 in NumPy) array or torch CPU
-    tensor of scores, 1 dim or more. p: the probability of dropping an
-    element, in [0, 1]. The keep mask is rndnn.dropout's of the same shape,
-    p, seed, offset, stream, alg and method, bit for bit: without seed=,
-    drawn from generator= or rndnn.default_generator, which moves on by
-    the mask's elements (the global tensor's with a window). causal: row i
-    of each matrix (i: the index along the dim before the last) keeps only
-    its first i + 1 elements. mask: None (the default: backward recomputes
-    it from the seed), "bit" (packed uint8 of ceil(n/8)) or "u8" (0/1 of
-    x's shape). global_shape, origin: x is the block at origin (zeros by
-    default) of a tensor of global_shape, of whole rows (the last dim is
-    x's): its mask is that block of the global tensor's, and causal rows
-    count from the global row, so shards of heads or batches draw the
-    unsharded tensor's dropout. out: where y goes (may be x).
-
-    Returns (y, stats, mask): stats, float32 of shape x.shape[:-1] + (2,),
-    holds each row's max and 1 / sum, which softmax_dropout_backward
-    takes with x to rebuild the probabilities; mask None when not kept. A
-    torch x that requires grad gives a y that backpropagates.
-    """
-    p = _probability(p, None, "softmax_dropout")
-    _array(x, "x")
-    source = _source(seed, offset, generator)
-    if _wants_grad(x):
-        if out is not None:
-            raise RuntimeError("x requires grad and out= is given: autograd "
-                               "does not record writes into out")
-        from . import torch as rt
-        return rt._softmax_dropout_with_grad(x, p, source, mask, causal,
-                                             stream, global_shape, origin,
-                                             alg, method, name)
-    y, stats, m, _ = _softmax_dropout_forward(
-        x, p, source, mask, causal, stream, global_shape, origin, alg,
-        method, name, out)
-    return y, stats, m
-
-
 def softmax_dropout_backward(dy, x, stats, p=0.5, *, mask=None, seed=None,
                              offset=None, stream=0, causal=False,
                              global_shape=None, origin=None, alg=_ALG,

@@ -286,6 +286,26 @@ def test_the_package_layout():
             assert "rndnn.torch" not in out, out
 
 
+def test_autograd_is_reached_from_one_place():
+    # The array layer (_arrays, _categorical) never reaches up to
+    # rndnn.torch, not even inside a function: rndnn/__init__.py's
+    # _torch_subpackage() is the one place that does (a tensor that
+    # requires grad goes to it there).
+    import ast
+    package = os.path.dirname(rndnn.__file__)
+    for module in ("_arrays.py", "_categorical.py", "__init__.py"):
+        with open(os.path.join(package, module)) as f:
+            tree = ast.parse(f.read())
+        reaching = [node.lineno for node in ast.walk(tree)
+                    if (isinstance(node, ast.ImportFrom) and node.level == 1
+                        and (node.module == "torch" or any(
+                            a.name == "torch" for a in node.names)))
+                    or (isinstance(node, ast.Constant)
+                        and node.value == ".torch")]
+        assert len(reaching) == (1 if module == "__init__.py" else 0), (
+            module, reaching)
+
+
 def _softmax_step(use_generator, grad, mask, causal, dtype):
     torch.manual_seed(5)
     g = None
