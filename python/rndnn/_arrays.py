@@ -67,7 +67,8 @@ _lean = True
 _rndnn._fast_setup(
     np.ndarray, Generator, default_generator,
     {**_NAMES, **_FROM_NUMPY_DTYPE,
-     **{d.type: n for d, n in _FROM_NUMPY_DTYPE.items()}},
+     **{d.type: n for d, n in _FROM_NUMPY_DTYPE.items()},
+     **{t: _FROM_NUMPY_DTYPE[np.dtype(t)] for t in (bool, int, float)}},
     {k: np.dtype(v) for k, v in _NUMPY.items()}, ("bit", "u8", "bool"))
 
 

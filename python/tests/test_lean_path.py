@@ -89,6 +89,9 @@ def test_seeds_streams_and_engines(kwargs, full_path):
     lambda g: rndnn.bits((3, 4), dtype=np.int32, generator=g),
     lambda g: rndnn.bernoulli(0.3, 100, generator=g),
     lambda g: rndnn.bernoulli(0.3, 100, dtype=bool, generator=g),
+    lambda g: rndnn.bernoulli(0.3, 100, dtype=np.bool_, generator=g),
+    lambda g: rndnn.integers(7, size=9, dtype=int, generator=g),
+    lambda g: rndnn.normal(size=9, dtype=float, generator=g),
     lambda g: rndnn.bernoulli(0.3, 100, dtype="bit", generator=g),
     lambda g: rndnn.bernoulli(0.3, 99, dtype=np.float32, generator=g),
     lambda g: rndnn.bernoulli(1, 10, generator=g),
@@ -118,14 +121,19 @@ def test_the_default_generator_moves_alike(full_path):
 def test_common_calls_take_the_lean_path():
     # Were every call to fall back, the other tests would pass unseen.
     spec = ("normal", "f64", ())
-    for dtype in (None, np.float32, "float16", np.dtype(np.float64)):
+    for dtype in (None, np.float32, "float16", np.dtype(np.float64), float):
         for size in (None, 16, (2, 3)):
             r = _rndnn._sample(spec, (0.0, 1.0), size, dtype, None, None, 0,
                                None, "philox4x32_10")
             assert r is not NotImplemented
-    r = _rndnn._sample(("integers", "s64", (0, 10)), (), 8, None, 1, None,
-                       0, None, "philox4x32_10")
-    assert r is not NotImplemented
+    for dtype in (None, int, np.int32):
+        r = _rndnn._sample(("integers", "s64", (0, 10)), (), 8, dtype, 1,
+                           None, 0, None, "philox4x32_10")
+        assert r is not NotImplemented
+    for dtype in (None, bool, np.bool_, "bool"):
+        r = _rndnn._sample(("bernoulli", "u8", ()), (0.5,), 8, dtype, 1,
+                           None, 0, None, "philox4x32_10")
+        assert r is not NotImplemented
     x = np.ones(64, np.float32)
     for mask in ("bit", "u8", "bool", None):
         r = _rndnn._dropout(x, 0.25, mask, None, None, None, 0, False)
