@@ -89,13 +89,15 @@ const jit_tuning_t *find_jit_tuning(const std::string &name) {
     return nullptr;
 }
 
+const jit_tuning_t &jit_tuning_for(const cpu_id_t &c) {
+    for (const jit_tuning_entry_t &e : jit_tunings())
+        if (matches(e, c)) return e.values;
+    return jit_tunings().back().values;
+}
+
 const jit_tuning_t &detected_jit_tuning() {
-    static const jit_tuning_t *chosen = [] {
-        for (const jit_tuning_entry_t &e : jit_tunings())
-            if (matches(e, cpu_id())) return &e.values;
-        return &jit_tunings().back().values;
-    }();
-    return *chosen;
+    static const jit_tuning_t &chosen = jit_tuning_for(cpu_id());
+    return chosen;
 }
 
 bool parse_jit_tuning(const std::string &text, jit_tuning_t &t, std::string &why) {

@@ -75,7 +75,9 @@ struct jit_tuning_t {
 // @throws error (invalid_arguments) naming a bad RNDNN_JIT_TUNING.
 const jit_tuning_t &jit_tuning();
 
-// The first entry of jit_tunings() whose key matches cpu_id().
+// The first entry of jit_tunings() whose key matches c ("default" if
+// none), and cpu_id()'s (chosen once).
+const jit_tuning_t &jit_tuning_for(const cpu_id_t &c);
 const jit_tuning_t &detected_jit_tuning();
 
 // Values from `text`: "NAME[,FIELD=VALUE]...", an entry by its name

@@ -557,6 +557,79 @@ std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
     return unique;
 }
 
+// Each CPU takes its entry: Zen 5 issue 30's values, Zen 4, Zen 3, Intel
+// and any other CPU those from before it (aee9367's), until measured.
+TEST(JitTuning, EntriesByCpu) {
+    const auto name = [](cpu_id_t::vendor_t v, int family, int model,
+                              bool avx512f) {
+        cpu_id_t c;
+        c.vendor = v;
+        c.family = family;
+        c.model = model;
+        c.avx512f = avx512f;
+        return std::string(jit_tuning_for(c).name);
+    };
+    EXPECT_EQ(name(cpu_id_t::amd, 26, 2, true), "zen5");
+    EXPECT_EQ(name(cpu_id_t::amd, 26, 68, true), "zen5");
+    EXPECT_EQ(name(cpu_id_t::amd, 25, 17, true), "zen4");
+    EXPECT_EQ(name(cpu_id_t::amd, 25, 1, false), "zen3");
+    EXPECT_EQ(name(cpu_id_t::amd, 23, 49, false), "default");
+    EXPECT_EQ(name(cpu_id_t::intel, 6, 167, true), "intel");
+    EXPECT_EQ(name(cpu_id_t::other, 6, 15, false), "default");
+    EXPECT_STREQ(jit_tunings().back().values.name, "default");
+
+    const jit_tuning_t &z5 = *find_jit_tuning("zen5");
+    EXPECT_EQ(z5.step_prefetch_units, 1);
+    EXPECT_TRUE(z5.step_loop);
+    EXPECT_TRUE(z5.scaled_select);
+    EXPECT_EQ(z5.lazy_row_steps, 4);
+    EXPECT_EQ(z5.lazy_unit_groups, 128);
+    EXPECT_FALSE(z5.stream_in_place);
+    for (const char *n : {"zen4", "zen3", "default"}) {
+        const jit_tuning_t &t = *find_jit_tuning(n);
+        EXPECT_EQ(t.step_prefetch_units, 0) << n;
+        EXPECT_FALSE(t.step_loop) << n;
+        EXPECT_FALSE(t.scaled_select) << n;
+        EXPECT_EQ(t.lazy_row_steps, 2) << n;
+        EXPECT_EQ(t.lazy_unit_groups, 64) << n;
+        EXPECT_TRUE(t.stream_in_place) << n;
+    }
+    for (const jit_tuning_entry_t &e : jit_tunings()) {
+        EXPECT_EQ(e.values.lazy_min_bits, 8) << e.values.name;
+        EXPECT_EQ(e.values.nt_min_bytes, 16.0 * 1024 * 1024) << e.values.name;
+    }
+}
+
+// RNDNN_JIT_TUNING's text: an entry and fields over it; errors name the
+// part they refuse.
+TEST(JitTuning, Parse) {
+    jit_tuning_t t {};
+    std::string why;
+    ASSERT_TRUE(parse_jit_tuning("zen4,scaled_select=1,lazy_unit_groups=128,"
+                                 "nt_min_bytes=0",
+            t, why))
+            << why;
+    EXPECT_STREQ(t.name, "zen4");
+    EXPECT_TRUE(t.scaled_select);
+    EXPECT_EQ(t.lazy_unit_groups, 128);
+    EXPECT_EQ(t.nt_min_bytes, 0.0);
+    EXPECT_EQ(t.lazy_row_steps, 2);
+    ASSERT_TRUE(parse_jit_tuning("", t, why)) << why;
+    EXPECT_STREQ(t.name, detected_jit_tuning().name);
+    EXPECT_FALSE(parse_jit_tuning("zen9", t, why));
+    EXPECT_NE(why.find("'zen9' names no tuning (expected zen5, zen4"),
+            std::string::npos)
+            << why;
+    for (const char *bad : {"zen5,lazy_unit_groups=96", "zen5,step_loop=2",
+                 "zen5,lazy_row_steps=3", "zen5,prefetch=1",
+                 "zen5,scaled_select", "zen5,nt_min_bytes=-1",
+                 "zen5,step_prefetch_units=1.5"}) {
+        EXPECT_FALSE(parse_jit_tuning(bad, t, why)) << bad;
+        EXPECT_NE(why.find(std::string(bad).substr(5)), std::string::npos)
+                << bad << ": " << why;
+    }
+}
+
 class FusedJitTuning : public tier_suite_t {};
 
 // The fused dropout kernel under every tuning: every form of its code (the
