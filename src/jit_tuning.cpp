@@ -45,7 +45,7 @@ constexpr jit_tuning_t zen5_values {"zen5", /*step_prefetch_units=*/1,
 
 // The values from before issue 30 (aee9367), which every other CPU keeps
 // until it is measured: Zen 4 measured them better than Zen 5's (issue
-// 44), Zen 3 and Intel were not measured with both.
+// 44), Zen 3 and most Intel CPUs were not measured with both.
 constexpr jit_tuning_t earlier_values {"default", 0, false, false, 2, 64, 8,
         mib16, true};
 
@@ -75,7 +75,11 @@ const std::vector<jit_tuning_entry_t> &jit_tunings() {
             {named(earlier_values, "zen4"), cpu_id_t::amd, 25, -1, -1, 1},
             // AMD Zen 3 (family 25 without AVX-512; EPYC 7003 is model 1).
             {named(earlier_values, "zen3"), cpu_id_t::amd, 25, -1, -1, 0},
-            // Intel (family 6; model 167 measured for issue 44).
+            // Intel family 6, model 167 (AVX-512 at full width): measured
+            // for issue 44, faster with Zen 5's values (docs/jit.md).
+            {named(zen5_values, "intel-6-167"), cpu_id_t::intel, 6, 167, 167,
+                    -1},
+            // Any other Intel CPU: not measured with both.
             {named(earlier_values, "intel"), cpu_id_t::intel, -1, -1, -1, -1},
             // Any other CPU.
             {earlier_values, cpu_id_t::other, -1, -1, -1, -1},
