@@ -12,8 +12,8 @@
 #           threshold32, two threads, and the RNG's bernoulli rows, 2^25
 #           elements (the memcpy of each dropout row's data is bench's
 #           t_memcpy, printed as its own rows)
-#   -r      rounds, each running the batch once with each build, the order
-#           of the two alternating (default 3)
+#   -r      rounds, each running every row once with each build, back to
+#           back, the order of the two alternating (default 3)
 #   -n      --runs of each `rndnn bench` (default 7)
 #
 # REV's CLI is built in a temporary git worktree and build directory
@@ -24,7 +24,9 @@
 # ends. This tree's CLI is $BENCH_COMPARE_BUILD/tools/rndnn (default:
 # build/ of the repository), brought up to date with `cmake --build`.
 # The medians are of each row's median_s over the rounds; ratio is
-# REV / this tree (> 1: this tree is faster).
+# REV / this tree (> 1: this tree is faster), and "paired" the median of
+# the rounds' own ratios (a row's two runs in a round are back to back, so
+# a shared machine's load falls on both alike).
 set -euo pipefail
 
 die() {
@@ -159,17 +161,33 @@ print("%s, vendor %s, cpu family %s, model %s, %s" % (
 EOF
 )
 
-echo "== $rounds rounds of $(grep -cv '^[[:space:]]*\(#\|$\)' "$batch") rows, --runs $runs; $(uptime | sed 's/.*load/load/')" >&2
+# Each round runs every row with both builds back to back (the order of
+# the two alternating from row to row and round to round), so that the
+# pair of a row's runs sees the same load; each build's CSV of a round
+# holds all its rows.
+grep -v '^[[:space:]]*\(#\|$\)' "$batch" >"$tmp/rows" || true
+nrows=$(wc -l <"$tmp/rows")
+((nrows > 0)) || die "no problem in $batch"
+echo "== $rounds rounds of $nrows rows, --runs $runs; $(uptime | sed 's/.*load/load/')" >&2
 for ((r = 1; r <= rounds; ++r)); do
-    # Alternate which build goes first.
-    if ((r % 2)); then order=(old new); else order=(new old); fi
-    for which in "${order[@]}"; do
-        bin=$old
-        [[ $which == new ]] && bin=$new
-        echo "   round $r/$rounds: $which" >&2
-        "$bin" bench --batch "$batch" --runs "$runs" --csv \
-            >"$tmp/$which.$r.csv" 2>"$tmp/$which.$r.err" \
-            || { cat "$tmp/$which.$r.err" >&2; die "$which ($bin) failed on $batch"; }
+    echo "   round $r/$rounds" >&2
+    : >"$tmp/old.$r.csv"
+    : >"$tmp/new.$r.csv"
+    for ((i = 1; i <= nrows; ++i)); do
+        sed -n "${i}p" "$tmp/rows" >"$tmp/row.batch"
+        if (((r + i) % 2)); then order=(old new); else order=(new old); fi
+        for which in "${order[@]}"; do
+            bin=$old
+            [[ $which == new ]] && bin=$new
+            "$bin" bench --batch "$tmp/row.batch" --runs "$runs" --csv \
+                >"$tmp/out.csv" 2>"$tmp/err" \
+                || { cat "$tmp/err" >&2; die "$which ($bin) failed on: $(cat "$tmp/row.batch")"; }
+            if [[ ! -s $tmp/$which.$r.csv ]]; then
+                cat "$tmp/out.csv" >"$tmp/$which.$r.csv"
+            else
+                tail -n +2 "$tmp/out.csv" >>"$tmp/$which.$r.csv"
+            fi
+        done
     done
 done
 
@@ -199,23 +217,32 @@ old, order = read("old")
 new, _ = read("new")
 print(f"CPU: {cpu}")
 print(f"{old_name} (old) against {new_name} (this tree): medians over {rounds} "
-      "rounds, ms; ratio = old / new (> 1: this tree is faster)")
-print(f"{'row':<88} {'old ms':>8} {'new ms':>8} {'ratio':>6} "
-      f"{'old x':>6} {'new x':>6}  impl (new)")
-print(f"{'':<88} {'':>8} {'':>8} {'':>6} {'memcpy':>6} {'memcpy':>6}")
+      "rounds, ms; ratio = old / new (> 1: this tree is faster); paired: the "
+      "median, min and max of the rounds' old / new, each round's two runs "
+      "back to back")
+print(f"{'row':<80} {'old ms':>7} {'new ms':>7} {'ratio':>6} "
+      f"{'paired (min-max)':>18} {'old x':>6} {'new x':>6}  impl (new)")
+print(f"{'':<80} {'':>7} {'':>7} {'':>6} {'':>18} {'memcpy':>6} {'memcpy':>6}")
+slower = []
 for key in order:
     if key not in new:
-        print(f"{key[0]:<88} missing from the new build's output")
+        print(f"{key[0]:<80} missing from the new build's output")
         continue
     o, n = old[key], new[key]
     to = statistics.median(o["t"]) * 1e3
     tn = statistics.median(n["t"]) * 1e3
     mo = statistics.median(o["memcpy"]) * 1e3
     mn = statistics.median(n["memcpy"]) * 1e3
-    problem = key[0].replace("--shape 1x33554432 ", "").replace(
-        "--shape 33554432 ", "").replace("--dtype f32 ", "")
-    print(f"{problem:<88} {to:8.2f} {tn:8.2f} {to / tn:6.3f} "
+    paired = [a / b for a, b in zip(o["t"], n["t"])]
+    pm = statistics.median(paired)
+    problem = key[0].strip('"').replace("--shape 1x33554432 ", "").replace(
+        "--shape 33554432 ", "").replace("--dtype f32 ", "").replace(
+        "--prim ", "")
+    print(f"{problem:<80} {to:7.2f} {tn:7.2f} {to / tn:6.3f} "
+          f"{pm:6.3f} ({min(paired):4.2f}-{max(paired):4.2f}) "
           f"{mo / to:6.2f} {mn / tn:6.2f}  {n['impl']}")
+    if pm < 1:
+        slower.append(problem)
 # memcpy rows: the copy of each distinct data size and thread count
 seen = {}
 for key in order:
@@ -226,7 +253,7 @@ for (name, thr, rng), (o, n) in seen.items():
     what = "memcpy of the rng rows' dst" if rng else "memcpy of the dropout rows' data (src)"
     to = statistics.median(o) * 1e3
     tn = statistics.median(n) * 1e3
-    print(f"{what + ', threads ' + thr:<88} {to:8.2f} {tn:8.2f} {to / tn:6.3f}")
+    print(f"{what + ', threads ' + thr:<80} {to:7.2f} {tn:7.2f} {to / tn:6.3f}")
 
 # Issue 44's goals, where the batch has their rows (the default batch).
 P = "--prim dropout "
@@ -256,12 +283,16 @@ for g in goals:
     if ro is None or rn is None:
         continue
     bar = 0.9 if g[3] == "pass" else g[4]
-    slower = statistics.median(new[key]["t"]) > statistics.median(old[key]["t"])
+    paired = statistics.median(
+        [a / b for a, b in zip(old[key]["t"], new[key]["t"])])
     lines.append(f"{g[0]:<52} old {ro:5.2f}  new {rn:5.2f}  "
-                 f"{'met' if rn >= bar else 'MISSED'}"
-                 f"{', slower than old' if slower else ''}")
+                 f"{'met' if rn >= bar else 'MISSED'}; old / new paired "
+                 f"{paired:5.3f}{' (slower than old)' if paired < 1 else ''}")
 if lines:
     print()
     print("goals (issue 44), ratios within each build's own rounds:")
     print("\n".join(lines))
+print()
+print("rows slower than old (paired median < 1): "
+      + ("; ".join(slower) if slower else "none"))
 EOF
