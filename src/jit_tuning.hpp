@@ -33,6 +33,10 @@ struct jit_tuning_t {
     // Each consumer step prefetches (prefetcht0) its groups' data this
     // many units ahead; 0: no prefetch (ba94237, Zen 5: 15.6 -> 9.4 ms).
     int step_prefetch_units;
+    // At each unit's end the fused kernel prefetches (prefetcht0) the
+    // unit's data this many bytes on; 0: none. Every unit of every method
+    // (threshold32's units, 64 elements, offer no steps).
+    int unit_prefetch_bytes;
     // A step's groups run as a loop of pairs (true) or unrolled at each
     // place the distribution offers a step (false; ba94237, Zen 5 avx2:
     // the unrolled kernel, 33 KB, did not fit the op cache).

@@ -520,6 +520,8 @@ std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
             const jit_tuning_t &a = e.values, &b = o.values;
             if (b.step_prefetch_units != a.step_prefetch_units)
                 add(cat(name, ",step_prefetch_units=", b.step_prefetch_units));
+            if (b.unit_prefetch_bytes != a.unit_prefetch_bytes)
+                add(cat(name, ",unit_prefetch_bytes=", b.unit_prefetch_bytes));
             if (b.step_loop != a.step_loop)
                 add(cat(name, ",step_loop=", int(b.step_loop)));
             if (b.scaled_select != a.scaled_select)
@@ -534,8 +536,9 @@ std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
         add(name + ",nt_min_bytes=0,stream_in_place=0");
         add(name + ",nt_min_bytes=0,stream_in_place=1");
     }
-    // Every b lazy.
+    // Every b lazy; prefetches past the data's end at each unit.
     add("default,lazy_min_bits=1");
+    add("default,unit_prefetch_bytes=4096");
     // Duplicates (entries with equal values) run once.
     std::vector<std::pair<std::string, jit_tuning_t>> unique;
     for (const auto &t : v) {
@@ -544,6 +547,7 @@ std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
             const jit_tuning_t &a = u.second, &b = t.second;
             seen = seen
                     || (a.step_prefetch_units == b.step_prefetch_units
+                            && a.unit_prefetch_bytes == b.unit_prefetch_bytes
                             && a.step_loop == b.step_loop
                             && a.scaled_select == b.scaled_select
                             && a.lazy_row_steps == b.lazy_row_steps
@@ -558,7 +562,8 @@ std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
 }
 
 // Each CPU takes its entry: Zen 5 issue 30's values, and Intel family 6
-// model 167, measured faster with them; Zen 4, Zen 3, other Intel CPUs and
+// model 167, measured faster with them (and threshold32's units
+// prefetched); Zen 4, Zen 3, other Intel CPUs and
 // any other CPU those from before it (aee9367's), until measured.
 TEST(JitTuning, EntriesByCpu) {
     const auto name = [](cpu_id_t::vendor_t v, int family, int model,
@@ -589,6 +594,7 @@ TEST(JitTuning, EntriesByCpu) {
         EXPECT_EQ(t.lazy_unit_groups, 128) << n;
         EXPECT_FALSE(t.stream_in_place) << n;
     }
+    EXPECT_EQ(find_jit_tuning("intel-6-167")->unit_prefetch_bytes, 2048);
     for (const char *n : {"zen4", "zen3", "intel", "default"}) {
         const jit_tuning_t &t = *find_jit_tuning(n);
         EXPECT_EQ(t.step_prefetch_units, 0) << n;
@@ -598,6 +604,8 @@ TEST(JitTuning, EntriesByCpu) {
         EXPECT_EQ(t.lazy_unit_groups, 64) << n;
         EXPECT_TRUE(t.stream_in_place) << n;
     }
+    for (const char *n : {"zen5", "zen4", "zen3", "intel", "default"})
+        EXPECT_EQ(find_jit_tuning(n)->unit_prefetch_bytes, 0) << n;
     for (const jit_tuning_entry_t &e : jit_tunings()) {
         EXPECT_EQ(e.values.lazy_min_bits, 8) << e.values.name;
         EXPECT_EQ(e.values.nt_min_bytes, 16.0 * 1024 * 1024) << e.values.name;

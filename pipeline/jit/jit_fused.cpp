@@ -214,6 +214,12 @@ private:
         mov(pending_mask(), rax);
         mov(rax, src_slot());
         mov(pending_src(), rax);
+        // With the tuning's unit_prefetch_bytes d, the lines of this
+        // unit's data d bytes on: over the units, every line d ahead of
+        // the data being applied.
+        for (int off = 0; tuning_.unit_prefetch_bytes > 0 && off < unit_data();
+                off += 64)
+            prefetcht0(ptr[rax + tuning_.unit_prefetch_bytes + off]);
         add(rax, unit_data());
         mov(src_slot(), rax);
         mov(rax, dst_slot());
