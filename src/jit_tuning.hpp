@@ -34,8 +34,9 @@ struct jit_tuning_t {
     // many units ahead; 0: no prefetch (ba94237, Zen 5: 15.6 -> 9.4 ms).
     int step_prefetch_units;
     // At each unit's end the fused kernel prefetches (prefetcht0) the
-    // unit's data this many bytes on; 0: none. Every unit of every method
-    // (threshold32's units, 64 elements, offer no steps).
+    // unit's data this many bytes on, where the distribution offers no
+    // consumer steps (threshold32, onednn, eager bitsliced; not lazy
+    // bitsliced or bytewise); 0: none.
     int unit_prefetch_bytes;
     // A step's groups run as a loop of pairs (true) or unrolled at each
     // place the distribution offers a step (false; ba94237, Zen 5 avx2:

@@ -139,6 +139,7 @@ private:
     // "The fused dropout kernel on Zen 5 and on the avx2 tier").
     void emit_consume_step(int groups) override {
         if (groups == 0) return;
+        steps_ = true;
         Xbyak::Label skip, pair;
         cmp(pending(), 0);
         je(skip, T_NEAR);
@@ -214,11 +215,12 @@ private:
         mov(pending_mask(), rax);
         mov(rax, src_slot());
         mov(pending_src(), rax);
-        // With the tuning's unit_prefetch_bytes d, the lines of this
-        // unit's data d bytes on: over the units, every line d ahead of
-        // the data being applied.
-        for (int off = 0; tuning_.unit_prefetch_bytes > 0 && off < unit_data();
-                off += 64)
+        // Where the distribution offers no steps (their code came first,
+        // in its emit_unit()), with the tuning's unit_prefetch_bytes d,
+        // the lines of this unit's data d bytes on: over the units, every
+        // line d ahead of the data being applied.
+        const bool unit_prefetch = !steps_ && tuning_.unit_prefetch_bytes > 0;
+        for (int off = 0; unit_prefetch && off < unit_data(); off += 64)
             prefetcht0(ptr[rax + tuning_.unit_prefetch_bytes + off]);
         add(rax, unit_data());
         mov(src_slot(), rax);
@@ -242,6 +244,7 @@ private:
     void emit_consumer_data() override { apply_.emit_table(); }
 
     const jit_tuning_t tuning_;
+    bool steps_ = false; // the distribution offered consumer steps
     jit_apply_emitter_t apply_;
     bool mask_u8_, write_bits_;
     jit_mask_expand_t expand_;
