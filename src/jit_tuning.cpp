@@ -39,15 +39,19 @@ constexpr double mib16 = 16.0 * 1024 * 1024;
 
 // Issue 30's choices, each timed on Zen 5 (family 26, model 2) alone.
 constexpr jit_tuning_t zen5_values {"zen5", /*step_prefetch_units=*/1,
-        /*unit_prefetch_bytes=*/0, /*step_loop=*/true, /*scaled_select=*/true, /*lazy_row_steps=*/4,
+        /*unit_prefetch_bytes=*/0, /*step_loop=*/true,
+        /*scaled_select=*/true, /*lazy_row_steps=*/4,
         /*lazy_unit_groups=*/128, /*lazy_min_bits=*/8,
         /*nt_min_bytes=*/mib16, /*stream_in_place=*/false};
 
 // The values from before issue 30 (aee9367), which every other CPU keeps
 // until it is measured: Zen 4 measured them better than Zen 5's (issue
 // 44), Zen 3 and most Intel CPUs were not measured with both.
-constexpr jit_tuning_t earlier_values {"default", 0, 0, false, false, 2, 64,
-        8, mib16, true};
+constexpr jit_tuning_t earlier_values {"default", /*step_prefetch_units=*/0,
+        /*unit_prefetch_bytes=*/0, /*step_loop=*/false,
+        /*scaled_select=*/false, /*lazy_row_steps=*/2,
+        /*lazy_unit_groups=*/64, /*lazy_min_bits=*/8,
+        /*nt_min_bytes=*/mib16, /*stream_in_place=*/true};
 
 jit_tuning_t named(jit_tuning_t v, const char *name) {
     v.name = name;
@@ -71,7 +75,8 @@ jit_tuning_t override_values = earlier_values;
 bool matches(const jit_tuning_entry_t &e, const cpu_id_t &c) {
     return (e.vendor == cpu_id_t::other || e.vendor == c.vendor)
             && (e.family < 0 || e.family == c.family)
-            && (e.model_lo < 0 || (c.model >= e.model_lo && c.model <= e.model_hi))
+            && (e.model_lo < 0
+                    || (c.model >= e.model_lo && c.model <= e.model_hi))
             && (e.avx512f < 0 || e.avx512f == (c.avx512f ? 1 : 0));
 }
 
@@ -114,7 +119,8 @@ const jit_tuning_t &detected_jit_tuning() {
     return chosen;
 }
 
-bool parse_jit_tuning(const std::string &text, jit_tuning_t &t, std::string &why) {
+bool parse_jit_tuning(
+        const std::string &text, jit_tuning_t &t, std::string &why) {
     size_t at = text.find(',');
     const std::string name = text.substr(0, at);
     if (name.empty()) {

@@ -89,7 +89,8 @@ const jit_tuning_t &detected_jit_tuning();
 // (empty: this CPU's) with fields set over it (booleans as 0 or 1; e.g.
 // "intel,scaled_select=1,step_prefetch_units=1"). False, and why, if it
 // names no entry or a field or value it may not take.
-bool parse_jit_tuning(const std::string &text, jit_tuning_t &t, std::string &why);
+bool parse_jit_tuning(
+        const std::string &text, jit_tuning_t &t, std::string &why);
 
 // The entries, in the order they are matched; the last is "default".
 struct jit_tuning_entry_t {

@@ -490,7 +490,7 @@ TEST_P(FusedJitTier, EqualsReference) {
             }
 }
 
-// --- tuning -------------------------------------------------------------------
+// --- tuning -----------------------------------------------------------------
 
 // Kernels created while it lives use `t` (src/jit_tuning.hpp).
 struct tuning_scope_t {
