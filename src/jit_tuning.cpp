@@ -70,6 +70,7 @@ jit_tuning_t intel_6_167_values() {
 
 std::mutex override_mutex;
 std::atomic<bool> overridden {false};
+std::atomic<uint64_t> epoch {0};
 jit_tuning_t override_values = earlier_values;
 
 bool matches(const jit_tuning_entry_t &e, const cpu_id_t &c) {
@@ -201,9 +202,15 @@ void set_jit_tuning(const jit_tuning_t &t) {
     std::lock_guard<std::mutex> lock(override_mutex);
     override_values = t;
     overridden.store(true);
+    epoch.fetch_add(1);
 }
 
-void clear_jit_tuning() { overridden.store(false); }
+void clear_jit_tuning() {
+    overridden.store(false);
+    epoch.fetch_add(1);
+}
+
+uint64_t jit_tuning_epoch() { return epoch.load(); }
 
 } // namespace impl
 } // namespace rndnn

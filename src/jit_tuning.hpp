@@ -4,6 +4,7 @@
 #ifndef RNDNN_SRC_JIT_TUNING_HPP
 #define RNDNN_SRC_JIT_TUNING_HPP
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,10 @@ const jit_tuning_t *find_jit_tuning(const std::string &name);
 // be called while kernels are being created.
 void set_jit_tuning(const jit_tuning_t &t);
 void clear_jit_tuning();
+// Counts set_jit_tuning() and clear_jit_tuning() calls: a cache of kernels
+// or primitive descriptors keys on it, so that a kernel made under other
+// values is not reused.
+uint64_t jit_tuning_epoch();
 
 } // namespace impl
 } // namespace rndnn

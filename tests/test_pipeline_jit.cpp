@@ -613,6 +613,23 @@ TEST(JitTuning, EntriesByCpu) {
     }
 }
 
+// set_jit_tuning() and clear_jit_tuning() move the epoch that caches key
+// on, and jit_tuning() follows them.
+TEST(JitTuning, SetAndClear) {
+    const uint64_t e0 = jit_tuning_epoch();
+    const std::string detected = jit_tuning().name;
+    jit_tuning_t t = *find_jit_tuning("zen4");
+    t.lazy_row_steps = 4;
+    set_jit_tuning(t);
+    EXPECT_STREQ(jit_tuning().name, "zen4");
+    EXPECT_EQ(jit_tuning().lazy_row_steps, 4);
+    EXPECT_GT(jit_tuning_epoch(), e0);
+    const uint64_t e1 = jit_tuning_epoch();
+    clear_jit_tuning();
+    EXPECT_GT(jit_tuning_epoch(), e1);
+    EXPECT_EQ(jit_tuning().name, detected);
+}
+
 // RNDNN_JIT_TUNING's text: an entry and fields over it; errors name the
 // part they refuse.
 TEST(JitTuning, Parse) {
