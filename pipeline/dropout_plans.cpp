@@ -13,6 +13,7 @@
 #include "pipeline/operands.hpp"
 #include "pipeline/pipeline_utils.hpp"
 #include "rng/distributions.hpp"
+#include "src/jit_tuning.hpp"
 #include "src/utils.hpp"
 #include "src/verbose.hpp"
 
@@ -380,7 +381,8 @@ public:
         pre_ = init_noise();
         // Its output is read back by nobody soon: large f32 data streams.
         b_.apply.stream_out = c_.desc.src.get_data_type() == data_type::f32
-                && static_cast<double>(c_.n) * 4 >= nt_min_bytes;
+                && static_cast<double>(c_.n) * 4
+                        >= jit_tuning().nt_min_bytes;
         init_apply(1);
         return true;
     }

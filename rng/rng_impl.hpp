@@ -40,8 +40,8 @@ enum class dist_t {
 // How a JIT kernel evaluates bitsliced(b); every way gives the same bits.
 enum class bitsliced_eval_t {
     // lazy where the engine addresses its words by counter and b is a
-    // multiple of 4 or at least jit_lazy_min_bits (rng/jit/jit_rng_dist.hpp),
-    // else eager.
+    // multiple of 4 or at least the tuning's lazy_min_bits
+    // (src/jit_tuning.hpp), else eager.
     automatic,
     // Every word of every group (the tests' oracle for lazy).
     eager,

@@ -59,12 +59,6 @@ inline bool jit_fail_hooked(cpu_isa isa) { return jit_fail_isa() <= isa; }
 // tier fails). Not to be called while kernels are being created.
 void set_jit_fail_isa(cpu_isa isa);
 
-// Output bytes from which kernels store non-temporally (when the output
-// is aligned): measured on this project's machines (docs/jit.md), streaming
-// stores save the read-for-ownership of each output line once the output
-// no longer fits the caches, and cost 2x while it does.
-constexpr double nt_min_bytes = 16.0 * 1024 * 1024;
-
 // The one check of a primitive's ISA cap at creation: @p cap is a
 // cpu_isa, and RNDNN_MAX_CPU_ISA (get_max_cpu_isa()) is a valid tier.
 // @throws error (invalid_arguments) naming the bad value.

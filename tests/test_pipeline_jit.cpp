@@ -33,6 +33,7 @@
 #include "pipeline/apply.hpp"
 #include "pipeline/fused.hpp"
 #include "rng/rng_impl.hpp"
+#include "src/jit_tuning.hpp"
 #include "src/utils.hpp"
 #include "tests/test_utils.hpp"
 
@@ -311,6 +312,9 @@ struct fused_case_t {
     uint64_t seed = 0, stream = 0;
     int nthr = 1;
     bool in_place = false;
+    // The JIT's dst (and src in place) starts on 64 bytes: its whole units
+    // may then take the streaming function (nt_ok()).
+    bool aligned = false;
 
     std::string str() const {
         std::ostringstream os;
@@ -320,7 +324,7 @@ struct fused_case_t {
            << p << (runtime_p ? " (runtime)" : "") << " scale="
            << std::hexfloat << scale << std::defaultfloat << " seed=" << seed
            << " stream=" << stream << " nthr=" << nthr
-           << " in_place=" << in_place;
+           << " in_place=" << in_place << " aligned=" << aligned;
         return os.str();
     }
 
@@ -359,6 +363,7 @@ fused_case_t make_fused_case(prng_t &g, const fused_combo_t &combo,
     c.write_mask = index % 2 == 0;
     c.mask_u8 = index % 4 == 2;
     c.in_place = index % 3 == 1;
+    c.aligned = index % 2 == 1;
     switch (index % 5) {
         case 0: c.n = uniform_s64(g, 0, 70); break;
         case 1: c.n = uniform_s64(g, 60, 200); break;
@@ -422,15 +427,53 @@ void run_fused_jit(const fused_kernel_t &k, const fused_case_t &c,
         const std::vector<uint8_t> &src, const std::vector<uint8_t> &mask_init,
         std::vector<uint8_t> &dst, std::vector<uint8_t> &mask) {
     const size_t es = c.dt == data_type::f32 ? 4 : 2;
-    dst.assign(c.n * es + 64, 0x5a);
-    if (c.in_place) std::copy(src.begin(), src.begin() + c.n * es, dst.begin());
+    const size_t bytes = c.n * es + 64;
+    // dst at 64 bytes plus 0 (aligned) or 4.
+    std::vector<uint8_t> buf(bytes + 128);
+    uint8_t *d = buf.data()
+            + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64
+            + (c.aligned ? 0 : 4);
+    std::memset(d, 0x5a, bytes);
+    if (c.in_place) std::copy(src.begin(), src.begin() + c.n * es, d);
     mask = mask_init;
     fused_run_t run;
     run.rng = c.rng_run(c.write_mask ? mask.data() : nullptr);
-    run.src = c.in_place ? dst.data() : src.data();
-    run.dst = dst.data();
+    run.src = c.in_place ? d : src.data();
+    run.dst = d;
     run.scale = c.scale;
     k.execute(run);
+    dst.assign(d, d + bytes);
+}
+
+// Case `i` of combo and dt at tier isa: the fused kernel against the
+// reference, bit for bit (a failure names the case after `what`).
+void check_fused_case(cpu_isa isa, prng_t &g, const fused_combo_t &combo,
+        data_type dt, int i, const std::string &what = "") {
+    const fused_case_t c = make_fused_case(g, combo, dt, i);
+    const auto src = make_data(g, dt, static_cast<size_t>(c.n));
+    std::vector<uint8_t> mask_init(
+            (c.mask_u8 ? c.mask_off0 + c.n : (c.mask_off0 + c.n + 7) / 8) + 8);
+    for (uint8_t &b : mask_init)
+        b = static_cast<uint8_t>(g());
+    std::vector<uint8_t> want_dst, want_mask;
+    run_fused_ref(c, src, mask_init, want_dst, want_mask);
+    fused_conf_t fc;
+    fc.rng = c.rng_conf(c.mask_u8 ? 0 : c.mask_off0);
+    fc.dt = dt;
+    fc.write_mask = c.write_mask;
+    fc.mask = c.mask_u8 ? c.rng_conf(c.mask_off0, data_type::u8).dst
+                        : fc.rng.dst;
+    std::string why;
+    const bool expect = isa >= cpu_isa::avx2 || dt != data_type::f16;
+    ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
+            << what << c.str() << ": " << why;
+    if (!expect) return;
+    std::vector<uint8_t> dst, mask;
+    run_fused_jit(*create_jit_fused(isa, fc), c, src, mask_init, dst, mask);
+    const int64_t d = first_diff(want_dst, dst);
+    const int64_t m = first_diff(want_mask, mask);
+    ASSERT_EQ(d, -1) << what << c.str() << ": dst byte " << d << " differs";
+    ASSERT_EQ(m, -1) << what << c.str() << ": mask byte " << m << " differs";
 }
 
 class FusedJitTier : public tier_suite_t {};
@@ -442,33 +485,272 @@ TEST_P(FusedJitTier, EqualsReference) {
     for (const fused_combo_t &combo : fused_combos())
         for (data_type dt : all_dts)
             for (int i = 0; i < cases; ++i) {
-                const fused_case_t c = make_fused_case(g, combo, dt, i);
-                const auto src = make_data(g, dt, static_cast<size_t>(c.n));
-                std::vector<uint8_t> mask_init(
-                        (c.mask_u8 ? c.mask_off0 + c.n : (c.mask_off0 + c.n + 7) / 8) + 8);
-                for (uint8_t &b : mask_init)
-                    b = static_cast<uint8_t>(g());
-                std::vector<uint8_t> want_dst, want_mask;
-                run_fused_ref(c, src, mask_init, want_dst, want_mask);
-                fused_conf_t fc;
-                fc.rng = c.rng_conf(c.mask_u8 ? 0 : c.mask_off0);
-                fc.dt = dt;
-                fc.write_mask = c.write_mask;
-                fc.mask = c.mask_u8 ? c.rng_conf(c.mask_off0, data_type::u8).dst
-                                    : fc.rng.dst;
-                std::string why;
-                const bool expect = isa >= cpu_isa::avx2 || dt != data_type::f16;
-                ASSERT_EQ(init_jit_fused(isa, fc, why), expect)
-                        << c.str() << ": " << why;
-                if (!expect) continue;
-                std::vector<uint8_t> dst, mask;
-                run_fused_jit(*create_jit_fused(isa, fc), c, src, mask_init,
-                        dst, mask);
-                const int64_t d = first_diff(want_dst, dst);
-                const int64_t m = first_diff(want_mask, mask);
-                ASSERT_EQ(d, -1) << c.str() << ": dst byte " << d << " differs";
-                ASSERT_EQ(m, -1) << c.str() << ": mask byte " << m << " differs";
+                check_fused_case(isa, g, combo, dt, i);
+                if (::testing::Test::HasFatalFailure()) return;
             }
+}
+
+// --- tuning -----------------------------------------------------------------
+
+// Kernels created while it lives use `t` (src/jit_tuning.hpp).
+struct tuning_scope_t {
+    explicit tuning_scope_t(const jit_tuning_t &t) { set_jit_tuning(t); }
+    ~tuning_scope_t() { clear_jit_tuning(); }
+    tuning_scope_t(const tuning_scope_t &) = delete;
+    tuning_scope_t &operator=(const tuning_scope_t &) = delete;
+};
+
+// The tunings the kernels must give the same bits under: every entry;
+// each entry with each field set to every other entry's value of it, one
+// at a time (so each form of the code runs beside each value of the
+// others); and non-temporal stores from 0 bytes, in place and not, so that
+// the streaming functions run on the tests' sizes.
+std::vector<std::pair<std::string, jit_tuning_t>> test_tunings() {
+    std::vector<std::pair<std::string, jit_tuning_t>> v;
+    const auto add = [&](const std::string &text) {
+        jit_tuning_t t {};
+        std::string why;
+        EXPECT_TRUE(parse_jit_tuning(text, t, why)) << text << ": " << why;
+        v.emplace_back(text, t);
+    };
+    for (const jit_tuning_entry_t &e : jit_tunings()) {
+        const std::string name = e.values.name;
+        add(name);
+        for (const jit_tuning_entry_t &o : jit_tunings()) {
+            const jit_tuning_t &a = e.values, &b = o.values;
+            if (b.step_prefetch_units != a.step_prefetch_units)
+                add(cat(name, ",step_prefetch_units=", b.step_prefetch_units));
+            if (b.unit_prefetch_bytes != a.unit_prefetch_bytes)
+                add(cat(name, ",unit_prefetch_bytes=", b.unit_prefetch_bytes));
+            if (b.step_loop != a.step_loop)
+                add(cat(name, ",step_loop=", int(b.step_loop)));
+            if (b.scaled_select != a.scaled_select)
+                add(cat(name, ",scaled_select=", int(b.scaled_select)));
+            if (b.lazy_row_steps != a.lazy_row_steps)
+                add(cat(name, ",lazy_row_steps=", b.lazy_row_steps));
+            if (b.lazy_unit_groups != a.lazy_unit_groups)
+                add(cat(name, ",lazy_unit_groups=", b.lazy_unit_groups));
+            if (b.stream_in_place != a.stream_in_place)
+                add(cat(name, ",stream_in_place=", int(b.stream_in_place)));
+        }
+        add(name + ",nt_min_bytes=0,stream_in_place=0");
+        add(name + ",nt_min_bytes=0,stream_in_place=1");
+    }
+    // Every b lazy; prefetches past the data's end at each unit.
+    add("default,lazy_min_bits=1");
+    add("default,unit_prefetch_bytes=4096");
+    // Duplicates (entries with equal values) run once.
+    std::vector<std::pair<std::string, jit_tuning_t>> unique;
+    for (const auto &t : v) {
+        bool seen = false;
+        for (const auto &u : unique) {
+            const jit_tuning_t &a = u.second, &b = t.second;
+            seen = seen
+                    || (a.step_prefetch_units == b.step_prefetch_units
+                            && a.unit_prefetch_bytes == b.unit_prefetch_bytes
+                            && a.step_loop == b.step_loop
+                            && a.scaled_select == b.scaled_select
+                            && a.lazy_row_steps == b.lazy_row_steps
+                            && a.lazy_unit_groups == b.lazy_unit_groups
+                            && a.lazy_min_bits == b.lazy_min_bits
+                            && a.nt_min_bytes == b.nt_min_bytes
+                            && a.stream_in_place == b.stream_in_place);
+        }
+        if (!seen) unique.push_back(t);
+    }
+    return unique;
+}
+
+// Each CPU takes its entry: Zen 5 issue 30's values, and Intel family 6
+// model 167, measured faster with them (and threshold32's units
+// prefetched); Zen 4, Zen 3, other Intel CPUs and
+// any other CPU those from before it (aee9367's), until measured.
+TEST(JitTuning, EntriesByCpu) {
+    const auto name = [](cpu_id_t::vendor_t v, int family, int model,
+                              bool avx512f) {
+        cpu_id_t c;
+        c.vendor = v;
+        c.family = family;
+        c.model = model;
+        c.avx512f = avx512f;
+        return std::string(jit_tuning_for(c).name);
+    };
+    EXPECT_EQ(name(cpu_id_t::amd, 26, 2, true), "zen5");
+    EXPECT_EQ(name(cpu_id_t::amd, 26, 68, true), "zen5");
+    EXPECT_EQ(name(cpu_id_t::amd, 25, 17, true), "zen4");
+    EXPECT_EQ(name(cpu_id_t::amd, 25, 1, false), "zen3");
+    EXPECT_EQ(name(cpu_id_t::amd, 23, 49, false), "default");
+    EXPECT_EQ(name(cpu_id_t::intel, 6, 167, true), "intel-6-167");
+    EXPECT_EQ(name(cpu_id_t::intel, 6, 143, true), "intel");
+    EXPECT_EQ(name(cpu_id_t::other, 6, 15, false), "default");
+    EXPECT_STREQ(jit_tunings().back().values.name, "default");
+
+    for (const char *n : {"zen5", "intel-6-167"}) {
+        const jit_tuning_t &t = *find_jit_tuning(n);
+        EXPECT_EQ(t.step_prefetch_units, 1) << n;
+        EXPECT_TRUE(t.step_loop) << n;
+        EXPECT_TRUE(t.scaled_select) << n;
+        EXPECT_EQ(t.lazy_row_steps, 4) << n;
+        EXPECT_FALSE(t.stream_in_place) << n;
+    }
+    EXPECT_EQ(find_jit_tuning("zen5")->lazy_unit_groups, 128);
+    EXPECT_EQ(find_jit_tuning("intel-6-167")->lazy_unit_groups, 64);
+    EXPECT_EQ(find_jit_tuning("intel-6-167")->unit_prefetch_bytes, 2048);
+    for (const char *n : {"zen4", "zen3", "intel", "default"}) {
+        const jit_tuning_t &t = *find_jit_tuning(n);
+        EXPECT_EQ(t.step_prefetch_units, 0) << n;
+        EXPECT_FALSE(t.step_loop) << n;
+        EXPECT_FALSE(t.scaled_select) << n;
+        EXPECT_EQ(t.lazy_row_steps, 2) << n;
+        EXPECT_EQ(t.lazy_unit_groups, 64) << n;
+        EXPECT_TRUE(t.stream_in_place) << n;
+    }
+    for (const char *n : {"zen5", "zen4", "zen3", "intel", "default"})
+        EXPECT_EQ(find_jit_tuning(n)->unit_prefetch_bytes, 0) << n;
+    for (const jit_tuning_entry_t &e : jit_tunings()) {
+        EXPECT_EQ(e.values.lazy_min_bits, 8) << e.values.name;
+        EXPECT_EQ(e.values.nt_min_bytes, 16.0 * 1024 * 1024) << e.values.name;
+    }
+}
+
+// set_jit_tuning() and clear_jit_tuning() move the epoch that caches key
+// on, and jit_tuning() follows them.
+TEST(JitTuning, SetAndClear) {
+    const uint64_t e0 = jit_tuning_epoch();
+    const std::string detected = jit_tuning().name;
+    jit_tuning_t t = *find_jit_tuning("zen4");
+    t.lazy_row_steps = 4;
+    set_jit_tuning(t);
+    EXPECT_STREQ(jit_tuning().name, "zen4");
+    EXPECT_EQ(jit_tuning().lazy_row_steps, 4);
+    EXPECT_GT(jit_tuning_epoch(), e0);
+    const uint64_t e1 = jit_tuning_epoch();
+    clear_jit_tuning();
+    EXPECT_GT(jit_tuning_epoch(), e1);
+    EXPECT_EQ(jit_tuning().name, detected);
+}
+
+// RNDNN_JIT_TUNING's text: an entry and fields over it; errors name the
+// part they refuse.
+TEST(JitTuning, Parse) {
+    jit_tuning_t t {};
+    std::string why;
+    ASSERT_TRUE(parse_jit_tuning("zen4,scaled_select=1,lazy_unit_groups=128,"
+                                 "nt_min_bytes=0",
+            t, why))
+            << why;
+    EXPECT_STREQ(t.name, "zen4");
+    EXPECT_TRUE(t.scaled_select);
+    EXPECT_EQ(t.lazy_unit_groups, 128);
+    EXPECT_EQ(t.nt_min_bytes, 0.0);
+    EXPECT_EQ(t.lazy_row_steps, 2);
+    ASSERT_TRUE(parse_jit_tuning("", t, why)) << why;
+    EXPECT_STREQ(t.name, detected_jit_tuning().name);
+    EXPECT_FALSE(parse_jit_tuning("zen9", t, why));
+    EXPECT_NE(why.find("'zen9' names no tuning (expected zen5, zen4"),
+            std::string::npos)
+            << why;
+    for (const char *bad : {"zen5,lazy_unit_groups=96", "zen5,step_loop=2",
+                 "zen5,lazy_row_steps=3", "zen5,prefetch=1",
+                 "zen5,scaled_select", "zen5,nt_min_bytes=-1",
+                 "zen5,step_prefetch_units=1.5"}) {
+        EXPECT_FALSE(parse_jit_tuning(bad, t, why)) << bad;
+        EXPECT_NE(why.find(std::string(bad).substr(5)), std::string::npos)
+                << bad << ": " << why;
+    }
+}
+
+class FusedJitTuning : public tier_suite_t {};
+
+// The fused dropout kernel under every tuning: every form of its code (the
+// consumer's prefetch, loop or unrolled steps, the scaled select or the
+// general form, two or four steps a lazy row, lazy units of 64 or 128
+// groups, streaming stores in place or not) writes the reference's bits.
+TEST_P(FusedJitTuning, EqualsReferenceUnderEveryTuning) {
+    const cpu_isa isa = GetParam();
+    const std::vector<fused_combo_t> combos = {
+            {rng_alg::philox4x32_10, bernoulli_method::bitsliced, 32},
+            {rng_alg::philox4x32_10, bernoulli_method::bitsliced, 13,
+                    bitsliced_eval_t::lazy},
+            {rng_alg::threefry4x32_20, bernoulli_method::bitsliced, 8},
+            {rng_alg::philox4x32_10, bernoulli_method::bitsliced, 6},
+            {rng_alg::philox4x32_10, bernoulli_method::bitsliced, 1},
+            {rng_alg::philox4x32_10, bernoulli_method::threshold32, 1},
+            {rng_alg::multfly, bernoulli_method::bytewise, 1},
+    };
+    for (const auto &[text, t] : test_tunings()) {
+        const tuning_scope_t scope(t);
+        prng_t g(3);
+        for (const fused_combo_t &combo : combos)
+            for (data_type dt : all_dts)
+                for (int i = 0; i < 10; ++i) {
+                    check_fused_case(isa, g, combo, dt, i,
+                            "RNDNN_JIT_TUNING=" + text + ": ");
+                    if (::testing::Test::HasFatalFailure()) return;
+                }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, FusedJitTuning,
+        ::testing::ValuesIn(impl::jit_tiers()), tier_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FusedJitTuning);
+
+// The apply kernel's streaming function in place and not, under
+// stream_in_place 0 and 1: the same bits.
+TEST(ApplyJit, EqualsReferenceUnderEveryTuning) {
+    SKIP_WITHOUT_JIT();
+    prng_t g(4);
+    for (int in_place_nt = 0; in_place_nt <= 1; ++in_place_nt) {
+        jit_tuning_t t = jit_tuning();
+        t.stream_in_place = in_place_nt != 0;
+        const tuning_scope_t scope(t);
+        for (const apply_impl_t *entry : jit_apply_entries()) {
+            apply_conf_t conf;
+            conf.n_linear = 1;
+            conf.stream_out = true;
+            std::string why;
+            if (!entry->init(conf, why)) continue;
+            const auto jit = entry->create(conf);
+            const auto ref = create_ref_apply(conf);
+            constexpr int64_t n = 20000;
+            const auto src = make_data(g, conf.dt, n + 3);
+            const auto mask = make_mask(g, n);
+            for (int k = 0; k < 8; ++k) {
+                apply_case_t c;
+                c.conf = conf;
+                c.n = n - k;
+                c.lead = static_cast<size_t>(k % 4) * 16; // aligned and not
+                c.in_place = k % 2 == 1;
+                c.linear = {pick(g, linear_values), -0.f};
+                const size_t es = 4;
+                std::vector<uint8_t> s(src.begin(),
+                        src.begin() + (c.lead + c.n) * es);
+                const auto run = [&](const apply_kernel_t &kern) {
+                    // 64-byte aligned buffers, so that the streaming
+                    // function runs where lead is a multiple of 16.
+                    std::vector<float> d((s.size() + 64 + 128) / 4 + 1);
+                    auto *base = reinterpret_cast<uint8_t *>(d.data());
+                    base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+                    std::vector<float> sbuf((s.size() + 128) / 4 + 1);
+                    auto *sb = reinterpret_cast<uint8_t *>(sbuf.data());
+                    sb += (64 - reinterpret_cast<uintptr_t>(sb) % 64) % 64;
+                    std::memcpy(sb, s.data(), s.size());
+                    std::memset(base, 0xa5, s.size() + 64);
+                    if (c.in_place) std::memcpy(base, s.data(), s.size());
+                    const uint8_t *sp = (c.in_place ? base : sb) + c.lead * es;
+                    apply_call_t call {sp, mask.data(),
+                            base + c.lead * es, c.n, c.linear.data()};
+                    call.stream = true;
+                    kern(call);
+                    return std::vector<uint8_t>(base, base + s.size() + 64);
+                };
+                const auto want = run(*ref), got = run(*jit);
+                ASSERT_EQ(first_diff(want, got), -1)
+                        << entry->name << " stream_in_place=" << in_place_nt
+                        << ": " << c.str();
+            }
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, FusedJitTier,

@@ -811,7 +811,7 @@ TEST_P(JitEqualityEdges, HandPickedShapesAndOffsets) {
     }
 }
 
-// Outputs of at least jit_nt_min_bytes (16 MiB) of f32 values are stored
+// Outputs of at least the tuning's nt_min_bytes (16 MiB) of f32 values are stored
 // non-temporally where the kernel's dst is aligned: the same bits, aligned
 // (lead 0) or not (lead 4: the regular stores), with a tail and two
 // threads.

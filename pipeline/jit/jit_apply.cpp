@@ -4,6 +4,7 @@
 // which gives the same bits.
 #include "pipeline/apply.hpp"
 #include "pipeline/jit/jit_apply_emitter.hpp"
+#include "src/jit_tuning.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -35,7 +36,9 @@ public:
     using kernel_fn_t = void (*)(const jit_apply_call_t *);
 
     jit_apply_generator_t(cpu_isa isa, const apply_conf_t &conf)
-        : jit_generator_t(isa), apply_(*this, ops_of(conf)) {
+        : jit_generator_t(isa)
+        , apply_(*this, ops_of(conf))
+        , stream_in_place_(jit_tuning().stream_in_place) {
         const auto *regular = getCurr();
         generate();
         const Xbyak::uint8 *streaming = nullptr;
@@ -55,10 +58,12 @@ public:
                     const_cast<Xbyak::uint8 *>(streaming));
     }
 
-    // The non-temporal function where it exists and dst is aligned, and
-    // not in place, where the loads of src already brought dst's lines in.
+    // The non-temporal function where it exists and dst is aligned; in
+    // place, where the loads of src already brought dst's lines in, where
+    // the tuning's stream_in_place says so.
     void operator()(const jit_apply_call_t &call, bool stream) const {
-        const bool nt = stream && fn_nt_ && call.dst != call.src
+        const bool nt = stream && fn_nt_
+                && (stream_in_place_ || call.dst != call.src)
                 && reinterpret_cast<uintptr_t>(call.dst) % vlen() == 0;
         (nt ? fn_nt_ : fn_)(&call);
     }
@@ -101,6 +106,7 @@ private:
     }
 
     jit_apply_emitter_t apply_;
+    bool stream_in_place_; // the tuning's, as generated
     kernel_fn_t fn_ = nullptr, fn_nt_ = nullptr;
 };
 

@@ -31,6 +31,10 @@ struct jit_apply_ops_t {
     // sum of a product and -0 is that product, and a zero product keeps
     // its sign. So it needs no FMA.
     bool beta_is_neg_zero = false;
+    // Dropout's scaled select (below) where the ops allow it, from avx2
+    // on: the tuning's scaled_select (src/jit_tuning.hpp); false: the
+    // general form.
+    bool scaled_select = false;
 };
 
 class jit_apply_emitter_t {

@@ -13,6 +13,7 @@
 #include "pipeline/jit/jit_apply_emitter.hpp"
 #include "rng/jit/jit_mask_expand.hpp"
 #include "rng/jit/jit_rng_generator.hpp"
+#include "src/jit_tuning.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -35,20 +36,23 @@ struct jit_fused_call_t {
     uint8_t *mask_u8;
 };
 
-jit_apply_ops_t ops_of(const fused_conf_t &conf) {
+jit_apply_ops_t ops_of(const fused_conf_t &conf, const jit_tuning_t &t) {
     jit_apply_ops_t ops;
     ops.alg = binary_alg::mul;
     ops.dt = conf.dt;
     ops.n_linear = 1;
     ops.beta_is_neg_zero = true;
+    ops.scaled_select = t.scaled_select;
     return ops;
 }
 
 class jit_fused_generator_t : public jit_rng_generator_t {
 public:
-    jit_fused_generator_t(cpu_isa isa, const fused_conf_t &conf)
+    jit_fused_generator_t(
+            cpu_isa isa, const fused_conf_t &conf, const jit_tuning_t &t)
         : jit_rng_generator_t(isa, conf.rng)
-        , apply_(*this, ops_of(conf))
+        , tuning_(t)
+        , apply_(*this, ops_of(conf, t))
         , mask_u8_(conf.write_mask
                   && conf.mask.get_data_type() == data_type::u8)
         , write_bits_(conf.write_mask && !mask_u8_)
@@ -56,7 +60,7 @@ public:
         // Large f32 data is written non-temporally where it is aligned.
         create(conf.dt == data_type::f32
                 && static_cast<double>(conf.rng.nelems) * 4
-                        >= nt_min_bytes);
+                        >= t.nt_min_bytes);
     }
 
     // The mask the kernel writes: u8 bytes (the consumer's), or the
@@ -123,17 +127,19 @@ private:
         add(mask, groups * 4);
     }
 
-    // `groups` groups of the pending unit, two a loop iteration (a step's
-    // code inlined in each of the distribution's places would not fit the
-    // op cache); rcx, rdx and r9 are kept in slots 6 to 8 meanwhile (the
-    // distribution's code holds values in them). Each step first
-    // prefetches the data of the same groups one unit ahead: the next
-    // steps then find their data in L1. Without it, on Zen 5, each step's
-    // loads waited on memory with the distribution's code queued behind
-    // them, and a step cost about 400 cycles (docs/jit.md, "The fused
-    // dropout kernel on Zen 5 and on the avx2 tier").
+    // `groups` groups of the pending unit; rcx, rdx and r9 are kept in
+    // slots 6 to 8 meanwhile (the distribution's code holds values in
+    // them). With the tuning's step_loop, two groups a loop iteration (a
+    // step's code inlined in each of the distribution's places did not fit
+    // Zen 5's op cache at avx2), else unrolled. With step_prefetch_units
+    // n, each step first prefetches the data of the same groups n units
+    // ahead: the next steps then find their data in L1 (without it, on Zen
+    // 5, each step's loads waited on memory with the distribution's code
+    // queued behind them, and a step cost about 400 cycles; docs/jit.md,
+    // "The fused dropout kernel on Zen 5 and on the avx2 tier").
     void emit_consume_step(int groups) override {
         if (groups == 0) return;
+        steps_ = true;
         Xbyak::Label skip, pair;
         cmp(pending(), 0);
         je(skip, T_NEAR);
@@ -144,17 +150,21 @@ private:
         mov(src, pending_src());
         mov(dst, pending_dst());
         mov(mask, pending_mask());
-        for (int off = 0; off < groups * apply_.group_bytes(); off += 64)
-            prefetcht0(ptr[src + unit_data() + off]);
+        const int ahead = tuning_.step_prefetch_units * unit_data();
+        if (ahead > 0)
+            for (int off = 0; off < groups * apply_.group_bytes(); off += 64)
+                prefetcht0(ptr[src + ahead + off]);
         apply_.emit_load_consts(linear()); // the engine used the registers
-        if (groups >= 2) {
+        if (!tuning_.step_loop) {
+            emit_groups(src, dst, mask, groups);
+        } else if (groups >= 2) {
             mov(left, groups / 2);
             L(pair);
             emit_groups(src, dst, mask, 2);
             dec(left);
             jnz(pair, T_NEAR);
         }
-        if (groups % 2) emit_groups(src, dst, mask, 1);
+        if (tuning_.step_loop && groups % 2) emit_groups(src, dst, mask, 1);
         mov(pending_src(), src);
         mov(pending_dst(), dst);
         mov(pending_mask(), mask);
@@ -205,6 +215,13 @@ private:
         mov(pending_mask(), rax);
         mov(rax, src_slot());
         mov(pending_src(), rax);
+        // Where the distribution offers no steps (their code came first,
+        // in its emit_unit()), with the tuning's unit_prefetch_bytes d,
+        // the lines of this unit's data d bytes on: over the units, every
+        // line d ahead of the data being applied.
+        const bool unit_prefetch = !steps_ && tuning_.unit_prefetch_bytes > 0;
+        for (int off = 0; unit_prefetch && off < unit_data(); off += 64)
+            prefetcht0(ptr[rax + tuning_.unit_prefetch_bytes + off]);
         add(rax, unit_data());
         mov(src_slot(), rax);
         mov(rax, dst_slot());
@@ -226,6 +243,8 @@ private:
 
     void emit_consumer_data() override { apply_.emit_table(); }
 
+    const jit_tuning_t tuning_;
+    bool steps_ = false; // the distribution offered consumer steps
     jit_apply_emitter_t apply_;
     bool mask_u8_, write_bits_;
     jit_mask_expand_t expand_;
@@ -234,7 +253,8 @@ private:
 class jit_fused_t : public fused_kernel_t {
 public:
     jit_fused_t(cpu_isa isa, const fused_conf_t &conf)
-        : gen_(isa, conf)
+        : tuning_(jit_tuning())
+        , gen_(isa, conf, tuning_)
         , drv_(gen_)
         , mask_u8_(gen_.mask_u8())
         , write_bits_(gen_.write_bits())
@@ -300,12 +320,13 @@ private:
                 call.src = src + at(gs);
                 call.dst = dst + at(gs);
                 if (mask_u8_) call.mask_u8 = u8_at(gs);
-                // Non-temporal stores need the u8 mask aligned as the data,
-                // and do not pay in place, where the data's loads already
-                // brought its lines in (2^25 f32, avx2, Zen 5: backward
-                // recomputing the mask in place 10.5 ms with them, 8.5
-                // without).
-                const bool nt = drv_.nt_ok(call.dst) && call.src != call.dst
+                // Non-temporal stores need the u8 mask aligned as the data;
+                // in place, where the data's loads already brought its lines
+                // in, they are the tuning's stream_in_place (2^25 f32, avx2,
+                // Zen 5: backward recomputing the mask in place 10.5 ms with
+                // them, 8.5 without).
+                const bool nt = drv_.nt_ok(call.dst)
+                        && (tuning_.stream_in_place || call.src != call.dst)
                         && (!mask_u8_
                                 || reinterpret_cast<uintptr_t>(call.mask_u8)
                                                 % gen_.vlen()
@@ -344,6 +365,7 @@ private:
     static constexpr int max_unit_elems = jit_lazy_unit_groups * 32;
     static_assert(jit_rng_scratch_elems >= max_unit_elems,
             "the mask scratch holds a unit's bits");
+    const jit_tuning_t tuning_; // as this kernel was generated
     jit_fused_generator_t gen_;
     jit_rng_driver_t drv_;
     jit_consts_cache_t<jit_fused_consts_t> consts_;
@@ -369,7 +391,8 @@ bool init_jit_fused(cpu_isa isa, const fused_conf_t &conf, std::string &why) {
                 " is neither the bit mask nor a dense u8 tensor");
         return false;
     }
-    return jit_apply_emitter_t::supported(isa, ops_of(conf), why);
+    return jit_apply_emitter_t::supported(
+            isa, ops_of(conf, jit_tuning()), why);
 }
 
 std::unique_ptr<fused_kernel_t> create_jit_fused(

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "rng/jit/jit_rng_generator.hpp"
+#include "src/jit_tuning.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -218,7 +219,7 @@ private:
         return streamed && conf.dst.is_dense()
                 && static_cast<double>(conf.nelems)
                         * static_cast<double>(dt_bits(t)) / 8
-                >= nt_min_bytes;
+                >= jit_tuning().nt_min_bytes;
     }
 
     jit_rng_generator_t gen_;

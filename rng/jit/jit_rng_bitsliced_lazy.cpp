@@ -1,6 +1,7 @@
 // Bernoulli bitsliced(b) to bits, lazily: JIT code drawing a row's words
 // only while an element is undecided.
 #include "rng/jit/jit_rng_dist_parts.hpp"
+#include "src/jit_tuning.hpp"
 
 namespace rndnn {
 namespace impl {
@@ -31,22 +32,32 @@ using namespace Xbyak;
 // next (N), lane_r picks each lane's word, and nothing is deferred. The
 // output is jit_bitsliced_t's, unit for unit.
 //
-// Each row offers four consumer steps of G / 4 groups (jit_dist_t): at its
-// start, after each of its first two blocks is drawn, and after the first
-// block's levels, so that a consumer's memory traffic overlaps with the
-// engine's arithmetic in small pieces (two steps of G / 2 a row left the
-// fused dropout kernel 8% slower at avx512 on Zen 5: 8.0 against 7.4 ms
-// for 2^25 f32).
+// Each row offers consumer steps (jit_dist_t), so that a consumer's memory
+// traffic overlaps with the engine's arithmetic: the tuning's
+// lazy_row_steps (src/jit_tuning.hpp), two of G / 2 groups (at its start
+// and after the first block's levels) or four of G / 4 (at its start,
+// after each of its first two blocks is drawn, and after the first block's
+// levels; two left the fused dropout kernel 8% slower at avx512 on Zen 5:
+// 8.0 against 7.4 ms for 2^25 f32). A unit is the tuning's
+// lazy_unit_groups groups (64 or 128, at most jit_lazy_unit_groups).
 class jit_bitsliced_lazy_t : public jit_bitsliced_t {
 public:
     jit_bitsliced_lazy_t(jit_generator_t &h, const jit_rng_frame_t &f,
             const rng_conf_t &conf, jit_engine_t &engine)
-        : jit_bitsliced_t(h, f, conf), engine_(engine) {}
+        : jit_bitsliced_t(h, f, conf)
+        , engine_(engine)
+        , unit_groups_(jit_tuning().lazy_unit_groups)
+        , row_steps_(jit_tuning().lazy_row_steps) {
+        // Whole rows of every tier's G (at most 32 groups), within the
+        // slots' room; steps of a whole number of groups.
+        if (unit_groups_ % 32 != 0 || unit_groups_ < 32
+                || unit_groups_ > jit_lazy_unit_groups
+                || (row_steps_ != 2 && row_steps_ != 4))
+            throw Xbyak::Error(Xbyak::ERR_INTERNAL);
+    }
 
     bool draws_words() const override { return true; }
-    int unit_groups() const override {
-        return jit_lazy_unit_groups;
-    }
+    int unit_groups() const override { return unit_groups_; }
 
     void emit_init() override {
         h_.mov(h_.rax, h_.ptr[f_.args + offsetof(jit_rng_call_t, first)]);
@@ -66,7 +77,8 @@ public:
         Label row;
         h_.L(row);
         Label done;
-        emit_step(groups() / 4);
+        const int step = groups() / row_steps_;
+        emit_step(step);
         for (int v = 0; v < nv(); ++v) { // lt = 0, eq = ~0
             const Xmm z = h_.vmm(0), ones = h_.vmm(1);
             h_.uni_vpxor(z, z, z);
@@ -83,9 +95,9 @@ public:
                 draw(nv(), row_base, 0, offsets, area(0));
             draw(nv(), row_base, jb + (shifted() ? 1 : 0), offsets,
                     area(jb + 1));
-            if (jb < 2) emit_step(groups() / 4);
+            if (row_steps_ == 4 && jb < 2) emit_step(step);
             emit_levels(nv(), jb);
-            if (jb == 0) emit_step(groups() / 4);
+            if (jb == 0) emit_step(step);
             if (jb + 1 < row_blocks) emit_exit_if_decided(nv(), done);
         }
         h_.L(done);
@@ -373,6 +385,7 @@ private:
     }
 
     jit_engine_t &engine_;
+    int unit_groups_, row_steps_; // the tuning's
 };
 
 #undef C

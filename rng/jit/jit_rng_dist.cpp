@@ -4,6 +4,7 @@
 #include "rng/jit/jit_rng_dist.hpp"
 
 #include "rng/jit/jit_rng_dist_parts.hpp"
+#include "src/jit_tuning.hpp"
 #include "src/utils.hpp"
 
 namespace rndnn {
@@ -106,7 +107,8 @@ bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine) {
         return false;
     switch (conf.eval) {
         case bitsliced_eval_t::automatic:
-            return conf.bits % 4 == 0 || conf.bits >= jit_lazy_min_bits;
+            return conf.bits % 4 == 0
+                    || conf.bits >= jit_tuning().lazy_min_bits;
         case bitsliced_eval_t::eager: return false;
         case bitsliced_eval_t::lazy: return true;
     }

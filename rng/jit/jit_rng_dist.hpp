@@ -62,14 +62,12 @@ private:
     std::function<void(int)> step_;
 };
 
-// bitsliced(b) is lazy (bitsliced_eval_t::automatic) for b a multiple of 4
-// and from this b on. Other b below it are eager: their groups start
+// Whether conf's bitsliced(b) runs lazily with this engine. Automatic:
+// for b a multiple of 4 and from the tuning's lazy_min_bits on
+// (src/jit_tuning.hpp); other b below it are eager: their groups start
 // inside an engine block, so lazy code draws two blocks of four words a
 // group before it can decide anything, more than the b words the eager
 // code draws (docs/jit.md gives the measurements).
-constexpr int jit_lazy_min_bits = 8;
-
-// Whether conf's bitsliced(b) runs lazily with this engine.
 bool jit_bitsliced_lazy(const rng_conf_t &conf, const jit_engine_t &engine);
 
 // Returns the emitter for conf's distribution and dst type, drawing from
