@@ -15,6 +15,7 @@
 #include "rndnn/attr.hpp"
 #include "rndnn/memory.hpp"
 #include "src/cpu_isa.hpp"
+#include "src/jit_tuning.hpp"
 #include "src/verbose.hpp"
 
 namespace rndnn {
@@ -51,8 +52,9 @@ inline bool same_attr(const primitive_attr &a, const primitive_attr &b) {
 // not print.
 inline bool pd_cache_usable() { return !verbose_on(verbose_t::check); }
 
-// A primitive descriptor's cache: (desc, attribute, the test hook's tier)
-// to the shared implementation. `same` decides equal descs (== with their
+// A primitive descriptor's cache: (desc, attribute, the test hook's tier,
+// the JIT tuning's epoch: kernels made under values that set_jit_tuning()
+// forced are not those of another set) to the shared implementation. `same` decides equal descs (== with their
 // real numbers the same bits); `hash` is a cheap digest of a desc that
 // equal descs share. Thread safe; creation itself runs outside the lock,
 // so that two threads creating the same descriptor may both create it
@@ -69,10 +71,11 @@ public:
     std::shared_ptr<Impl> find(const Desc &d, const primitive_attr &a) {
         const std::size_t h = hash_(d);
         const cpu_isa fail = jit_fail_isa();
+        const uint64_t tuning = jit_tuning_epoch();
         const std::lock_guard<std::mutex> lock(mutex_);
         for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-            if (it->hash != h || it->fail != fail || !same_(it->d, d)
-                    || !same_attr(it->a, a))
+            if (it->hash != h || it->fail != fail || it->tuning != tuning
+                    || !same_(it->d, d) || !same_attr(it->a, a))
                 continue;
             entries_.splice(entries_.begin(), entries_, it); // most recent
             return entries_.front().impl;
@@ -83,10 +86,12 @@ public:
     // Keeps impl as the implementation of (d, a).
     void insert(const Desc &d, const primitive_attr &a,
             std::shared_ptr<Impl> impl) {
-        entry_t e {hash_(d), jit_fail_isa(), d, a, std::move(impl)};
+        entry_t e {hash_(d), jit_fail_isa(), jit_tuning_epoch(), d, a,
+                std::move(impl)};
         const std::lock_guard<std::mutex> lock(mutex_);
         for (auto it = entries_.begin(); it != entries_.end(); ++it)
-            if (it->hash == e.hash && it->fail == e.fail && same_(it->d, d)
+            if (it->hash == e.hash && it->fail == e.fail
+                    && it->tuning == e.tuning && same_(it->d, d)
                     && same_attr(it->a, a)) {
                 entries_.erase(it);
                 break;
@@ -108,6 +113,7 @@ private:
     struct entry_t {
         std::size_t hash;
         cpu_isa fail; // jit_fail_isa() when it was made
+        uint64_t tuning; // jit_tuning_epoch() when it was made
         Desc d;
         primitive_attr a;
         std::shared_ptr<Impl> impl;

@@ -15,6 +15,7 @@
 
 #include "rndnn/rndnn.hpp"
 #include "src/cpu_isa.hpp"
+#include "src/jit_tuning.hpp"
 #include "tests/test_utils.hpp"
 
 namespace rndnn {
@@ -107,6 +108,21 @@ TEST(PdCache, TheJitFailHookIsPartOfTheKey) {
     EXPECT_STREQ(hooked.impl_name(), "ref:any");
     EXPECT_EQ(&plain.get_desc(),
             &rng::primitive_desc(d, normal_attr(0, 1)).get_desc());
+}
+
+// Values that set_jit_tuning() forces make other kernels: a descriptor
+// made under them is not the one made before, nor the one made after
+// clear_jit_tuning().
+TEST(PdCache, ForcedTuningIsPartOfTheKey) {
+    dropout::desc d = dropout_desc({4096}, dt::f32, 0.25);
+    const dropout::primitive_desc plain(d);
+    impl::set_jit_tuning(impl::jit_tunings().front().values);
+    const dropout::primitive_desc forced(d);
+    EXPECT_EQ(&forced.get_desc(), &dropout::primitive_desc(d).get_desc());
+    impl::clear_jit_tuning();
+    EXPECT_NE(&plain.get_desc(), &forced.get_desc());
+    const dropout::primitive_desc after(d);
+    EXPECT_NE(&after.get_desc(), &forced.get_desc());
 }
 
 // A cached descriptor still refuses what creation refuses.
