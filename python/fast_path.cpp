@@ -1,4 +1,4 @@
-// The lean path of the array functions (docs/python.md, "The lean path"):
+// The lean path of the array functions (docs/python.md, "Small tensors"):
 // rndnn.uniform, normal, integers, bernoulli, bits and the other
 // distributions, and rndnn.dropout, called with their common arguments,
 // run here in one call from Python: the arguments read with CPython's own
