@@ -713,13 +713,15 @@ TEST(ApplyJit, EqualsReferenceUnderEveryTuning) {
             const auto jit = entry->create(conf);
             const auto ref = create_ref_apply(conf);
             constexpr int64_t n = 20000;
-            const auto src = make_data(g, conf.dt, n + 3);
+            constexpr size_t max_lead = 48;
+            const auto src = make_data(g, conf.dt, n + max_lead);
             const auto mask = make_mask(g, n);
             for (int k = 0; k < 8; ++k) {
                 apply_case_t c;
                 c.conf = conf;
                 c.n = n - k;
-                c.lead = static_cast<size_t>(k % 4) * 16; // aligned and not
+                // Aligned and not: 0, 16, 32 or max_lead elements.
+                c.lead = static_cast<size_t>(k % 4) * 16;
                 c.in_place = k % 2 == 1;
                 c.linear = {pick(g, linear_values), -0.f};
                 const size_t es = 4;
