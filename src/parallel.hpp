@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 
 #include <omp.h>
+#include <strings.h>
 
 #include "rndnn/common.hpp"
 
@@ -77,7 +79,7 @@ enum class work_t {
 // 256 rows of 1024) on an Intel Xeon, cpu family 6, model 167, AVX-512
 // (docs/performance.md, "Small calls and threads"). The other data types
 // and the slower tiers (the reference) cost more per element, so their
-// threads get more work than min_thread_ns, never less. Another CPU has
+// threads get more work than min_thread_ns(), never less. Another CPU has
 // other costs: measure them again there.
 constexpr double work_ns_per_elem(work_t w) {
     switch (w) {
@@ -106,10 +108,20 @@ constexpr double work_ns_per_elem(work_t w) {
 // The least work (ns on one thread) worth a thread of its own: an OpenMP
 // region of 2 threads costs 0.7 us where the threads still spin from the
 // last region and 3 to 19 us where one must be woken (futex, a VM's idle
-// CPU; measured on the same Xeon). A thread gets at least 20 us, so that
-// even a woken one leaves 2 threads >= 1.14x faster than 1 (t2 / t1 <=
-// 1/2 + 15 / (2 * 20)).
-constexpr double min_thread_ns = 20000.0;
+// CPU; measured on the same Xeon at load 3-7). A thread gets at least
+// 20 us, so that even a woken one leaves 2 threads >= 1.14x faster than 1
+// (t2 / t1 <= 1/2 + 15 / (2 * 20)). Under OMP_WAIT_POLICY=passive the
+// threads never spin and every region wakes them: 30 to 70 us a region on
+// the quiet Xeon (bernoulli u8, 2^19 elements: 45 us on one thread, 91 on
+// two; 2^21: 180 and 165), so a thread gets 100 us there.
+inline double min_thread_ns() {
+    static const double ns = [] {
+        const char *policy = std::getenv("OMP_WAIT_POLICY");
+        return policy && strcasecmp(policy, "passive") == 0 ? 100000.0
+                                                             : 20000.0;
+    }();
+    return ns;
+}
 
 namespace detail {
 // set_min_thread_elems()'s value; 0: none.
@@ -117,13 +129,14 @@ inline std::atomic<dim_t> min_thread_elems_override {0};
 } // namespace detail
 
 // Elements of family w below which a thread is not worth its fork and join
-// (>= 1): min_thread_ns / work_ns_per_elem(w), unless a test set another.
+// (>= 1): min_thread_ns() / work_ns_per_elem(w), unless a test set
+// another.
 inline dim_t min_thread_elems(work_t w) {
     const dim_t o = detail::min_thread_elems_override.load(
             std::memory_order_relaxed);
     if (o > 0) return o;
     return std::max<dim_t>(1,
-            static_cast<dim_t>(min_thread_ns / work_ns_per_elem(w)));
+            static_cast<dim_t>(min_thread_ns() / work_ns_per_elem(w)));
 }
 
 // The threads that run n elements of family w when the stream allows
