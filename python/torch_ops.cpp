@@ -243,6 +243,46 @@ plan_t make_plan(const problem_t &k) {
     return {rndnn::dropout(rndnn::dropout::primitive_desc(d)), d.src, d.mask};
 }
 
+// Runs @p plan's primitive on src and dst (diff_dst and diff_src in
+// backward) of its data desc, the mask where defined, at (seed, offset 0,
+// stream 0), with the @p extra arguments; a forward's mask gets its unused
+// bits cleared.
+template <typename plan_ptr_t>
+void execute_plan(const plan_ptr_t &plan, const at::Tensor &src,
+        const at::Tensor &dst, const at::Tensor &mask, std::int64_t seed,
+        bool backward, std::unordered_map<int, rndnn::memory> extra) {
+    // Offset and stream, always 0.
+    static const rndnn::memory zero
+            = rndnn::memory::scalar(static_cast<std::int64_t>(0));
+    std::unordered_map<int, rndnn::memory> args = std::move(extra);
+    args.emplace(backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
+            rndnn::memory(plan->data, src.data_ptr()));
+    args.emplace(backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
+            rndnn::memory(plan->data, dst.data_ptr()));
+    args.emplace(RNDNN_ARG_SEED, rndnn::memory::scalar(seed));
+    args.emplace(RNDNN_ARG_OFFSET, zero);
+    args.emplace(RNDNN_ARG_STREAM, zero);
+    if (mask.defined())
+        args.emplace(
+                RNDNN_ARG_MASK, rndnn::memory(plan->mask, mask.data_ptr()));
+    plan->primitive.execute(rndnn_python::kernel_stream(), args);
+    if (mask.defined() && !backward)
+        rndnn_python::clear_unused_bits(
+                static_cast<std::uint8_t *>(mask.data_ptr()), plan->mask);
+}
+
+// Runs @p body, a library error in it raised as torch's ValueError with
+// the library's message (rndnn.Error is a ValueError; rndnn.torch raises
+// it as rndnn.Error, as the Python path does).
+template <typename body_t>
+void raising_value_errors(body_t body) {
+    try {
+        body();
+    } catch (const rndnn::error &e) {
+        TORCH_CHECK_VALUE(false, e.what());
+    }
+}
+
 // The rndnn::dropout of dense @p src into @p dst (forward: the mask written
 // into @p mask where defined; backward: the mask read from it, or
 // recomputed), at (seed, offset 0, stream 0). Primitives are cached.
@@ -250,32 +290,12 @@ void run_dropout(const at::Tensor &src, const at::Tensor &dst,
         const at::Tensor &mask, double p, std::int64_t seed,
         std::int64_t kind, bool backward) {
     static rndnn_python::recent_primitives_t<problem_t, plan_t> recent;
-    // Offset and stream, always 0.
-    static const rndnn::memory zero
-            = rndnn::memory::scalar(static_cast<std::int64_t>(0));
     const problem_t key {src.sizes().vec(), src.scalar_type(), p, kind,
             mask.defined(), backward};
-    try {
+    raising_value_errors([&] {
         const auto plan = recent.get(key, [&] { return make_plan(key); });
-        std::unordered_map<int, rndnn::memory> args {
-                {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
-                        rndnn::memory(plan->data, src.data_ptr())},
-                {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
-                        rndnn::memory(plan->data, dst.data_ptr())},
-                {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                {RNDNN_ARG_OFFSET, zero}, {RNDNN_ARG_STREAM, zero}};
-        if (mask.defined())
-            args.emplace(RNDNN_ARG_MASK,
-                    rndnn::memory(plan->mask, mask.data_ptr()));
-        plan->primitive.execute(rndnn_python::kernel_stream(), args);
-        if (mask.defined() && !backward)
-            rndnn_python::clear_unused_bits(
-                    static_cast<std::uint8_t *>(mask.data_ptr()), plan->mask);
-    } catch (const rndnn::error &e) {
-        // ValueError, as rndnn.Error is one (rndnn.torch raises it as
-        // rndnn.Error, with the library's message as the Python path's).
-        TORCH_CHECK_VALUE(false, e.what());
-    }
+        execute_plan(plan, src, dst, mask, seed, backward, {});
+    });
 }
 
 // Forward: (y, the packed mask or undefined); y is @p x itself in place
@@ -525,32 +545,17 @@ void run_softmax_dropout(const at::Tensor &src, const at::Tensor &dst,
         const at::Tensor &x, const at::Tensor &stats, const at::Tensor &mask,
         double p, std::int64_t seed, bool causal, bool backward) {
     static rndnn_python::recent_primitives_t<sd_problem_t, sd_plan_t> recent;
-    static const rndnn::memory zero
-            = rndnn::memory::scalar(static_cast<std::int64_t>(0));
     const sd_problem_t key {src.sizes().vec(), src.scalar_type(), p, causal,
             mask.defined(), backward};
-    try {
+    raising_value_errors([&] {
         const auto plan = recent.get(key, [&] { return make_sd_plan(key); });
-        std::unordered_map<int, rndnn::memory> args {
-                {backward ? RNDNN_ARG_DIFF_DST : RNDNN_ARG_SRC,
-                        rndnn::memory(plan->data, src.data_ptr())},
-                {backward ? RNDNN_ARG_DIFF_SRC : RNDNN_ARG_DST,
-                        rndnn::memory(plan->data, dst.data_ptr())},
-                {RNDNN_ARG_STATS, rndnn::memory(plan->stats, stats.data_ptr())},
-                {RNDNN_ARG_SEED, rndnn::memory::scalar(seed)},
-                {RNDNN_ARG_OFFSET, zero}, {RNDNN_ARG_STREAM, zero}};
+        std::unordered_map<int, rndnn::memory> extra {{RNDNN_ARG_STATS,
+                rndnn::memory(plan->stats, stats.data_ptr())}};
         if (backward)
-            args.emplace(RNDNN_ARG_SRC, rndnn::memory(plan->data, x.data_ptr()));
-        if (mask.defined())
-            args.emplace(RNDNN_ARG_MASK,
-                    rndnn::memory(plan->mask, mask.data_ptr()));
-        plan->primitive.execute(rndnn_python::kernel_stream(), args);
-        if (mask.defined() && !backward)
-            rndnn_python::clear_unused_bits(
-                    static_cast<std::uint8_t *>(mask.data_ptr()), plan->mask);
-    } catch (const rndnn::error &e) {
-        TORCH_CHECK_VALUE(false, e.what());
-    }
+            extra.emplace(
+                    RNDNN_ARG_SRC, rndnn::memory(plan->data, x.data_ptr()));
+        execute_plan(plan, src, dst, mask, seed, backward, std::move(extra));
+    });
 }
 
 // Forward of dense scores: (y, stats, the packed mask or undefined).
